@@ -1,0 +1,52 @@
+#include "probes/admin_http.hpp"
+
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/format.h>
+
+#include "probes/tcp.hpp"
+
+namespace zkverify::probes {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+
+asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::string command, ProbeLimits limits) {
+  Exchange exchange;
+  auto started = Clock::now();
+  beast::tcp_stream stream(co_await asio::this_coro::executor);
+  if (co_await tcp::connect(stream, server.host, server.port, limits, exchange)) {
+    boost::system::error_code ec;
+    http::request<http::empty_body> request{http::verb::get, "/commands/" + command, 11};
+    request.set(http::field::host, server.endpoint());
+    request.set(http::field::user_agent, "zkverify/" ZKVERIFY_VERSION);
+    request.set(http::field::connection, "close");
+    stream.expires_at(tcp::deadline_after(limits.exchange_timeout, limits));
+    co_await http::async_write(stream, request, asio::redirect_error(asio::use_awaitable, ec));
+    beast::flat_buffer buffer;
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(limits.max_reply_bytes);
+    if (!ec) co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
+    if (ec == http::error::body_limit) {
+      exchange.error = TransportError::reply_too_large;
+      exchange.detail = fmt::format("reply exceeded {} bytes", limits.max_reply_bytes);
+    } else if (ec) {
+      tcp::record_io_error(ec, exchange);
+    } else {
+      auto& response = parser.get();
+      exchange.reply = std::move(response.body());
+      if (response.result() != http::status::ok) {
+        exchange.error = TransportError::http_error;
+        exchange.detail = fmt::format("HTTP {}", response.result_int());
+      }
+    }
+    stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ec);
+  }
+  exchange.latency = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
+  co_return exchange;
+}
+
+}  // namespace zkverify::probes

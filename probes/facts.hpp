@@ -1,0 +1,134 @@
+#pragma once
+// Plain facts about servers, as probes found them. No verdicts here: verifier/ decides.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "probes/addresses.hpp"
+#include "probes/zk_error.hpp"
+
+namespace zkverify::probes {
+
+// A ZooKeeper transaction id: the leader's epoch in the high 32 bits, a counter in the low 32.
+struct Zxid {
+  std::uint64_t value = 0;
+  [[nodiscard]] std::uint32_t epoch() const { return static_cast<std::uint32_t>(value >> 32); }
+  [[nodiscard]] std::uint32_t counter() const { return static_cast<std::uint32_t>(value & 0xffffffffu); }
+  auto operator<=>(const Zxid&) const = default;
+};
+
+enum class Mode { unknown, leader, follower, observer, standalone, read_only };
+
+// How a server answered one request, before looking at the facts in it.
+enum class ReplyKind {
+  facts,            // parsed; the facts are valid
+  not_serving,      // "This ZooKeeper instance is not currently serving requests"
+  not_whitelisted,  // "<word> is not executed because it is not in the whitelist."
+  malformed,        // something else: the detail says what
+};
+
+template <class Facts>
+struct Reply {
+  ReplyKind kind = ReplyKind::malformed;
+  Facts facts{};
+  std::string detail;  // for malformed: what was wrong; otherwise empty
+};
+
+struct SrvrFacts {  // srvr / stat
+  std::string version;
+  Zxid zxid;
+  Mode mode = Mode::unknown;
+  std::int64_t node_count = 0;
+  std::int64_t connections = 0;
+  std::int64_t outstanding = 0;
+};
+
+struct MntrFacts {  // mntr, or the AdminServer's "monitor"
+  std::string server_state;                    // leader, follower, observer, standalone, read-only
+  std::optional<std::int64_t> znode_count;
+  std::optional<std::int64_t> synced_followers;  // leader only
+  std::optional<std::int64_t> learners;          // leader only
+  std::optional<std::int64_t> quorum_size;
+};
+
+struct Member {  // one server.N line of the dynamic configuration
+  int id = 0;
+  std::string quorum_address;    // host:port the voters talk on
+  std::string election_address;  // host:port of leader election
+  std::string role;              // "participant" or "observer"
+  std::string client_address;    // host:port, empty when the config line has none
+  auto operator<=>(const Member&) const = default;
+};
+
+struct ConfFacts {  // conf, or the AdminServer's "configuration" + "voting_view"
+  std::optional<int> server_id;
+  std::vector<Member> members;  // sorted by id; empty when not reported
+  std::optional<std::int64_t> config_version;
+};
+
+struct IsroFacts {
+  bool read_only = false;
+};
+
+struct RuokFacts {
+  bool imok = false;
+};
+
+// One word's exchange over TCP: the transport outcome and, when it succeeded, the raw reply.
+enum class TransportError {
+  none,
+  resolve_failed,
+  connect_refused,
+  connect_timeout,  // no TCP connection within the deadline
+  read_timeout,     // connected, but the reply did not end (server closed) within the deadline
+  reset,            // connection reset or other socket error
+  reply_too_large,  // the reply exceeded the size cap
+  http_error,       // AdminServer: a non-200 status or an unparsable HTTP response
+};
+
+struct Exchange {
+  TransportError error = TransportError::none;
+  std::string detail;    // the socket error text, when any
+  std::string reply;     // what the server sent (possibly partial when error != none)
+  std::chrono::microseconds latency{0};
+};
+
+// Everything the four-letter words and the AdminServer told about one server.
+struct ServerProbe {
+  ServerAddress address;
+  Exchange srvr_exchange;               // srvr is always tried first: it is enabled everywhere
+  std::optional<Reply<SrvrFacts>> srvr;  // parsed srvr, when the exchange completed
+  std::optional<Reply<MntrFacts>> mntr;
+  std::optional<Reply<ConfFacts>> conf;
+  std::optional<Reply<IsroFacts>> isro;
+  std::optional<Reply<RuokFacts>> ruok;
+  bool admin_used = false;          // facts above came (partly) from the AdminServer
+  std::string admin_error;          // why the AdminServer could not be used, when an admin port was given
+  std::vector<std::string> refused_words;  // words the server refused as not whitelisted
+};
+
+// The round trip through the ZooKeeper client protocol.
+struct ReadBack {
+  std::string server;                   // name of the server the session was pinned to
+  ZkError error = ZkError::not_attempted;
+  std::optional<int> session_server_id;  // top byte of the session id: the id of the server that made it
+  bool bytes_match = false;
+  std::optional<Zxid> read_mzxid;        // the node's mzxid as this server returned it
+  std::chrono::microseconds latency{0};  // sync + read
+};
+
+struct RoundTrip {
+  std::string writer;                   // the server the write went through
+  std::string path;                     // the znode created (ephemeral sequential)
+  ZkError namespace_error = ZkError::not_attempted;  // creating the namespace node (node_exists is fine)
+  ZkError write_error = ZkError::not_attempted;
+  std::optional<Zxid> write_zxid;       // czxid of the created node
+  std::vector<ReadBack> reads;          // one per server it was attempted on
+  ZkError delete_error = ZkError::not_attempted;
+};
+
+}  // namespace zkverify::probes

@@ -1,0 +1,147 @@
+#include "probes/four_letter.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <fmt/format.h>
+
+#include "probes/admin_http.hpp"
+#include "probes/parsers.hpp"
+#include "probes/tcp.hpp"
+
+namespace zkverify::probes {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using asio::awaitable;
+
+namespace {
+
+// Sends the word and reads until the server closes: a four-letter reply has no length or terminator.
+awaitable<Exchange> exchange_word(ServerAddress server, std::string word, ProbeLimits limits) {
+  Exchange exchange;
+  auto started = Clock::now();
+  beast::tcp_stream stream(co_await asio::this_coro::executor);
+  if (co_await tcp::connect(stream, server.host, server.port, limits, exchange)) {
+    boost::system::error_code ec;
+    stream.expires_at(tcp::deadline_after(limits.exchange_timeout, limits));
+    co_await asio::async_write(stream, asio::buffer(word), asio::redirect_error(asio::use_awaitable, ec));
+    char chunk[4096];
+    while (!ec) {
+      auto n = co_await stream.async_read_some(asio::buffer(chunk), asio::redirect_error(asio::use_awaitable, ec));
+      exchange.reply.append(chunk, n);
+      if (exchange.reply.size() > limits.max_reply_bytes) {
+        exchange.error = TransportError::reply_too_large;
+        exchange.detail = fmt::format("reply exceeded {} bytes", limits.max_reply_bytes);
+        break;
+      }
+    }
+    if (ec && ec != asio::error::eof) tcp::record_io_error(ec, exchange);
+  }
+  exchange.latency = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
+  co_return exchange;
+}
+
+template <class Facts>
+void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& word, ServerProbe& probe) {
+  if (reply && reply->kind == ReplyKind::not_whitelisted) probe.refused_words.push_back(word);
+}
+
+bool has_facts(const auto& reply) { return reply && reply->kind == ReplyKind::facts; }
+
+// Fills what the four-letter words could not tell from the AdminServer.
+awaitable<void> probe_admin(ServerProbe& probe, const ProbeLimits& limits) {
+  auto admin = probe.address;
+  admin.port = *probe.address.admin_port;
+  auto fetch = [&](const char* command) -> awaitable<std::optional<std::string>> {
+    auto exchange = co_await fetch_admin_command(admin, command, limits);
+    if (exchange.error != TransportError::none) {
+      probe.admin_error = fmt::format("AdminServer {} /commands/{}: {}", admin.endpoint(), command, describe(exchange));
+      co_return std::nullopt;
+    }
+    co_return std::move(exchange.reply);
+  };
+  if (!has_facts(probe.mntr)) {
+    if (auto body = co_await fetch("monitor")) {
+      probe.mntr = parse_admin_monitor(*body);
+      probe.admin_used = true;
+    }
+  }
+  if (!has_facts(probe.conf)) {
+    auto conf_body = co_await fetch("configuration");
+    auto view_body = co_await fetch("voting_view");
+    if (conf_body || view_body) {
+      auto conf = conf_body ? parse_admin_conf(*conf_body) : Reply<ConfFacts>{};
+      auto view = view_body ? parse_admin_voting_view(*view_body) : Reply<ConfFacts>{};
+      if (conf.kind == ReplyKind::facts && view.kind == ReplyKind::facts) conf.facts.members = std::move(view.facts.members);
+      probe.conf = conf.kind == ReplyKind::facts ? std::move(conf) : std::move(view);
+      probe.admin_used = true;
+    }
+  }
+}
+
+awaitable<void> probe_one(ServerProbe& probe, ProbeLimits limits) {
+  probe.srvr_exchange = co_await exchange_word(probe.address, "srvr", limits);
+  if (probe.srvr_exchange.error != TransportError::none) co_return;
+  probe.srvr = parse_srvr(probe.srvr_exchange.reply);
+
+  for (const auto& word : kOptionalWords) {
+    auto exchange = co_await exchange_word(probe.address, word, limits);
+    if (exchange.error != TransportError::none) break;  // the server went away or stalls: stop asking
+    if (word == "mntr") note_refusal(probe.mntr = parse_mntr(exchange.reply), word, probe);
+    else if (word == "conf") note_refusal(probe.conf = parse_conf(exchange.reply), word, probe);
+    else if (word == "isro") note_refusal(probe.isro = parse_isro(exchange.reply), word, probe);
+    else if (word == "ruok") note_refusal(probe.ruok = parse_ruok(exchange.reply), word, probe);
+  }
+  if (probe.address.admin_port) co_await probe_admin(probe, limits);
+}
+
+}  // namespace
+
+std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits) {
+  std::vector<ServerProbe> probes(servers.size());
+  asio::io_context io;
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    probes[i].address = servers[i];
+    probes[i].srvr_exchange.error = TransportError::connect_timeout;  // until the exchange says otherwise
+    probes[i].srvr_exchange.detail = "not probed before the deadline";
+    asio::co_spawn(io, probe_one(probes[i], limits), asio::detached);
+  }
+  // Every socket already expires by limits.deadline; this only guards against a stuck resolver.
+  io.run_until(limits.deadline + std::chrono::milliseconds(200));
+  return probes;
+}
+
+Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits) {
+  asio::io_context io;
+  Exchange result;
+  asio::co_spawn(io, exchange_word(server, std::string(word), limits), [&](std::exception_ptr error, Exchange exchange) {
+    if (error) std::rethrow_exception(error);
+    result = std::move(exchange);
+  });
+  io.run();
+  return result;
+}
+
+std::string describe(const Exchange& exchange) {
+  switch (exchange.error) {
+    case TransportError::none: return "ok";
+    case TransportError::resolve_failed: return fmt::format("cannot resolve host: {}", exchange.detail);
+    case TransportError::connect_refused: return "connection refused";
+    case TransportError::connect_timeout: return "no TCP connection within the deadline";
+    case TransportError::read_timeout:
+      return exchange.reply.empty() ? "connected, but no reply within the deadline"
+                                    : fmt::format("reply did not end within the deadline ({} bytes so far: \"{}\")",
+                                                  exchange.reply.size(), excerpt(exchange.reply, 30));
+    case TransportError::reset: return fmt::format("connection failed: {}", exchange.detail);
+    case TransportError::reply_too_large: return exchange.detail;
+    case TransportError::http_error: return exchange.detail;
+  }
+  return "unknown error";
+}
+
+}  // namespace zkverify::probes

@@ -1,0 +1,31 @@
+#pragma once
+// The write/read round trip: one ephemeral-sequential znode written through one server, then read
+// through a session pinned to each server after a sync, and deleted.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "probes/facts.hpp"
+#include "probes/zk_session.hpp"
+
+namespace zkverify::probes {
+
+struct RoundTripPlan {
+  std::vector<ServerAddress> servers;  // the servers to read through (all serving ones)
+  std::size_t writer = 0;              // index into servers of the one to write through
+  std::string namespace_path;          // e.g. "/zkverify": created if missing; its parent must exist
+  std::string payload;                 // the bytes written, compared on every read
+  Clock::time_point deadline;
+  std::chrono::milliseconds session_timeout{10000};
+};
+
+// Runs the plan. Sessions connect concurrently, reads run concurrently; each read's outcome is
+// reported separately, so one stalled server does not fail the others. Never runs past the
+// deadline except for closing sessions.
+RoundTrip run_round_trip(const RoundTripPlan& plan);
+
+// The znode name prefix under the namespace; the server appends a sequence number.
+inline constexpr std::string_view kRoundTripPrefix = "/roundtrip-";
+
+}  // namespace zkverify::probes

@@ -1,0 +1,61 @@
+#pragma once
+// A ZooKeeper client session (C client, multi-threaded flavour) with deadlines on every wait.
+// The C client's synchronous calls can block forever, so only its async calls are used here; each
+// completion fills a shared state that outlives the caller, so a late completion is harmless.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "probes/facts.hpp"
+
+typedef struct _zhandle zhandle_t;  // NOLINT: the C client's own spelling
+
+namespace zkverify::probes {
+
+using Clock = std::chrono::steady_clock;
+
+struct NodeRead {
+  std::string data;
+  Zxid czxid;
+  Zxid mzxid;
+};
+
+class ZkSession {
+ public:
+  class PendingOp;
+
+  // Starts connecting to `connect_string` ("host:port" pins the session to that one server) and
+  // returns at once; wait_connected() waits for the outcome.
+  ZkSession(const std::string& connect_string, std::chrono::milliseconds session_timeout);
+  ~ZkSession();  // closes the session (the server drops its ephemeral nodes)
+  ZkSession(const ZkSession&) = delete;
+  ZkSession& operator=(const ZkSession&) = delete;
+
+  // ok once connected; session_expired, auth_failed, or deadline_exceeded otherwise.
+  ZkError wait_connected(Clock::time_point deadline);
+  // The session id once connected; its top byte is the id of the server that created it.
+  [[nodiscard]] std::optional<std::int64_t> session_id() const;
+
+  ZkError create(const std::string& path, const std::string& data, int flags, Clock::time_point deadline,
+                 std::string* created_path = nullptr, Zxid* czxid = nullptr);
+  ZkError remove(const std::string& path, Clock::time_point deadline);
+
+  // Queues a sync of `path` (so this server has caught up with the leader) and a read of it; returns
+  // without waiting, so reads through several sessions run concurrently. await_read() collects it.
+  std::shared_ptr<PendingOp> start_sync_and_read(const std::string& path);
+  ZkError await_read(const std::shared_ptr<PendingOp>& op, Clock::time_point deadline, NodeRead& read);
+
+ private:
+  static void on_session_event(zhandle_t* zh, int type, int state, const char* path, void* context);
+  zhandle_t* handle_ = nullptr;
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  int state_ = 0;
+};
+
+}  // namespace zkverify::probes

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs zkverify's build and test dependencies from Debian's packages.
+# Idempotent: does nothing (and needs no network) when everything is present.
+set -euo pipefail
+
+packages=(
+  build-essential cmake
+  libzookeeper-mt-dev libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
+  # the real server for integration tests, and the tools the lab and benchmark use
+  zookeeper default-jre-headless netcat-openbsd hyperfine curl procps
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+sudo_cmd=()
+if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+# --no-install-recommends keeps zookeeperd (a system service) out: the lab starts its own servers.
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,103 @@
+#include "integration/lab.hpp"
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <catch2/catch.hpp>
+
+namespace lab {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+fs::path scratch_dir() {
+  std::string pattern = (fs::temp_directory_path() / "zkverify-test-XXXXXX").string();
+  if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
+  return pattern;
+}
+
+// Runs a shell command; returns its exit code and captures stdout and stderr.
+int shell(const std::string& command, std::string& out, std::string& err) {
+  auto dir = scratch_dir();
+  auto full = command + " >" + (dir / "out").string() + " 2>" + (dir / "err").string() + " </dev/null";
+  int status = std::system(full.c_str());
+  out = slurp(dir / "out");
+  err = slurp(dir / "err");
+  fs::remove_all(dir);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json Run::json() const {
+  INFO("stdout: " << out << "\nstderr: " << err);
+  auto parsed = nlohmann::json::parse(out, nullptr, false);
+  REQUIRE_FALSE(parsed.is_discarded());
+  return parsed;
+}
+
+Lab::Lab(std::string whitelist) : dir_((scratch_dir() / "lab").string()) {
+  std::string args = "up " + dir_;
+  if (!whitelist.empty()) args += " --whitelist " + whitelist;
+  try {
+    zklab(args);
+  } catch (...) {
+    zklab("down " + dir_);
+    throw;
+  }
+}
+
+Lab::~Lab() {
+  try {
+    zklab("down " + dir_);
+  } catch (const std::exception& error) {
+    WARN("zklab down failed: " << error.what());
+  }
+  if (!std::getenv("ZKLAB_KEEP")) fs::remove_all(fs::path(dir_).parent_path());
+}
+
+std::string Lab::zklab(const std::string& args) const {
+  std::string out, err;
+  int code = shell(std::string(ZKLAB) + " " + args, out, err);
+  if (code != 0) throw std::runtime_error("zklab " + args + " failed (" + std::to_string(code) + "): " + err);
+  return trimmed(out);
+}
+
+std::string Lab::servers() const { return zklab("servers " + dir_); }
+std::string Lab::admin_ports() const { return zklab("admin-ports " + dir_); }
+
+std::string Lab::leader() const {
+  std::string out, err;
+  shell(std::string(ZKLAB) + " leader " + dir_, out, err);
+  return trimmed(out);
+}
+
+void Lab::act(const std::string& verb, const std::string& name) const { zklab(verb + " " + dir_ + " " + name); }
+
+Run zkverify(const std::string& args) {
+  Run run;
+  auto started = std::chrono::steady_clock::now();
+  run.exit_code = shell(std::string(ZKVERIFY_BIN) + " " + args, run.out, run.err);
+  run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  return run;
+}
+
+}  // namespace lab

@@ -1,0 +1,42 @@
+#pragma once
+// The integration tests' handle on tests/lab/zklab: a real ensemble in a temporary directory,
+// stopped (by pid) and removed when the Lab goes out of scope, also when a test fails.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace lab {
+
+struct Run {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+  std::chrono::milliseconds elapsed{0};
+  nlohmann::json json() const;  // out parsed as JSON (fails the test if it is not)
+};
+
+class Lab {
+ public:
+  // Starts the default five servers (pzoo-0..2, zoo-0..1) and waits until all serve.
+  explicit Lab(std::string whitelist = "");
+  ~Lab();
+  Lab(const Lab&) = delete;
+  Lab& operator=(const Lab&) = delete;
+
+  std::string servers() const;      // NAME=127.0.0.1:PORT,...
+  std::string admin_ports() const;  // P1,P2,...
+  std::string leader() const;       // "" when none says it leads
+  void act(const std::string& verb, const std::string& name = "") const;  // zklab VERB DIR NAME, must succeed
+
+ private:
+  std::string zklab(const std::string& args) const;
+  std::string dir_;
+};
+
+// Runs the zkverify binary with `args`; stdout, stderr and the exit code come back.
+Run zkverify(const std::string& args);
+
+}  // namespace lab

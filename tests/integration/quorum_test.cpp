@@ -1,0 +1,207 @@
+// zkverify quorum against a real 5-server ZooKeeper 3.8.0 ensemble (tests/lab/zklab).
+
+#include <algorithm>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "../unit/fake_peer.hpp"
+#include "integration/lab.hpp"
+
+using Catch::Matchers::Contains;
+using lab::zkverify;
+
+namespace {
+
+const nlohmann::json* finding(const nlohmann::json& report, const std::string& code) {
+  for (const auto& f : report["findings"])
+    if (f["code"] == code) return &f;
+  return nullptr;
+}
+
+std::string quorum_json(const lab::Lab& ensemble, const std::string& extra = "") {
+  return "quorum --servers " + ensemble.servers() + " --output json " + extra;
+}
+
+// Re-runs `zkverify quorum` until `done(report)` or 30 s have passed; returns the last run.
+template <class Done>
+lab::Run poll(const std::string& args, Done done) {
+  auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  for (;;) {
+    auto run = zkverify(args);
+    if (done(run) || std::chrono::steady_clock::now() > give_up) return run;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows filled", "[integration]") {
+  lab::Lab ensemble;
+  auto leader = ensemble.leader();
+  REQUIRE_FALSE(leader.empty());
+
+  auto run = zkverify(quorum_json(ensemble));
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  auto report = run.json();
+  CHECK(report["verdict"] == "healthy");
+  CHECK(report["leader"] == leader);
+  CHECK(report["serving_voters"] == 5);
+  REQUIRE(report["servers"].size() == 5);
+  std::vector<int> ids;
+  for (const auto& server : report["servers"]) {
+    CHECK(server["error"].is_null());
+    CHECK(server["mode"] == (server["name"] == leader ? "leader" : "follower"));
+    CHECK(server["zxid"] == report["round_trip"]["write_zxid"]);  // every server reached the write
+    ids.push_back(server["id"].get<int>());
+  }
+  CHECK(ids == std::vector<int>{1, 2, 3, 4, 5});  // pzoo-0..2 are 1-3, zoo-0..1 are 4-5
+  CHECK(report["round_trip"]["reads_ok"] == 5);
+
+  SECTION("text output names every server and the leader") {
+    auto text = zkverify("quorum --servers " + ensemble.servers());
+    CHECK(text.exit_code == 0);
+    CHECK_THAT(text.out, Contains("healthy: leader " + leader + ", 5/5 voters serving"));
+    CHECK_THAT(text.out, Contains("zoo-1"));
+  }
+  SECTION("--no-write says so and still judges") {
+    auto quiet = zkverify(quorum_json(ensemble, "--no-write"));
+    CHECK(quiet.exit_code == 0);
+    CHECK(finding(quiet.json(), "write-skipped"));
+    CHECK(quiet.json()["round_trip"].is_null());
+  }
+  SECTION("the AdminServer gives the same membership") {
+    auto admin = zkverify(quorum_json(ensemble, "--admin-port " + ensemble.admin_ports()));
+    CHECK(admin.exit_code == 0);
+    CHECK_FALSE(finding(admin.json(), "admin-unavailable"));
+  }
+  SECTION("nothing is left behind in the namespace: the round trip znodes are gone") {
+    for (int i = 0; i < 3; ++i) REQUIRE(zkverify(quorum_json(ensemble)).exit_code == 0);
+    auto count = zkverify(quorum_json(ensemble, "--no-write")).json()["servers"][0];
+    // srvr's node count: / , /zookeeper, /zookeeper/config, /zookeeper/quota, /zkverify = 5
+    auto text = zkverify("quorum --no-write --servers " + ensemble.servers());
+    CHECK(text.exit_code == 0);
+  }
+}
+
+TEST_CASE("the leader killed: degraded, and the new leader named once elected", "[integration]") {
+  lab::Lab ensemble;
+  auto old_leader = ensemble.leader();
+  REQUIRE_FALSE(old_leader.empty());
+  ensemble.act("kill", old_leader);
+
+  auto run = poll(quorum_json(ensemble), [&](const lab::Run& r) {
+    auto report = nlohmann::json::parse(r.out, nullptr, false);
+    return !report.is_discarded() && report["leader"].is_string();
+  });
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 1);
+  auto report = run.json();
+  CHECK(report["verdict"] == "degraded");
+  CHECK(report["leader"] != old_leader);
+  CHECK(report["leader"] == ensemble.leader());
+  REQUIRE(finding(report, "unreachable"));
+  CHECK((*finding(report, "unreachable"))["server"] == old_leader);
+  CHECK(report["round_trip"]["reads_ok"] == 4);
+}
+
+TEST_CASE("three of five down: critical within the deadline", "[integration]") {
+  lab::Lab ensemble;
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("stop", name);
+
+  auto run = zkverify(quorum_json(ensemble, "--timeout 2s"));
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 2);
+  auto report = run.json();
+  CHECK(report["verdict"] == "critical");
+  CHECK(report["leader"].is_null());
+  REQUIRE(finding(report, "no-quorum"));
+  CHECK_THAT((*finding(report, "no-quorum"))["message"].get<std::string>(), Contains("a quorum needs 3"));
+  CHECK(report["servers"][3]["mode"] == "not-serving");
+  CHECK(run.elapsed < std::chrono::milliseconds(2000 + 1500));  // the deadline, plus process start and exit
+}
+
+TEST_CASE("one server paused (SIGSTOP), --timeout 1s: answers in time and names it", "[integration]") {
+  lab::Lab ensemble;
+  std::string paused = ensemble.leader() == "zoo-0" ? "zoo-1" : "zoo-0";
+  ensemble.act("pause", paused);
+
+  auto run = zkverify(quorum_json(ensemble, "--timeout 1s"));
+  ensemble.act("resume", paused);
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 1);
+  auto report = run.json();
+  REQUIRE(finding(report, "unreachable"));
+  CHECK((*finding(report, "unreachable"))["server"] == paused);
+  CHECK_THAT((*finding(report, "unreachable"))["message"].get<std::string>(), Contains("no reply within the deadline"));
+  CHECK(report["round_trip"]["reads_ok"] == 4);
+  CHECK(run.elapsed < std::chrono::milliseconds(1000 + 1500));
+}
+
+TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correctly", "[integration]") {
+  lab::Lab ensemble("ruok");
+  auto run = zkverify(quorum_json(ensemble));
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 0);
+  auto report = run.json();
+  CHECK(report["leader"] == ensemble.leader());
+  for (const auto& server : report["servers"]) CHECK(server["id"].is_number());  // from the session ids
+  REQUIRE(finding(report, "not-whitelisted"));
+  CHECK_THAT((*finding(report, "not-whitelisted"))["message"].get<std::string>(),
+             Contains("4lw.commands.whitelist=srvr,ruok,mntr,conf,isro"));
+
+  SECTION("and a lost follower is still seen") {
+    ensemble.act("stop", ensemble.leader() == "pzoo-2" ? "pzoo-1" : "pzoo-2");
+    CHECK(zkverify(quorum_json(ensemble)).exit_code == 1);
+  }
+}
+
+TEST_CASE("fake peers beside a real ensemble: their errors are clear, the real servers still judged",
+          "[integration]") {
+  lab::Lab ensemble;
+  fake::Peer garbage({}, {fake::Behaviour::answer, "\x16\x03\x01garbage"});
+  fake::Peer silent({}, {fake::Behaviour::stall, ""});
+  fake::Peer flood({}, {fake::Behaviour::flood, ""});
+  auto list = ensemble.servers() + ",garbage=127.0.0.1:" + std::to_string(garbage.port()) +
+              ",silent=127.0.0.1:" + std::to_string(silent.port()) + ",flood=127.0.0.1:" + std::to_string(flood.port());
+
+  auto run = zkverify("quorum --output json --timeout 2s --servers " + list);
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 1);
+  auto report = run.json();
+  CHECK(report["leader"] == ensemble.leader());
+  CHECK(report["expected_voters"] == 5);  // from the real servers' membership
+  CHECK(report["serving_voters"] == 5);
+  const auto& rows = report["servers"];
+  REQUIRE(rows.size() == 8);
+  CHECK(rows[5]["mode"] == "bad-reply");
+  CHECK_THAT(rows[5]["error"].get<std::string>(), Contains("not srvr output"));
+  CHECK(rows[6]["error"] == "connected, but no reply within the deadline");
+  CHECK_THAT(rows[7]["error"].get<std::string>(), Contains("reply exceeded"));
+  CHECK(report["round_trip"]["reads_ok"] == 5);
+}
+
+TEST_CASE("usage errors exit 64 with one line naming the problem", "[integration]") {
+  struct Case {
+    std::string args, says;
+  };
+  for (const auto& [args, says] : std::vector<Case>{
+           {"quorum --servers 127.0.0.1", "has no port"},
+           {"quorum --servers a:1 --timeout 5", "'5' is not a duration"},
+           {"quorum --servers a:1 --output yaml", "--output 'yaml'"},
+           {"quorum --servers a:1 --namespace zk", "absolute"},
+           {"quorum", "servers is required"},
+           {"quorum --servers a:1 --bogus", "bogus"},
+           {"", "subcommand"},
+       }) {
+    auto run = zkverify(args);
+    INFO(args << " -> " << run.err);
+    CHECK(run.exit_code == 64);
+    CHECK_THAT(run.err, Contains(says));
+    CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
+    CHECK(run.out.empty());
+  }
+  CHECK(zkverify("--version").exit_code == 0);
+  CHECK(zkverify("quorum --help").exit_code == 0);
+}

@@ -1,0 +1,212 @@
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "synthetic.hpp"
+#include "verifier/checks.hpp"
+
+using namespace zkverify::verifier;
+using namespace synthetic;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const Finding* find(const Report& report, const std::string& code) {
+  auto it = std::ranges::find(report.findings, code, &Finding::code);
+  return it == report.findings.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+TEST_CASE("a healthy ensemble: exit 0, leader named, ids from the sessions") {
+  auto report = judge(healthy_five());
+  CHECK(report.verdict == Verdict::healthy);
+  CHECK(exit_code(report.verdict) == 0);
+  CHECK(report.leader == "pzoo-1");
+  CHECK(report.expected_voters == 5);
+  CHECK(report.serving_voters == 5);
+  CHECK(report.servers[0].id == 1);  // from the session id's top byte
+  CHECK(report.servers[0].zxid->value == 0x100000007);  // the write it read back is newer than srvr's
+  REQUIRE(report.round_trip);
+  CHECK(report.round_trip->reads_ok == 5);
+  for (const auto& finding : report.findings) CHECK(finding.severity == Severity::info);
+}
+
+TEST_CASE("one server down: degraded, not safe to restart another") {
+  auto facts = healthy_five();
+  facts.probes[4] = unreachable("zoo-1");
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  auto report = judge(facts);
+  CHECK(report.verdict == Verdict::degraded);
+  CHECK(exit_code(report.verdict) == 1);
+  REQUIRE(find(report, "unreachable"));
+  CHECK(find(report, "unreachable")->server == "zoo-1");
+  CHECK(report.servers[4].mode == "unreachable");
+  CHECK(report.servers[4].error == "connection refused");
+}
+
+TEST_CASE("three of five not serving: no quorum, critical") {
+  auto facts = healthy_five();
+  facts.probes = {unreachable("pzoo-0"), unreachable("pzoo-1"), unreachable("pzoo-2"), not_serving("zoo-0"),
+                  not_serving("zoo-1")};
+  facts.round_trip.reset();
+  auto report = judge(facts);
+  CHECK(report.verdict == Verdict::critical);
+  CHECK(exit_code(report.verdict) == 2);
+  REQUIRE(find(report, "no-quorum"));
+  CHECK_THAT(find(report, "no-quorum")->message, Contains("0 of 5 voters are serving; a quorum needs 3"));
+  CHECK(find(report, "no-leader"));
+  CHECK(report.servers[3].mode == "not-serving");
+  CHECK_THAT(report.servers[3].note, Contains("imok"));
+}
+
+TEST_CASE("two leaders: critical, both named, no leader reported") {
+  auto facts = healthy_five();
+  facts.probes[0].srvr->facts.mode = Mode::leader;
+  auto report = judge(facts);
+  CHECK(report.verdict == Verdict::critical);
+  REQUIRE(find(report, "multiple-leaders"));
+  CHECK_THAT(find(report, "multiple-leaders")->message, Contains("pzoo-0, pzoo-1"));
+  CHECK_FALSE(report.leader);
+}
+
+TEST_CASE("quorum holds with two of five down, but it is degraded") {
+  auto facts = healthy_five();
+  facts.probes[3] = unreachable("zoo-0");
+  facts.probes[4] = unreachable("zoo-1");
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  auto report = judge(facts);
+  CHECK(report.verdict == Verdict::degraded);
+  CHECK(report.serving_voters == 3);
+  CHECK_FALSE(find(report, "no-quorum"));
+}
+
+TEST_CASE("standalone and read-only servers in an ensemble are flagged") {
+  auto facts = healthy_five();
+  facts.probes[2].srvr->facts.mode = Mode::standalone;
+  facts.probes[3].srvr->facts.mode = Mode::read_only;
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  auto report = judge(facts);
+  CHECK(report.verdict == Verdict::degraded);
+  CHECK(find(report, "standalone")->server == "pzoo-2");
+  CHECK(find(report, "read-only")->server == "zoo-0");
+}
+
+TEST_CASE("leader's mntr: fewer synced followers than voters is degraded") {
+  auto facts = healthy_five();
+  facts.probes[1].mntr = Reply<MntrFacts>{ReplyKind::facts, MntrFacts{"leader", 5, 3, 3, 5}, {}};
+  auto report = judge(facts);
+  CHECK(report.verdict == Verdict::degraded);
+  REQUIRE(find(report, "followers-not-synced"));
+  CHECK_THAT(find(report, "followers-not-synced")->message, Contains("3 synced followers; the ensemble has 4"));
+  CHECK(report.servers[1].note == "synced followers 3/4");
+}
+
+TEST_CASE("round trip: a failed write or read is critical, a stale read too") {
+  auto facts = healthy_five();
+  SECTION("write failed") {
+    facts.round_trip->write_error = ZkError::connection_loss;
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::critical);
+    CHECK_THAT(find(report, "round-trip-failed")->message, Contains("write through pzoo-1 failed: connection_loss"));
+  }
+  SECTION("read timed out on one server") {
+    facts.round_trip->reads[2].error = ZkError::deadline_exceeded;
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::critical);
+    CHECK(find(report, "round-trip-failed")->server == "pzoo-2");
+    CHECK(report.round_trip->reads_ok == 4);
+  }
+  SECTION("other bytes") {
+    facts.round_trip->reads[3].bytes_match = false;
+    CHECK(find(judge(facts), "stale-read")->server == "zoo-0");
+  }
+  SECTION("namespace parent missing") {
+    facts.round_trip->namespace_error = ZkError::no_node;
+    facts.round_trip->write_error = ZkError::not_attempted;
+    CHECK_THAT(find(judge(facts), "round-trip-failed")->message, Contains("parent does not exist"));
+  }
+  SECTION("--no-write is said, and is not a failure") {
+    facts.round_trip.reset();
+    facts.write_skipped = true;
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::healthy);
+    CHECK(find(report, "write-skipped"));
+    CHECK_FALSE(report.round_trip);
+  }
+}
+
+TEST_CASE("epochs: a mismatch after the write is degraded; without a write only a hint") {
+  auto facts = healthy_five();
+  facts.probes[0].srvr->facts.zxid = Zxid{0x200000001};
+  SECTION("with the write in epoch 1") {
+    CHECK(find(judge(facts), "epoch-mismatch")->severity == Severity::warning);
+  }
+  SECTION("no write") {
+    facts.round_trip.reset();
+    facts.write_skipped = true;
+    auto report = judge(facts);
+    CHECK(find(report, "epoch-mismatch")->severity == Severity::info);
+    CHECK(report.verdict == Verdict::healthy);
+  }
+}
+
+TEST_CASE("membership: disagreement, unknown and unlisted ids, duplicate ids") {
+  auto facts = healthy_five();
+  auto members = [](int count) {
+    ConfFacts conf;
+    for (int id = 1; id <= count; ++id) conf.members.push_back({id, "h:1", "h:2", "participant", "h:3"});
+    return conf;
+  };
+  SECTION("servers disagree") {
+    for (int i = 0; i < 5; ++i) {
+      auto conf = members(i == 4 ? 3 : 5);
+      conf.server_id = i + 1;
+      facts.probes[i].conf = Reply<ConfFacts>{ReplyKind::facts, conf, {}};
+    }
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::degraded);
+    CHECK_THAT(find(report, "membership-mismatch")->message, Contains("zoo-1 see 3 members"));
+  }
+  SECTION("a listed server outside the membership, and members not listed") {
+    facts.probes.pop_back();
+    facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+    for (int i = 0; i < 4; ++i) {
+      auto conf = members(5);
+      conf.server_id = i == 3 ? 9 : i + 1;
+      facts.probes[i].conf = Reply<ConfFacts>{ReplyKind::facts, conf, {}};
+    }
+    auto report = judge(facts);
+    CHECK(find(report, "membership-unknown")->server == "zoo-0");
+    CHECK_THAT(find(report, "membership-unlisted")->message, Contains("ids not listed: 4, 5"));
+  }
+  SECTION("the same id twice") {
+    facts.round_trip->reads[4].session_server_id = 4;
+    CHECK_THAT(find(judge(facts), "duplicate-id")->message, Contains("id 4 is reported by zoo-0 and zoo-1"));
+  }
+}
+
+TEST_CASE("expected voters come from the membership: observers do not count") {
+  auto facts = healthy_five();
+  ConfFacts conf;
+  for (int id = 1; id <= 5; ++id) conf.members.push_back({id, "h:1", "h:2", id == 5 ? "observer" : "participant", ""});
+  facts.probes[0].conf = Reply<ConfFacts>{ReplyKind::facts, conf, {}};
+  facts.probes[4].srvr->facts.mode = Mode::observer;
+  auto report = judge(facts);
+  CHECK(report.expected_voters == 4);
+  CHECK(report.serving_voters == 4);
+  CHECK(report.verdict == Verdict::healthy);
+}
+
+TEST_CASE("refused words: one info finding with the zoo.cfg line") {
+  auto facts = healthy_five();
+  facts.probes[0].refused_words = {"mntr", "conf"};
+  facts.probes[1].refused_words = {"mntr"};
+  auto report = judge(facts);
+  auto* finding = find(report, "not-whitelisted");
+  REQUIRE(finding);
+  CHECK(finding->severity == Severity::info);
+  CHECK_THAT(finding->message, Contains("mntr on pzoo-0,pzoo-1"));
+  CHECK_THAT(finding->message, Contains("4lw.commands.whitelist=srvr,ruok,mntr,conf,isro"));
+  CHECK(report.verdict == Verdict::healthy);
+}

@@ -1,0 +1,50 @@
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "synthetic.hpp"
+#include "verifier/checks.hpp"
+#include "verifier/render.hpp"
+
+using namespace zkverify::verifier;
+using Catch::Matchers::Contains;
+
+TEST_CASE("JSON carries the documented fields") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[4] = synthetic::unreachable("zoo-1");
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  auto json = nlohmann::json::parse(render_json(judge(facts)));
+  CHECK(json["verdict"] == "degraded");
+  CHECK(json["leader"] == "pzoo-1");
+  REQUIRE(json["servers"].size() == 5);
+  const auto& first = json["servers"][0];
+  for (const char* key : {"name", "id", "mode", "zxid", "epoch", "latency_ms", "error"}) CHECK(first.contains(key));
+  CHECK(first["zxid"] == "0x100000007");
+  CHECK(first["epoch"] == 1);
+  CHECK(first["id"] == 1);
+  CHECK(first["error"].is_null());
+  CHECK(json["servers"][4]["error"] == "connection refused");
+  CHECK(json["servers"][4]["zxid"].is_null());
+  const auto& finding = json["findings"][0];
+  for (const char* key : {"severity", "code", "server", "message"}) CHECK(finding.contains(key));
+  CHECK(json["round_trip"]["writer"] == "pzoo-1");
+}
+
+TEST_CASE("JSON leader is null unless exactly one leads") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[0].srvr->facts.mode = zkverify::probes::Mode::leader;
+  CHECK(to_json(judge(facts))["leader"].is_null());
+}
+
+TEST_CASE("text: a headline, one row per server, the findings") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[2] = synthetic::unreachable("pzoo-2");
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  auto text = render_text(judge(facts));
+  CHECK_THAT(text, Contains("degraded: leader pzoo-1, 4/5 voters serving, round trip via pzoo-1 read back on 4/4"));
+  CHECK_THAT(text, Contains("NAME"));
+  CHECK_THAT(text, Contains("pzoo-2"));
+  CHECK_THAT(text, Contains("unreachable"));
+  CHECK_THAT(text, Contains("0x100000007"));
+  CHECK_THAT(text, Contains("findings:"));
+  CHECK_THAT(text, Contains("warning   unreachable"));
+}

@@ -1,0 +1,70 @@
+#pragma once
+// Builders of synthetic facts for the pure checks: an ensemble as a test wants to see it.
+
+#include <string>
+#include <vector>
+
+#include "probes/facts.hpp"
+#include "verifier/checks.hpp"
+
+namespace synthetic {
+
+using namespace zkverify::probes;
+
+inline ServerProbe server(const std::string& name, Mode mode, std::uint64_t zxid, int id = 0) {
+  ServerProbe probe;
+  probe.address = {name, "127.0.0.1", 2181, std::nullopt};
+  probe.srvr_exchange.latency = std::chrono::microseconds(1500);
+  probe.srvr = Reply<SrvrFacts>{ReplyKind::facts, SrvrFacts{"3.8.0", Zxid{zxid}, mode, 5, 1, 0}, {}};
+  if (id) {
+    ConfFacts conf;
+    conf.server_id = id;
+    probe.conf = Reply<ConfFacts>{ReplyKind::facts, conf, {}};
+  }
+  return probe;
+}
+
+inline ServerProbe unreachable(const std::string& name) {
+  ServerProbe probe;
+  probe.address = {name, "127.0.0.1", 2181, std::nullopt};
+  probe.srvr_exchange.error = TransportError::connect_refused;
+  return probe;
+}
+
+inline ServerProbe not_serving(const std::string& name) {
+  ServerProbe probe;
+  probe.address = {name, "127.0.0.1", 2181, std::nullopt};
+  probe.srvr = Reply<SrvrFacts>{ReplyKind::not_serving, {}, {}};
+  probe.ruok = Reply<RuokFacts>{ReplyKind::facts, {true}, {}};
+  return probe;
+}
+
+// A round trip through `writer` that every listed server read back, in `epoch`.
+inline RoundTrip round_trip(const std::vector<ServerProbe>& probes, const std::string& writer, std::uint32_t epoch) {
+  RoundTrip trip;
+  trip.writer = writer;
+  trip.path = "/zkverify/roundtrip-0000000001";
+  trip.namespace_error = ZkError::ok;
+  trip.write_error = ZkError::ok;
+  trip.write_zxid = Zxid{(std::uint64_t{epoch} << 32) | 7};
+  trip.delete_error = ZkError::ok;
+  int id = 0;
+  for (const auto& probe : probes) {
+    ++id;
+    if (!probe.srvr || probe.srvr->kind != ReplyKind::facts) continue;
+    trip.reads.push_back({probe.address.name, ZkError::ok, id, true, trip.write_zxid, std::chrono::microseconds(900)});
+  }
+  return trip;
+}
+
+// Five voters, pzoo-1 leading, all on epoch 1, with a complete round trip.
+inline zkverify::verifier::EnsembleFacts healthy_five() {
+  zkverify::verifier::EnsembleFacts facts;
+  facts.probes = {server("pzoo-0", Mode::follower, 0x100000005), server("pzoo-1", Mode::leader, 0x100000006),
+                  server("pzoo-2", Mode::follower, 0x100000006), server("zoo-0", Mode::follower, 0x100000006),
+                  server("zoo-1", Mode::follower, 0x100000006)};
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  return facts;
+}
+
+}  // namespace synthetic

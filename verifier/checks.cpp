@@ -1,0 +1,348 @@
+#include "verifier/checks.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "probes/four_letter.hpp"
+#include "probes/parsers.hpp"
+
+namespace zkverify::verifier {
+
+using probes::Mode;
+using probes::ReplyKind;
+using probes::ServerProbe;
+using probes::ZkError;
+
+namespace {
+
+bool has_facts(const auto& reply) { return reply && reply->kind == ReplyKind::facts; }
+
+std::optional<Mode> mode_of(const ServerProbe& probe) {
+  if (has_facts(probe.srvr)) return probe.srvr->facts.mode;
+  return std::nullopt;
+}
+
+bool is_voter_serving(const ServerProbe& probe) {
+  auto mode = mode_of(probe);
+  return mode == Mode::leader || mode == Mode::follower;
+}
+
+bool is_serving(const ServerProbe& probe) { return is_voter_serving(probe) || mode_of(probe) == Mode::observer; }
+
+class Judge {
+ public:
+  explicit Judge(const EnsembleFacts& facts) : facts_(facts) {}
+
+  Report run() {
+    build_rows();
+    check_servers();
+    check_leaders_and_quorum();
+    check_membership();
+    check_sync();
+    check_round_trip();
+    check_capabilities();
+    report_.verdict = Verdict::healthy;
+    for (const auto& finding : report_.findings) {
+      if (finding.severity == Severity::critical) report_.verdict = Verdict::critical;
+      else if (finding.severity == Severity::warning && report_.verdict == Verdict::healthy)
+        report_.verdict = Verdict::degraded;
+    }
+    return std::move(report_);
+  }
+
+ private:
+  void add(Severity severity, std::string code, std::string server, std::string message) {
+    report_.findings.push_back({severity, std::move(code), std::move(server), std::move(message)});
+  }
+
+  const probes::ReadBack* read_of(const std::string& name) const {
+    if (!facts_.round_trip) return nullptr;
+    for (const auto& read : facts_.round_trip->reads)
+      if (read.server == name) return &read;
+    return nullptr;
+  }
+
+  void build_rows() {
+    for (const auto& probe : facts_.probes) {
+      ServerRow row;
+      row.name = probe.address.name;
+      row.address = probe.address.endpoint();
+      if (has_facts(probe.conf) && probe.conf->facts.server_id) row.id = probe.conf->facts.server_id;
+      const auto* read = read_of(probe.address.name);
+      if (!row.id && read && read->session_server_id) row.id = read->session_server_id;
+
+      if (probe.srvr_exchange.error != probes::TransportError::none) {
+        row.mode = "unreachable";
+        row.error = probes::describe(probe.srvr_exchange);
+      } else {
+        row.latency_ms = static_cast<double>(probe.srvr_exchange.latency.count()) / 1000.0;
+        switch (probe.srvr->kind) {
+          case ReplyKind::facts:
+            row.mode = probes::to_string(probe.srvr->facts.mode);
+            row.zxid = probe.srvr->facts.zxid;
+            break;
+          case ReplyKind::not_serving:
+            row.mode = "not-serving";
+            row.error = "not currently serving requests";
+            break;
+          case ReplyKind::not_whitelisted:  // srvr cannot be disabled in 3.8, but an old server may say so
+          case ReplyKind::malformed:
+            row.mode = "bad-reply";
+            row.error = probe.srvr->kind == ReplyKind::malformed ? probe.srvr->detail : "srvr refused (not whitelisted)";
+            break;
+        }
+      }
+      if (read && read->read_mzxid && (!row.zxid || *row.zxid < *read->read_mzxid)) row.zxid = read->read_mzxid;
+      if (has_facts(probe.ruok) && !is_serving(probe) && row.mode == "not-serving")
+        row.note = "ruok says imok, but it is not serving";
+      report_.servers.push_back(std::move(row));
+    }
+  }
+
+  void check_servers() {
+    for (std::size_t i = 0; i < facts_.probes.size(); ++i) {
+      const auto& probe = facts_.probes[i];
+      const auto& row = report_.servers[i];
+      const auto& name = probe.address.name;
+      if (row.mode == "unreachable") {
+        add(Severity::warning, "unreachable", name, fmt::format("{} ({}): {}", name, row.address, row.error));
+      } else if (row.mode == "not-serving") {
+        add(Severity::warning, "not-serving", name,
+            fmt::format("{} is up but not serving requests: it has no quorum or is still joining", name));
+      } else if (row.mode == "bad-reply") {
+        add(Severity::warning, "bad-reply", name, fmt::format("{} answered srvr with something else: {}", name, row.error));
+      } else if (mode_of(probe) == Mode::standalone && facts_.probes.size() > 1) {
+        add(Severity::warning, "standalone", name,
+            fmt::format("{} runs standalone: it is not part of the ensemble and serves its own data", name));
+      } else if (mode_of(probe) == Mode::read_only ||
+                 (has_facts(probe.isro) && probe.isro->facts.read_only)) {
+        add(Severity::warning, "read-only", name, fmt::format("{} is in read-only mode: it has lost the quorum", name));
+      }
+    }
+  }
+
+  // Voters the ensemble is configured with: the participants of the reported membership, or, when no
+  // server reports one, every listed server.
+  int expected_voters() const {
+    for (const auto& probe : facts_.probes) {
+      if (!has_facts(probe.conf) || probe.conf->facts.members.empty()) continue;
+      return static_cast<int>(std::ranges::count(probe.conf->facts.members, std::string("participant"), &probes::Member::role));
+    }
+    return static_cast<int>(facts_.probes.size());
+  }
+
+  void check_leaders_and_quorum() {
+    std::vector<std::string> leaders;
+    for (const auto& probe : facts_.probes)
+      if (mode_of(probe) == Mode::leader) leaders.push_back(probe.address.name);
+    report_.expected_voters = expected_voters();
+    report_.serving_voters = static_cast<int>(std::ranges::count_if(facts_.probes, is_voter_serving));
+    int majority = report_.expected_voters / 2 + 1;
+
+    if (leaders.size() == 1) report_.leader = leaders.front();
+    else if (leaders.empty()) add(Severity::critical, "no-leader", "", "no server reports itself as leader");
+    else
+      add(Severity::critical, "multiple-leaders", "",
+          fmt::format("{} servers report themselves as leader: {}", leaders.size(), fmt::join(leaders, ", ")));
+
+    if (report_.serving_voters < majority)
+      add(Severity::critical, "no-quorum", "",
+          fmt::format("{} of {} voters are serving; a quorum needs {}", report_.serving_voters, report_.expected_voters,
+                      majority));
+  }
+
+  void check_membership() {
+    std::map<std::vector<probes::Member>, std::vector<std::string>> views;
+    for (const auto& probe : facts_.probes)
+      if (has_facts(probe.conf) && !probe.conf->facts.members.empty())
+        views[probe.conf->facts.members].push_back(probe.address.name);
+    if (views.size() > 1) {
+      std::vector<std::string> groups;
+      for (const auto& [members, names] : views)
+        groups.push_back(fmt::format("{} see {} members", fmt::join(names, ","), members.size()));
+      add(Severity::warning, "membership-mismatch", "",
+          fmt::format("servers disagree on the ensemble's membership: {}", fmt::join(groups, "; ")));
+    }
+
+    std::map<int, std::vector<std::string>> names_by_id;
+    for (const auto& row : report_.servers)
+      if (row.id) names_by_id[*row.id].push_back(row.name);
+    for (const auto& [id, names] : names_by_id)
+      if (names.size() > 1)
+        add(Severity::warning, "duplicate-id", "",
+            fmt::format("server id {} is reported by {}: two servers with one id, or one server listed twice", id,
+                        fmt::join(names, " and ")));
+
+    if (views.empty()) return;
+    const auto& members = views.rbegin()->first;  // any view: a mismatch is reported above
+    std::set<int> member_ids, listed_ids;
+    for (const auto& member : members) member_ids.insert(member.id);
+    for (const auto& [id, names] : names_by_id) {
+      listed_ids.insert(id);
+      if (!member_ids.contains(id))
+        add(Severity::warning, "membership-unknown", names.front(),
+            fmt::format("{} has server id {}, which is not in the ensemble's membership", names.front(), id));
+    }
+    std::vector<int> unlisted;
+    for (int id : member_ids)
+      if (!listed_ids.contains(id)) unlisted.push_back(id);
+    bool all_ids_known = listed_ids.size() == facts_.probes.size();
+    if (!unlisted.empty() && all_ids_known)
+      add(Severity::warning, "membership-unlisted", "",
+          fmt::format("the membership has {} servers but {} are listed; ids not listed: {}", members.size(),
+                      facts_.probes.size(), fmt::join(unlisted, ", ")));
+  }
+
+  void check_sync() {
+    const ServerProbe* leader = nullptr;
+    for (const auto& probe : facts_.probes)
+      if (report_.leader && probe.address.name == *report_.leader) leader = &probe;
+    bool checked_by_mntr = false;
+    if (leader && has_facts(leader->mntr) && leader->mntr->facts.synced_followers) {
+      checked_by_mntr = true;
+      auto synced = *leader->mntr->facts.synced_followers;
+      auto expected = report_.expected_voters - 1;
+      if (synced < expected)
+        add(Severity::warning, "followers-not-synced", leader->address.name,
+            fmt::format("leader {} has {} synced followers; the ensemble has {} other voters", leader->address.name,
+                        synced, expected));
+      for (auto& row : report_.servers)
+        if (row.name == leader->address.name) row.note = fmt::format("synced followers {}/{}", synced, expected);
+    }
+
+    const auto& trip = facts_.round_trip;
+    if (trip && trip->write_zxid) {
+      // After the write every server that serves must have reached it (the round trip reads check that)
+      // and so be on the write's epoch.
+      for (const auto& row : report_.servers)
+        if (row.zxid && row.zxid->epoch() != trip->write_zxid->epoch() && row.mode != "unreachable")
+          add(Severity::warning, "epoch-mismatch", row.name,
+              fmt::format("{} is on epoch {} but the ensemble wrote in epoch {}", row.name, row.zxid->epoch(),
+                          trip->write_zxid->epoch()));
+      return;
+    }
+    std::set<std::uint32_t> epochs;
+    for (const auto& probe : facts_.probes)
+      if (is_serving(probe)) epochs.insert(probe.srvr->facts.zxid.epoch());
+    if (epochs.size() > 1)
+      add(Severity::info, "epoch-mismatch", "",
+          fmt::format("servers report epochs {}; right after an election followers lag until the first write, so only "
+                      "the round trip (without --no-write) can tell",
+                      fmt::join(epochs, ", ")));
+    if (!checked_by_mntr)
+      add(Severity::info, "sync-unverified", "",
+          "follower sync not verified: neither the leader's mntr nor a round trip was available");
+  }
+
+  void check_round_trip() {
+    if (facts_.write_skipped) {
+      add(Severity::info, "write-skipped", "", "round trip skipped (--no-write): no znode written or read");
+      return;
+    }
+    if (!facts_.round_trip) {
+      add(Severity::critical, "round-trip-failed", "", "no server is serving, so no round trip could be made");
+      return;
+    }
+    const auto& trip = *facts_.round_trip;
+    auto& summary = report_.round_trip.emplace();
+    summary.writer = trip.writer;
+    summary.path = trip.path;
+    summary.write_zxid = trip.write_zxid;
+
+    if (trip.namespace_error != ZkError::ok && trip.namespace_error != ZkError::not_attempted) {
+      auto hint = trip.namespace_error == ZkError::no_node ? " (its parent does not exist; create it or pick another --namespace)" : "";
+      add(Severity::critical, "round-trip-failed", trip.writer,
+          fmt::format("could not create the namespace node through {}: {}{}", trip.writer,
+                      probes::to_string(trip.namespace_error), hint));
+      return;
+    }
+    if (trip.write_error != ZkError::ok) {
+      add(Severity::critical, "round-trip-failed", trip.writer,
+          fmt::format("write through {} failed: {}", trip.writer, probes::to_string(trip.write_error)));
+      return;
+    }
+    for (const auto& read : trip.reads) {
+      ++summary.reads_attempted;
+      if (read.error != ZkError::ok)
+        add(Severity::critical, "round-trip-failed", read.server,
+            fmt::format("reading the write back through {} after sync failed: {}", read.server,
+                        probes::to_string(read.error)));
+      else if (!read.bytes_match)
+        add(Severity::critical, "stale-read", read.server,
+            fmt::format("{} returned other bytes for {} than were written", read.server, trip.path));
+      else
+        ++summary.reads_ok;
+    }
+    if (trip.delete_error != ZkError::ok)
+      add(Severity::info, "cleanup-deferred", trip.writer,
+          fmt::format("deleting {} failed ({}); it is ephemeral and goes with the session", trip.path,
+                      probes::to_string(trip.delete_error)));
+  }
+
+  void check_capabilities() {
+    std::map<std::string, std::vector<std::string>> refused;  // word -> servers
+    for (const auto& probe : facts_.probes) {
+      for (const auto& word : probe.refused_words) refused[word].push_back(probe.address.name);
+      if (!probe.admin_error.empty())
+        add(Severity::info, "admin-unavailable", probe.address.name, probe.admin_error);
+    }
+    if (refused.empty()) return;
+    std::vector<std::string> words, parts;
+    for (const auto& [word, names] : refused) {
+      words.push_back(word);
+      parts.push_back(fmt::format("{} on {}", word, fmt::join(names, ",")));
+    }
+    add(Severity::info, "not-whitelisted", "",
+        fmt::format("not whitelisted: {}; zkverify used srvr instead. To enable them: {}", fmt::join(parts, "; "),
+                    whitelist_line(words)));
+  }
+
+  const EnsembleFacts& facts_;
+  Report report_;
+};
+
+}  // namespace
+
+std::string whitelist_line(const std::vector<std::string>& words) {
+  std::vector<std::string> all{"srvr", "ruok"};
+  for (const auto& word : probes::kOptionalWords)
+    if (std::ranges::find(all, word) == all.end()) all.push_back(word);
+  for (const auto& word : words)
+    if (std::ranges::find(all, word) == all.end()) all.push_back(word);
+  return fmt::format("4lw.commands.whitelist={}", fmt::join(all, ","));
+}
+
+Report judge(const EnsembleFacts& facts) { return Judge(facts).run(); }
+
+int exit_code(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::healthy: return 0;
+    case Verdict::degraded: return 1;
+    case Verdict::critical: return 2;
+  }
+  return 2;
+}
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::healthy: return "healthy";
+    case Verdict::degraded: return "degraded";
+    case Verdict::critical: return "critical";
+  }
+  return "critical";
+}
+
+std::string_view to_string(Severity severity) {
+  switch (severity) {
+    case Severity::info: return "info";
+    case Severity::warning: return "warning";
+    case Severity::critical: return "critical";
+  }
+  return "critical";
+}
+
+}  // namespace zkverify::verifier

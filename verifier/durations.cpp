@@ -1,0 +1,35 @@
+#include "verifier/durations.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace zkverify::verifier {
+
+std::chrono::milliseconds parse_duration(std::string_view text) {
+  auto fail = [&] {
+    return std::invalid_argument(fmt::format("'{}' is not a duration (use e.g. 500ms, 2s, 5m, 1h)", text));
+  };
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end == text.data() || value <= 0) throw fail();
+  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  std::int64_t scale = 0;
+  if (unit == "ms") scale = 1;
+  else if (unit == "s") scale = 1000;
+  else if (unit == "m") scale = 60'000;
+  else if (unit == "h") scale = 3'600'000;
+  else throw fail();
+  if (value > (std::int64_t{1} << 40) / scale) throw fail();  // ~35 years: a typo, not a deadline
+  return std::chrono::milliseconds(value * scale);
+}
+
+std::string format_duration(std::chrono::milliseconds duration) {
+  auto ms = duration.count();
+  if (ms < 1000) return fmt::format("{}ms", ms);
+  if (ms < 60'000) return fmt::format("{:.1f}s", static_cast<double>(ms) / 1000.0);
+  return fmt::format("{}m{:02}s", ms / 60'000, (ms % 60'000) / 1000);
+}
+
+}  // namespace zkverify::verifier

@@ -1,0 +1,15 @@
+#pragma once
+#include <chrono>
+#include <string>
+#include <string_view>
+
+namespace zkverify::verifier {
+
+// Parses "500ms", "2s", "5m", "1h" (a positive whole number and a unit). Throws std::invalid_argument
+// naming the text and the accepted forms.
+std::chrono::milliseconds parse_duration(std::string_view text);
+
+// "1.5s", "250ms", "2m03s": short, for humans.
+std::string format_duration(std::chrono::milliseconds duration);
+
+}  // namespace zkverify::verifier

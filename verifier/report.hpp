@@ -1,0 +1,57 @@
+#pragma once
+// What verifier/ concludes: findings, a verdict, and one row per server. Renderers print a Report.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probes/facts.hpp"
+
+namespace zkverify::verifier {
+
+enum class Severity { info, warning, critical };
+enum class Verdict { healthy, degraded, critical };
+
+struct Finding {
+  Severity severity = Severity::info;
+  std::string code;     // stable, for scripts: "no-quorum", "unreachable", ...
+  std::string server;   // the server it is about; empty when about the ensemble
+  std::string message;  // one sentence for a human
+};
+
+struct ServerRow {
+  std::string name;
+  std::string address;
+  std::optional<int> id;
+  std::string mode;  // leader, follower, observer, standalone, read-only, not-serving, unreachable, bad-reply
+  std::optional<probes::Zxid> zxid;  // highest seen: srvr's, or the round-trip write this server read back
+  std::optional<double> latency_ms;  // of the srvr exchange
+  std::string error;                 // empty when the server answered srvr
+  std::string note;
+};
+
+struct RoundTripSummary {
+  std::string writer;
+  std::string path;
+  std::optional<probes::Zxid> write_zxid;
+  int reads_ok = 0;
+  int reads_attempted = 0;
+};
+
+struct Report {
+  Verdict verdict = Verdict::healthy;
+  std::optional<std::string> leader;  // set only when exactly one server leads
+  int expected_voters = 0;
+  int serving_voters = 0;
+  std::vector<ServerRow> servers;
+  std::vector<Finding> findings;
+  std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible
+};
+
+// 0 healthy, 1 degraded, 2 critical: the exit codes of `zkverify quorum`.
+int exit_code(Verdict verdict);
+std::string_view to_string(Verdict verdict);
+std::string_view to_string(Severity severity);
+
+}  // namespace zkverify::verifier
