@@ -7,7 +7,7 @@ packages=(
   build-essential cmake
   libzookeeper-mt-dev libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
   # the real server for integration tests, and the tools the lab and benchmark use
-  zookeeper default-jre-headless netcat-openbsd hyperfine curl procps
+  zookeeper default-jre-headless netcat-openbsd hyperfine curl procps perl
 )
 
 missing=()

@@ -1,6 +1,7 @@
 #include "verifier/checks.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -45,6 +46,8 @@ class Judge {
     check_sync();
     check_round_trip();
     check_capabilities();
+    // Worst first: at 3 a.m. the first line of the findings is the one that is read.
+    std::ranges::stable_sort(report_.findings, std::greater{}, &Finding::severity);
     report_.verdict = Verdict::healthy;
     for (const auto& finding : report_.findings) {
       if (finding.severity == Severity::critical) report_.verdict = Verdict::critical;
@@ -84,6 +87,7 @@ class Judge {
           case ReplyKind::facts:
             row.mode = probes::to_string(probe.srvr->facts.mode);
             row.zxid = probe.srvr->facts.zxid;
+            row.node_count = probe.srvr->facts.node_count;
             break;
           case ReplyKind::not_serving:
             row.mode = "not-serving";
@@ -233,7 +237,7 @@ class Judge {
           fmt::format("servers report epochs {}; right after an election followers lag until the first write, so only "
                       "the round trip (without --no-write) can tell",
                       fmt::join(epochs, ", ")));
-    if (!checked_by_mntr)
+    if (!checked_by_mntr && report_.leader)
       add(Severity::info, "sync-unverified", "",
           "follower sync not verified: neither the leader's mntr nor a round trip was available");
   }
@@ -244,7 +248,7 @@ class Judge {
       return;
     }
     if (!facts_.round_trip) {
-      add(Severity::critical, "round-trip-failed", "", "no server is serving, so no round trip could be made");
+      add(Severity::critical, "round-trip-failed", "", "no round trip: no server is serving");
       return;
     }
     const auto& trip = *facts_.round_trip;

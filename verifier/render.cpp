@@ -33,7 +33,8 @@ std::string render_text(const Report& report) {
     rows.push_back({server.name, or_dash(server.id), server.mode, server.zxid ? zxid_hex(*server.zxid) : "-",
                     server.zxid ? std::to_string(server.zxid->epoch()) : "-",
                     server.latency_ms ? fmt::format("{:.1f}ms", *server.latency_ms) : "-",
-                    server.error.empty() ? server.note : server.error});
+                    server.error.empty() || server.note.empty() ? server.error + server.note
+                                                                : server.error + "; " + server.note});
   }
   std::size_t widths[6] = {};
   for (const auto& row : rows) {
@@ -67,6 +68,7 @@ nlohmann::json to_json(const Report& report) {
         {"zxid", server.zxid ? json(zxid_hex(*server.zxid)) : json(nullptr)},
         {"epoch", server.zxid ? json(server.zxid->epoch()) : json(nullptr)},
         {"latency_ms", server.latency_ms ? json(*server.latency_ms) : json(nullptr)},
+        {"node_count", server.node_count ? json(*server.node_count) : json(nullptr)},
         {"error", server.error.empty() ? json(nullptr) : json(server.error)},
         {"note", server.note.empty() ? json(nullptr) : json(server.note)},
     });

@@ -27,6 +27,7 @@ struct ServerRow {
   std::string mode;  // leader, follower, observer, standalone, read-only, not-serving, unreachable, bad-reply
   std::optional<probes::Zxid> zxid;  // highest seen: srvr's, or the round-trip write this server read back
   std::optional<double> latency_ms;  // of the srvr exchange
+  std::optional<std::int64_t> node_count;  // srvr's "Node count"
   std::string error;                 // empty when the server answered srvr
   std::string note;
 };

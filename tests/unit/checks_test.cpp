@@ -56,6 +56,8 @@ TEST_CASE("three of five not serving: no quorum, critical") {
   REQUIRE(find(report, "no-quorum"));
   CHECK_THAT(find(report, "no-quorum")->message, Contains("0 of 5 voters are serving; a quorum needs 3"));
   CHECK(find(report, "no-leader"));
+  CHECK(report.findings.front().severity == Severity::critical);  // worst first
+  CHECK_FALSE(find(report, "sync-unverified"));  // noise when nothing serves
   CHECK(report.servers[3].mode == "not-serving");
   CHECK_THAT(report.servers[3].note, Contains("imok"));
 }
@@ -136,7 +138,7 @@ TEST_CASE("round trip: a failed write or read is critical, a stale read too") {
   }
 }
 
-TEST_CASE("epochs: a mismatch after the write is degraded; without a write only a hint") {
+TEST_CASE("epochs: a mismatch after the write is degraded, without a write only a hint") {
   auto facts = healthy_five();
   facts.probes[0].srvr->facts.zxid = Zxid{0x200000001};
   SECTION("with the write in epoch 1") {

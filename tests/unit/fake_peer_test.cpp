@@ -76,7 +76,7 @@ TEST_CASE("a peer that closes at once: an empty reply, which srvr's parser calls
   CHECK(parse_srvr(exchange.reply).kind == ReplyKind::malformed);
 }
 
-TEST_CASE("probe_servers: every misbehaviour at once; the good servers are still fully probed") {
+TEST_CASE("probe_servers with every misbehaviour at once: the good servers are still fully probed") {
   fake::Peer good({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}},
                    {"mntr", {Behaviour::answer, capture("mntr_leader.txt")}},
                    {"conf", {Behaviour::answer, capture("conf_follower.txt")}},

@@ -17,7 +17,7 @@ TEST_CASE("JSON carries the documented fields") {
   CHECK(json["leader"] == "pzoo-1");
   REQUIRE(json["servers"].size() == 5);
   const auto& first = json["servers"][0];
-  for (const char* key : {"name", "id", "mode", "zxid", "epoch", "latency_ms", "error"}) CHECK(first.contains(key));
+  for (const char* key : {"name", "id", "mode", "zxid", "epoch", "latency_ms", "node_count", "error"}) CHECK(first.contains(key));
   CHECK(first["zxid"] == "0x100000007");
   CHECK(first["epoch"] == 1);
   CHECK(first["id"] == 1);
@@ -47,4 +47,11 @@ TEST_CASE("text: a headline, one row per server, the findings") {
   CHECK_THAT(text, Contains("0x100000007"));
   CHECK_THAT(text, Contains("findings:"));
   CHECK_THAT(text, Contains("warning   unreachable"));
+}
+
+TEST_CASE("text: a server that is not serving but says imok shows both") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[3] = synthetic::not_serving("zoo-0");
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  CHECK_THAT(render_text(judge(facts)), Contains("not currently serving requests; ruok says imok, but it is not serving"));
 }

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# The demo: starts a local 5-server ensemble shaped like kubernetes-kafka's (pzoo-0..2 persistent,
+# zoo-0..1 ephemeral), runs `zkverify quorum` on it, then shows why `ruok` is not a readiness check:
+# with three servers stopped the others still say imok, and zkverify says critical. Stops everything.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-deps.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$(nproc)" --target zkverify >/dev/null
+
+lab=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-demo.XXXXXX")
+trap 'tests/lab/zklab down "$lab/lab"; rm -rf "$lab"' EXIT
+
+echo "== starting 5 ZooKeeper 3.8.0 servers on 127.0.0.1 (lab in $lab)"
+tests/lab/zklab up "$lab/lab"
+servers=$(tests/lab/zklab servers "$lab/lab")
+
+echo
+echo "\$ zkverify quorum --servers $servers"
+set +e
+build/zkverify quorum --servers "$servers"
+healthy=$?
+echo "(exit $healthy)"
+
+echo
+echo "== stopping pzoo-0, pzoo-1, pzoo-2: quorum is lost"
+for name in pzoo-0 pzoo-1 pzoo-2; do tests/lab/zklab stop "$lab/lab" "$name"; done
+port=${servers##*zoo-1=127.0.0.1:}
+echo "\$ echo ruok | nc 127.0.0.1 $port   # the usual readiness probe"
+echo ruok | nc -w 2 127.0.0.1 "$port"; echo
+echo "\$ zkverify quorum --servers ... --timeout 2s"
+build/zkverify quorum --servers "$servers" --timeout 2s
+lost=$?
+echo "(exit $lost)"
+set -e
+
+# The demo itself succeeds when zkverify told the two situations apart.
+[[ $healthy -eq 0 && $lost -eq 2 ]]

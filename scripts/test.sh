@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The test command: installs what it needs, builds, runs the unit tests and the integration tests
+# against real ZooKeeper ensembles; then builds and runs all of it again under ASan+UBSan.
+#   scripts/test.sh            everything (what CI runs)
+#   scripts/test.sh --quick    skip the sanitizer build
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+[[ ${1:-} == --quick ]] && quick=1
+
+scripts/install-deps.sh
+
+# Every lab the tests start lives below this directory; whatever happens to the test run, the trap
+# stops those servers (by pid, through the lab script) and removes their files.
+export TMPDIR
+TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-tests.XXXXXX")
+cleanup() {
+  local names
+  for names in "$TMPDIR"/*/lab/names; do
+    [[ -e $names ]] && tests/lab/zklab down "$(dirname "$names")" || true
+  done
+  rm -rf "$TMPDIR"
+}
+trap cleanup EXIT
+
+run_suite() {
+  local dir=$1; shift
+  echo "== build $dir $*"
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$dir" -j "$(nproc)"
+  echo "== test $dir"
+  # Unit tests run two at a time; the integration test is RUN_SERIAL (one ensemble at a time).
+  (cd "$dir" && ctest -j 2 --output-on-failure)
+}
+
+run_suite build
+if ((!quick)); then
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  run_suite build-asan -DZKVERIFY_SANITIZE=ON
+fi
