@@ -119,6 +119,10 @@ struct ReadBack {
   bool bytes_match = false;
   std::optional<Zxid> read_mzxid;        // the node's mzxid as this server returned it
   std::chrono::microseconds latency{0};  // sync + read
+  // The durability marker, read after the same sync (when the plan names one).
+  ZkError marker_error = ZkError::not_attempted;
+  std::optional<Zxid> marker_czxid;
+  std::string marker_data;
 };
 
 struct RoundTrip {
@@ -129,6 +133,8 @@ struct RoundTrip {
   std::optional<Zxid> write_zxid;       // czxid of the created node
   std::vector<ReadBack> reads;          // one per server it was attempted on
   ZkError delete_error = ZkError::not_attempted;
+  std::string marker_path;              // empty when no marker was asked for
+  ZkError marker_create_error = ZkError::not_attempted;  // node_exists when it was already there
 };
 
 }  // namespace zkverify::probes

@@ -1,8 +1,10 @@
 #pragma once
 // The write/read round trip: one ephemeral-sequential znode written through one server, then read
-// through a session pinned to each server after a sync, and deleted.
+// through a session pinned to each server after a sync, and deleted. The same sessions read the
+// durability marker, a persistent znode whose creation the ledger remembers.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,10 @@ struct RoundTripPlan {
   std::vector<ServerAddress> servers;  // the servers to read through (all serving ones)
   std::size_t writer = 0;              // index into servers of the one to write through
   std::string namespace_path;          // e.g. "/zkverify": created if missing; its parent must exist
+  bool write = true;                   // false: write nothing, only read the marker
   std::string payload;                 // the bytes written, compared on every read
+  std::string marker_path;             // empty: no marker read
+  std::optional<std::string> marker_content;  // create the marker with this content if it is missing
   Clock::time_point deadline;
   std::chrono::milliseconds session_timeout{10000};
 };

@@ -46,7 +46,6 @@ class ZkSession::PendingOp {
   std::string path;
   std::string data;
   Stat stat{};
-  int sync_rc = ZOK;
 
  private:
   std::mutex mutex_;
@@ -146,31 +145,39 @@ ZkError ZkSession::remove(const std::string& path, Clock::time_point deadline) {
   return op->wait(deadline);
 }
 
-std::shared_ptr<ZkSession::PendingOp> ZkSession::start_sync_and_read(const std::string& path) {
-  auto op = std::make_shared<PendingOp>();
-  // Requests on one session are answered in order, so the read is served after the sync completes.
+std::vector<std::shared_ptr<ZkSession::PendingOp>> ZkSession::start_sync_and_read(
+    const std::string& sync_path, const std::vector<std::string>& paths) {
+  std::vector<std::shared_ptr<PendingOp>> reads;
+  for (std::size_t i = 0; i < paths.size(); ++i) reads.push_back(std::make_shared<PendingOp>());
+  // A failed sync fails every read queued behind it; the reads' own completions then find them done.
+  auto shared_reads = std::make_shared<std::vector<std::shared_ptr<PendingOp>>>(reads);
+  auto* sync_context = new std::shared_ptr<std::vector<std::shared_ptr<PendingOp>>>(shared_reads);
   auto sync_done = [](int rc, const char*, const void* context) {
-    auto pending = take_from_client(context);
-    if (rc != ZOK) pending->finish(rc, [&](PendingOp& self) { self.sync_rc = rc; });
+    auto* holder = static_cast<std::shared_ptr<std::vector<std::shared_ptr<PendingOp>>>*>(const_cast<void*>(context));
+    if (rc != ZOK)
+      for (auto& read : **holder) read->finish(rc, [](PendingOp&) {});
+    delete holder;
   };
+  if (int rc = zoo_async(handle_, sync_path.c_str(), sync_done, sync_context); rc != ZOK) {
+    delete sync_context;
+    for (auto& read : reads) read->finish(rc, [](PendingOp&) {});
+    return reads;
+  }
+  // Requests on one session are answered in order, so each read is served after the sync.
   auto read_done = [](int rc, const char* value, int length, const Stat* stat, const void* context) {
     take_from_client(context)->finish(rc, [&](PendingOp& self) {
       if (value && length > 0) self.data.assign(value, static_cast<std::size_t>(length));
       if (stat) self.stat = *stat;
     });
   };
-  auto* sync_context = hand_to_client(op);
-  if (int rc = zoo_async(handle_, path.c_str(), sync_done, sync_context); rc != ZOK) {
-    release_after_failed_submit(sync_context);
-    op->finish(rc, [](PendingOp&) {});
-    return op;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto* read_context = hand_to_client(reads[i]);
+    if (int rc = zoo_aget(handle_, paths[i].c_str(), 0, read_done, read_context); rc != ZOK) {
+      release_after_failed_submit(read_context);
+      reads[i]->finish(rc, [](PendingOp&) {});
+    }
   }
-  auto* read_context = hand_to_client(op);
-  if (int rc = zoo_aget(handle_, path.c_str(), 0, read_done, read_context); rc != ZOK) {
-    release_after_failed_submit(read_context);
-    op->finish(rc, [](PendingOp&) {});
-  }
-  return op;
+  return reads;
 }
 
 ZkError ZkSession::await_read(const std::shared_ptr<PendingOp>& op, Clock::time_point deadline, NodeRead& read) {

@@ -45,9 +45,11 @@ class ZkSession {
                  std::string* created_path = nullptr, Zxid* czxid = nullptr);
   ZkError remove(const std::string& path, Clock::time_point deadline);
 
-  // Queues a sync of `path` (so this server has caught up with the leader) and a read of it; returns
-  // without waiting, so reads through several sessions run concurrently. await_read() collects it.
-  std::shared_ptr<PendingOp> start_sync_and_read(const std::string& path);
+  // Queues a sync (so this server has caught up with the leader) and then a read of each path;
+  // returns without waiting, so reads through several sessions run concurrently. await_read()
+  // collects each, in the order of `paths`.
+  std::vector<std::shared_ptr<PendingOp>> start_sync_and_read(const std::string& sync_path,
+                                                              const std::vector<std::string>& paths);
   ZkError await_read(const std::shared_ptr<PendingOp>& op, Clock::time_point deadline, NodeRead& read);
 
  private:

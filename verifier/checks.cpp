@@ -46,14 +46,7 @@ class Judge {
     check_sync();
     check_round_trip();
     check_capabilities();
-    // Worst first: at 3 a.m. the first line of the findings is the one that is read.
-    std::ranges::stable_sort(report_.findings, std::greater{}, &Finding::severity);
-    report_.verdict = Verdict::healthy;
-    for (const auto& finding : report_.findings) {
-      if (finding.severity == Severity::critical) report_.verdict = Verdict::critical;
-      else if (finding.severity == Severity::warning && report_.verdict == Verdict::healthy)
-        report_.verdict = Verdict::degraded;
-    }
+    finalize(report_);
     return std::move(report_);
   }
 
@@ -101,6 +94,7 @@ class Judge {
         }
       }
       if (read && read->read_mzxid && (!row.zxid || *row.zxid < *read->read_mzxid)) row.zxid = read->read_mzxid;
+      if (read && facts_.round_trip->write_zxid) row.read_back = read->error == ZkError::ok && read->bytes_match;
       if (has_facts(probe.ruok) && !is_serving(probe) && row.mode == "not-serving")
         row.note = "ruok says imok, but it is not serving";
       report_.servers.push_back(std::move(row));
@@ -243,8 +237,8 @@ class Judge {
   }
 
   void check_round_trip() {
-    if (facts_.write_skipped) {
-      add(Severity::info, "write-skipped", "", "round trip skipped (--no-write): no znode written or read");
+    if (facts_.write_skipped) {  // a marker-only trip may have run: the ledger judges its reads
+      add(Severity::info, "write-skipped", "", "round trip skipped (--no-write): no znode written");
       return;
     }
     if (!facts_.round_trip) {
@@ -321,6 +315,17 @@ std::string whitelist_line(const std::vector<std::string>& words) {
 }
 
 Report judge(const EnsembleFacts& facts) { return Judge(facts).run(); }
+
+void finalize(Report& report) {
+  // Worst first: at 3 a.m. the first line of the findings is the one that is read.
+  std::ranges::stable_sort(report.findings, std::greater{}, &Finding::severity);
+  report.verdict = Verdict::healthy;
+  for (const auto& finding : report.findings) {
+    if (finding.severity == Severity::critical) report.verdict = Verdict::critical;
+    else if (finding.severity == Severity::warning && report.verdict == Verdict::healthy)
+      report.verdict = Verdict::degraded;
+  }
+}
 
 int exit_code(Verdict verdict) {
   switch (verdict) {

@@ -6,36 +6,66 @@
 
 #include "verifier/durations.hpp"
 #include "verifier/quorum_command.hpp"
+#include "verifier/restart_commands.hpp"
 
 namespace {
 
-using zkverify::verifier::kExitUsage;
+using namespace zkverify::verifier;
 
-// CLI11 callback that parses a DURATION flag into milliseconds.
+// A CLI11 callback that parses a DURATION flag into milliseconds.
 auto duration_into(std::chrono::milliseconds& target) {
-  return [&target](const std::string& text) { target = zkverify::verifier::parse_duration(text); };
+  return [&target](const std::string& text) { target = parse_duration(text); };
+}
+
+// The flags every command that looks at the ensemble shares.
+void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags) {
+  command.add_option("--servers", options.servers, "Connect string host:port,...; entries may be NAME=host:port")
+      ->required();
+  command.add_option_function<std::string>("--timeout", duration_into(options.timeout),
+                                           "Deadline for one check, e.g. 500ms, 2s, 5m (default 5s)");
+  command.add_option("--output", options.output, "text or json (default text)");
+  command.add_option_function<std::string>(
+      "--admin-port", [&options](const std::string& ports) { options.admin_ports = ports; },
+      "AdminServer HTTP port: one for all servers, or one per server in list order");
+  if (!with_write_flags) return;
+  command.add_option("--namespace", options.namespace_path, "Znode under which zkverify writes (default /zkverify)");
+  command.add_flag("--no-write", options.no_write, "Skip the write/read round trip");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"zkverify: verifies a ZooKeeper ensemble is safe to operate on (quorum, leader, sync, round trip)"};
+  CLI::App app{"zkverify: verifies a ZooKeeper ensemble is safe to operate on (quorum, leader, sync, continuity)"};
   app.set_version_flag("--version", "zkverify " ZKVERIFY_VERSION);
   app.require_subcommand(1);
 
-  zkverify::verifier::QuorumOptions quorum;
-  auto* quorum_cmd = app.add_subcommand(
-      "quorum", "Exit 0 only when the ensemble is healthy: 1 degraded, 2 critical, 64 usage error");
-  quorum_cmd->add_option("--servers", quorum.servers, "Connect string host:port,...; entries may be NAME=host:port")
-      ->required();
-  quorum_cmd->add_option_function<std::string>("--timeout", duration_into(quorum.timeout),
-                                                "Deadline for the whole check, e.g. 500ms, 2s, 5m (default 5s)");
-  quorum_cmd->add_option("--output", quorum.output, "text or json (default text)");
-  quorum_cmd->add_option("--namespace", quorum.namespace_path, "Znode under which the round trip writes (default /zkverify)");
-  quorum_cmd->add_flag("--no-write", quorum.no_write, "Skip the write/read round trip");
+  QuorumOptions quorum;
+  auto* quorum_cmd =
+      app.add_subcommand("quorum", "Exit 0 only when the ensemble is healthy: 1 degraded, 2 critical, 64 usage error");
+  add_ensemble_options(*quorum_cmd, quorum, true);
   quorum_cmd->add_option_function<std::string>(
-      "--admin-port", [&](const std::string& ports) { quorum.admin_ports = ports; },
-      "AdminServer HTTP port: one for all servers, or one per server in list order");
+      "--state", [&](const std::string& path) { quorum.state_file = path; },
+      "Ledger file: remembers zxids, the durability marker, membership; a regression is critical (data-loss)");
+  quorum_cmd->add_flag("--reset-state", quorum.reset_state, "Forget the ledger (says what it forgets) and start over");
+  quorum_cmd->add_option_function<std::string>(
+      "--wait", [&](const std::string& text) { quorum.wait = parse_duration(text); },
+      "Repeat the check until healthy --stable times in a row, or this long has passed");
+  quorum_cmd->add_option_function<std::string>("--interval", duration_into(quorum.interval),
+                                               "Pause between --wait attempts (default 1s)");
+  quorum_cmd->add_option("--stable", quorum.stable, "Healthy checks in a row that end --wait (default 3)");
+
+  EnsembleOptions order;
+  auto* order_cmd = app.add_subcommand("order", "Print the order in which to restart the servers, the leader last");
+  add_ensemble_options(*order_cmd, order, false);
+
+  SafeToRestartOptions safe;
+  auto* safe_cmd = app.add_subcommand(
+      "safe-to-restart", "Exit 0 if restarting NAME now keeps a quorum of synced voters; 1 if not, with the reason");
+  safe_cmd->add_option("NAME", safe.name, "The server to restart, as named in --servers")->required();
+  add_ensemble_options(*safe_cmd, safe, true);
+  safe_cmd->add_option_function<std::string>(
+      "--state", [&](const std::string& path) { safe.state_file = path; },
+      "Ledger file: remembers which servers this restart round has approved, so the leader can go last");
 
   try {
     app.parse(argc, argv);
@@ -49,6 +79,8 @@ int main(int argc, char** argv) {
     return kExitUsage;
   }
 
-  if (*quorum_cmd) return zkverify::verifier::run_quorum(quorum, std::cout, std::cerr);
+  if (*quorum_cmd) return run_quorum(quorum, std::cout, std::cerr);
+  if (*order_cmd) return run_order(order, std::cout, std::cerr);
+  if (*safe_cmd) return run_safe_to_restart(safe, std::cout, std::cerr);
   return kExitUsage;
 }

@@ -28,6 +28,7 @@ struct ServerRow {
   std::optional<probes::Zxid> zxid;  // highest seen: srvr's, or the round-trip write this server read back
   std::optional<double> latency_ms;  // of the srvr exchange
   std::optional<std::int64_t> node_count;  // srvr's "Node count"
+  std::optional<bool> read_back;     // the round trip's write was read back here (unset: not attempted)
   std::string error;                 // empty when the server answered srvr
   std::string note;
 };

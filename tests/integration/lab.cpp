@@ -92,12 +92,14 @@ std::string Lab::leader() const {
 
 void Lab::act(const std::string& verb, const std::string& name) const { zklab(verb + " " + dir_ + " " + name); }
 
-Run zkverify(const std::string& args) {
+Run sh(const std::string& command) {
   Run run;
   auto started = std::chrono::steady_clock::now();
-  run.exit_code = shell(std::string(ZKVERIFY_BIN) + " " + args, run.out, run.err);
+  run.exit_code = shell("ZKVERIFY=" + std::string(ZKVERIFY_BIN) + "; " + command, run.out, run.err);
   run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   return run;
 }
+
+Run zkverify(const std::string& args) { return sh("$ZKVERIFY " + args); }
 
 }  // namespace lab

@@ -38,5 +38,7 @@ class Lab {
 
 // Runs the zkverify binary with `args`; stdout, stderr and the exit code come back.
 Run zkverify(const std::string& args);
+// Runs a shell command line, where "$ZKVERIFY" is the zkverify binary.
+Run sh(const std::string& command);
 
 }  // namespace lab

@@ -52,7 +52,13 @@ inline RoundTrip round_trip(const std::vector<ServerProbe>& probes, const std::s
   for (const auto& probe : probes) {
     ++id;
     if (!probe.srvr || probe.srvr->kind != ReplyKind::facts) continue;
-    trip.reads.push_back({probe.address.name, ZkError::ok, id, true, trip.write_zxid, std::chrono::microseconds(900)});
+    ReadBack read;
+    read.server = probe.address.name;
+    read.error = ZkError::ok;
+    read.session_server_id = id;
+    read.bytes_match = true;
+    read.read_mzxid = trip.write_zxid;
+    trip.reads.push_back(read);
   }
   return trip;
 }

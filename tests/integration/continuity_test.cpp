@@ -1,0 +1,216 @@
+// Continuity across upgrade steps against a real ensemble: the ledger, the durability marker,
+// --wait, zkverify order and zkverify safe-to-restart.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "integration/lab.hpp"
+
+using Catch::Matchers::Contains;
+using lab::zkverify;
+
+namespace {
+
+const nlohmann::json* finding(const nlohmann::json& report, const std::string& code) {
+  for (const auto& f : report["findings"])
+    if (f["code"] == code) return &f;
+  return nullptr;
+}
+
+int count_findings(const nlohmann::json& report, const std::string& code) {
+  int n = 0;
+  for (const auto& f : report["findings"]) n += f["code"] == code;
+  return n;
+}
+
+nlohmann::json read_json(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+struct Scratch {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / ("zkverify-state-" + std::to_string(::getpid()));
+  Scratch() { std::filesystem::create_directories(dir); }
+  ~Scratch() { std::filesystem::remove_all(dir); }
+  std::string file(const std::string& name) const { return (dir / name).string(); }
+};
+
+const char* kWait = "--wait 90s --interval 500ms";
+
+}  // namespace
+
+TEST_CASE("ledger: restarts of a persistent server, a wiped one and the leader stay healthy", "[integration]") {
+  lab::Lab ensemble;
+  Scratch scratch;
+  auto state = scratch.file("ledger.json");
+  auto quorum = "quorum --output json --servers " + ensemble.servers() + " --state " + state;
+
+  auto first = zkverify(quorum);
+  INFO(first.out << first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK(finding(first.json(), "marker-recorded"));
+  auto ledger = read_json(state);
+  CHECK(ledger["format"] == "zkverify-ledger/1");
+  CHECK(ledger["marker"]["path"] == "/zkverify/marker");
+  CHECK(ledger["servers"].size() == 5);
+  auto first_epoch = ledger["high_epoch"].get<int>();
+
+  auto leader = ensemble.leader();
+  std::string persistent = leader == "pzoo-0" ? "pzoo-1" : "pzoo-0";
+  std::string wiped = leader == "zoo-0" ? "zoo-1" : "zoo-0";
+  for (const auto& name : {persistent, wiped, leader}) {
+    ensemble.act("restart", name);
+    auto run = zkverify(quorum + " " + kWait);
+    INFO("after restarting " << name << ": " << run.out << run.err);
+    CHECK(run.exit_code == 0);
+    CHECK_THAT(run.err, Contains("healthy 3/3 in a row"));
+    CHECK(count_findings(run.json(), "data-loss") == 0);
+  }
+  // The leader's restart made an election: a new epoch, which is progress, not an error.
+  CHECK(read_json(state)["high_epoch"].get<int>() > first_epoch);
+  CHECK(read_json(state)["leader"] != leader);
+}
+
+TEST_CASE("data loss: all servers restarted with wiped data is critical until --reset-state", "[integration]") {
+  lab::Lab ensemble;
+  Scratch scratch;
+  auto state = scratch.file("ledger.json");
+  auto quorum = "quorum --output json --servers " + ensemble.servers() + " --state " + state;
+  REQUIRE(zkverify(quorum).exit_code == 0);
+  REQUIRE(zkverify(quorum).exit_code == 0);  // some history: the zxid moves on
+  auto high_before = read_json(state)["high_zxid"].get<std::string>();
+
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) {
+    ensemble.act("stop", name);
+    ensemble.act("wipe", name);
+  }
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("start", name);
+  ensemble.act("wait");
+
+  auto run = zkverify(quorum);
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 2);
+  auto report = run.json();
+  CHECK(report["verdict"] == "critical");
+  CHECK(report["serving_voters"] == 5);  // the ensemble itself looks perfectly healthy
+  REQUIRE(count_findings(report, "data-loss") == 2);
+  std::string all;
+  for (const auto& f : report["findings"]) all += f["message"].get<std::string>() + "\n";
+  CHECK_THAT(all, Contains("zxid went backwards: " + high_before));
+  CHECK_THAT(all, Contains("/zkverify/marker"));
+  CHECK_THAT(all, Contains("is gone on pzoo-0, pzoo-1, pzoo-2, zoo-0, zoo-1"));
+  CHECK(read_json(state)["high_zxid"] == high_before);  // the old high-water mark is kept
+
+  auto again = zkverify(quorum);
+  CHECK(again.exit_code == 2);
+  CHECK_THAT((*finding(again.json(), "data-loss"))["message"].get<std::string>(), Contains("until --reset-state"));
+  CHECK(zkverify(quorum + " " + kWait).exit_code == 2);  // waiting does not help, and says so at once
+
+  auto reset = zkverify(quorum + " --reset-state");
+  INFO(reset.err);
+  CHECK(reset.exit_code == 0);
+  CHECK_THAT(reset.err, Contains("--reset-state: forgetting the ledger"));
+  CHECK_THAT(reset.err, Contains("the data-loss alarm"));
+  CHECK(zkverify(quorum).exit_code == 0);
+}
+
+TEST_CASE("order puts the leader last; safe-to-restart guards the quorum and the leader", "[integration]") {
+  lab::Lab ensemble;
+  Scratch scratch;
+  auto servers = ensemble.servers();
+  auto leader = ensemble.leader();
+
+  auto order = zkverify("order --servers " + servers);
+  REQUIRE(order.exit_code == 0);
+  std::vector<std::string> names;
+  std::istringstream lines(order.out);
+  for (std::string line; std::getline(lines, line);) names.push_back(line);
+  REQUIRE(names.size() == 5);
+  CHECK(names.back() == leader);
+  auto as_json = zkverify("order --output json --servers " + servers).json();
+  CHECK(as_json["order"].back() == leader);
+
+  auto safe = [&](const std::string& name, const std::string& extra = "") {
+    return zkverify("safe-to-restart " + name + " --servers " + servers + " " + extra);
+  };
+  SECTION("the leader only after every follower, remembered with --state") {
+    auto refused = safe(leader);
+    CHECK(refused.exit_code == 1);
+    CHECK_THAT(refused.out, Contains("is the leader; restart it last"));
+    auto state = scratch.file("round.json");
+    for (std::size_t i = 0; i + 1 < names.size(); ++i) {
+      INFO(names[i]);
+      CHECK(safe(names[i], "--state " + state).exit_code == 0);
+    }
+    auto last = safe(leader, "--state " + state);
+    INFO(last.out);
+    CHECK(last.exit_code == 0);
+    CHECK(read_json(state)["restarted_this_round"].empty());  // the round is complete
+  }
+  SECTION("two of five down: no further restart, but the down ones may be restarted") {
+    std::vector<std::string> followers;
+    for (const auto& name : names)
+      if (name != leader) followers.push_back(name);
+    ensemble.act("stop", followers[0]);
+    ensemble.act("stop", followers[1]);
+    auto refused = safe(followers[2]);
+    INFO(refused.out);
+    CHECK(refused.exit_code == 1);
+    CHECK_THAT(refused.out, Contains("2 of 5 voters already down or not synced: restarting " + followers[2]));
+    CHECK(safe(followers[0]).exit_code == 0);  // it is down already: restarting it costs nothing
+    auto down_first = zkverify("order --servers " + servers);
+    CHECK(down_first.out.starts_with(followers[0] + "\n" + followers[1] + "\n"));
+  }
+  SECTION("a name that is not listed is a usage error") {
+    auto run = safe("pzoo-9");
+    CHECK(run.exit_code == 64);
+    CHECK_THAT(run.err, Contains("'pzoo-9' is not in --servers"));
+  }
+}
+
+TEST_CASE("--wait gives up at its deadline with a progress line per attempt", "[integration]") {
+  lab::Lab ensemble;
+  auto paused = ensemble.leader() == "zoo-0" ? "zoo-1" : "zoo-0";
+  ensemble.act("pause", paused);
+  auto run = zkverify("quorum --servers " + ensemble.servers() + " --timeout 1s --wait 3s --interval 500ms");
+  ensemble.act("resume", paused);
+  INFO(run.err);
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.err, Contains("attempt 2: degraded (unreachable " + std::string(paused) + ")"));
+  CHECK_THAT(run.err, Contains("--wait 3.0s is over"));
+}
+
+TEST_CASE("state files: corrupt, locked, concurrent", "[integration]") {
+  lab::Lab ensemble;
+  Scratch scratch;
+  auto quorum = "quorum --servers " + ensemble.servers() + " --timeout 2s --state ";
+
+  auto corrupt = scratch.file("corrupt.json");
+  std::ofstream(corrupt) << "{\"format\": \"zkverify-ledger/1\", \"high_zxid\": 7}";
+  auto run = zkverify(quorum + corrupt);
+  CHECK(run.exit_code == 64);
+  CHECK_THAT(run.err, Contains(corrupt));
+  CHECK_THAT(run.err, Contains("not a zkverify ledger"));
+  CHECK(read_json(corrupt)["high_zxid"] == 7);  // never silently replaced
+
+  auto locked = scratch.file("locked.json");
+  auto holder = "flock " + locked + ".lock sleep 5 & sleep 0.5; ";
+  auto blocked = lab::sh(holder + "$ZKVERIFY " + quorum + locked);
+  CHECK(blocked.exit_code == 64);
+  CHECK_THAT(blocked.err, Contains("is locked by another zkverify"));
+  CHECK_FALSE(std::filesystem::exists(locked));
+
+  // Two runs at once on one file: both succeed one after the other, the file is whole.
+  auto shared = scratch.file("shared.json");
+  auto both = lab::sh("$ZKVERIFY " + quorum + shared + " >/dev/null & $ZKVERIFY " + quorum + shared +
+                      " >/dev/null && wait $!");
+  CHECK(both.exit_code == 0);
+  CHECK(read_json(shared)["format"] == "zkverify-ledger/1");
+  for (const auto& entry : std::filesystem::directory_iterator(scratch.dir))
+    CHECK_FALSE(entry.path().filename().string().find(".tmp.") != std::string::npos);  // no temp files left
+}

@@ -1,0 +1,164 @@
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "synthetic.hpp"
+#include "verifier/ledger.hpp"
+#include "verifier/restart_plan.hpp"
+
+using namespace zkverify::verifier;
+using namespace synthetic;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const Finding* find(const std::vector<Finding>& findings, const std::string& code) {
+  auto it = std::ranges::find(findings, code, &Finding::code);
+  return it == findings.end() ? nullptr : &*it;
+}
+
+// A healthy ensemble on `epoch` whose round trip also read the marker (czxid, content) everywhere.
+EnsembleFacts with_marker(std::uint32_t epoch, std::optional<std::uint64_t> marker_czxid, std::string content = "m") {
+  auto facts = healthy_five();
+  for (auto& probe : facts.probes) probe.srvr->facts.zxid = Zxid{(std::uint64_t{epoch} << 32) | 5};
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", epoch);
+  facts.round_trip->marker_path = "/zkverify/marker";
+  for (auto& read : facts.round_trip->reads) {
+    read.marker_error = marker_czxid ? ZkError::ok : ZkError::no_node;
+    if (marker_czxid) read.marker_czxid = Zxid{*marker_czxid};
+    read.marker_data = content;
+  }
+  return facts;
+}
+
+LedgerOutcome run(const EnsembleFacts& facts, const std::optional<Ledger>& previous) {
+  return apply_ledger(facts, judge(facts), previous, "2026-11-30T12:00:00Z");
+}
+
+}  // namespace
+
+TEST_CASE("first ledger run: the marker is adopted, the high-water mark recorded") {
+  auto out = run(with_marker(1, 0x100000003), std::nullopt);
+  REQUIRE(out.next.marker);
+  CHECK(out.next.marker->czxid.value == 0x100000003);
+  CHECK(out.next.marker->path == "/zkverify/marker");
+  CHECK(out.next.high_zxid.value == 0x100000007);
+  CHECK(out.next.leader == "pzoo-1");
+  CHECK(out.next.servers.size() == 5);
+  CHECK(find(out.findings, "marker-recorded"));
+  CHECK_FALSE(find(out.findings, "data-loss"));
+}
+
+TEST_CASE("a later run: progress is fine, an epoch change is only news") {
+  auto first = run(with_marker(1, 0x100000003), std::nullopt).next;
+  auto out = run(with_marker(2, 0x100000003), first);
+  CHECK(out.findings.size() == 1);
+  CHECK(find(out.findings, "epoch-changed"));
+  CHECK(out.next.high_zxid.epoch() == 2);
+}
+
+TEST_CASE("zxid going backwards is data loss, sticky, and the high-water mark is kept") {
+  auto first = run(with_marker(3, 0x300000001), std::nullopt).next;
+  auto out = run(with_marker(1, 0x300000001), first);
+  auto* loss = find(out.findings, "data-loss");
+  REQUIRE(loss);
+  CHECK(loss->severity == Severity::critical);
+  CHECK_THAT(loss->message, Contains("0x300000007 (epoch 3) was seen before, now the highest is 0x100000007 (epoch 1)"));
+  CHECK(out.next.high_zxid.value == 0x300000007);
+  REQUIRE(out.next.data_loss);
+
+  // Even once the zxid has climbed past the old mark, the alarm stays until --reset-state.
+  auto later = run(with_marker(4, 0x300000001), out.next);
+  CHECK_THAT(find(later.findings, "data-loss")->message, Contains("until --reset-state"));
+}
+
+TEST_CASE("the marker gone or recreated is data loss, naming the servers") {
+  auto first = run(with_marker(1, 0x100000003), std::nullopt).next;
+  auto gone = run(with_marker(1, std::nullopt), first);
+  CHECK_THAT(find(gone.findings, "data-loss")->message, Contains("is gone on pzoo-0, pzoo-1, pzoo-2, zoo-0, zoo-1"));
+  auto recreated = run(with_marker(1, 0x100000009), first);
+  CHECK_THAT(find(recreated.findings, "data-loss")->message, Contains("not the one recorded"));
+  auto rewritten = run(with_marker(1, 0x100000003, "other"), first);
+  CHECK(find(rewritten.findings, "data-loss"));
+}
+
+TEST_CASE("a marker that cannot be read is a warning, not data loss") {
+  auto first = run(with_marker(1, 0x100000003), std::nullopt).next;
+  auto facts = with_marker(1, 0x100000003);
+  facts.round_trip->reads[2].marker_error = ZkError::deadline_exceeded;
+  auto out = run(facts, first);
+  CHECK(find(out.findings, "marker-unread")->server == "pzoo-2");
+  CHECK_FALSE(find(out.findings, "data-loss"));
+}
+
+TEST_CASE("node count halving is a warning; a leader change and membership change are news") {
+  auto facts = with_marker(1, 0x100000003);
+  for (auto& probe : facts.probes) probe.srvr->facts.node_count = 400;
+  auto first = run(facts, std::nullopt).next;
+  CHECK(first.node_count == 400);
+
+  auto later = with_marker(1, 0x100000003);
+  for (auto& probe : later.probes) probe.srvr->facts.node_count = 150;
+  later.probes[1].srvr->facts.mode = Mode::follower;
+  later.probes[2].srvr->facts.mode = Mode::leader;
+  ConfFacts conf;
+  conf.members = {{1, "h:1", "h:2", "participant", ""}};
+  later.probes[0].conf = Reply<ConfFacts>{ReplyKind::facts, conf, {}};
+  first.membership = {"server.1=h:1:2:participant;", "server.9=h:1:2:participant;"};
+  auto out = run(later, first);
+  CHECK_THAT(find(out.findings, "node-count-drop")->message, Contains("150 znodes; the last run saw 400"));
+  CHECK_THAT(find(out.findings, "leader-changed")->message, Contains("from pzoo-1 to pzoo-2"));
+  CHECK_THAT(find(out.findings, "membership-changed")->message, Contains("removed [server.9=h:1:2:participant;]"));
+}
+
+TEST_CASE("the ledger's JSON round-trips, and a damaged one is named") {
+  auto ledger = run(with_marker(2, 0x200000001), std::nullopt).next;
+  ledger.restarted = {"zoo-1"};
+  ledger.data_loss = DataLoss{"then", "what"};
+  auto back = ledger_from_json(to_json(ledger));
+  CHECK(to_json(back) == to_json(ledger));
+
+  auto json = to_json(ledger);
+  json["high_zxid"] = "12";
+  CHECK_THROWS_WITH(ledger_from_json(json), Contains("not a hex zxid"));
+  json.erase("high_zxid");
+  CHECK_THROWS_WITH(ledger_from_json(json), Contains("missing field 'high_zxid'"));
+  CHECK_THROWS_WITH(ledger_from_json(nlohmann::json{{"format", "other/9"}}), Contains("expected \"zkverify-ledger/1\""));
+  CHECK_THROWS_WITH(ledger_from_json(nlohmann::json::array()), Contains("not a JSON object"));
+}
+
+TEST_CASE("restart order: down first, then followers, the leader last") {
+  auto facts = healthy_five();
+  facts.probes[3] = unreachable("zoo-0");
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  auto steps = restart_order(judge(facts));
+  std::vector<std::string> names;
+  for (const auto& step : steps) names.push_back(step.name);
+  CHECK(names == std::vector<std::string>{"zoo-0", "pzoo-0", "pzoo-2", "zoo-1", "pzoo-1"});
+  CHECK_THAT(steps.front().reason, Contains("unreachable"));
+  CHECK_THAT(steps.back().reason, Contains("leader"));
+}
+
+TEST_CASE("safe to restart: the quorum of synced voters, and the leader last") {
+  auto facts = healthy_five();
+  auto report = judge(facts);
+  CHECK(restart_safety(report, "pzoo-0", {}).safe);
+  auto leader = restart_safety(report, "pzoo-1", {});
+  CHECK_FALSE(leader.safe);
+  CHECK_THAT(leader.reason, Contains("after pzoo-0, pzoo-2, zoo-0, zoo-1"));
+  CHECK(restart_safety(report, "pzoo-1", {"pzoo-0", "pzoo-2", "zoo-0", "zoo-1"}).safe);
+
+  facts.probes[3] = unreachable("zoo-0");
+  facts.probes[4] = not_serving("zoo-1");
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  report = judge(facts);
+  auto refused = restart_safety(report, "pzoo-0", {});
+  CHECK_FALSE(refused.safe);
+  CHECK_THAT(refused.reason, Contains("2 of 5 voters already down or not synced: restarting pzoo-0 would leave 2"));
+  CHECK(restart_safety(report, "zoo-0", {}).safe);
+
+  facts = healthy_five();
+  facts.round_trip->reads[0].error = ZkError::deadline_exceeded;  // pzoo-0 serves but did not read the write
+  facts.round_trip->reads[2].bytes_match = false;
+  CHECK_FALSE(restart_safety(judge(facts), "zoo-0", {}).safe);
+}

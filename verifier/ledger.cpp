@@ -1,0 +1,234 @@
+#include "verifier/ledger.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "probes/parsers.hpp"
+#include "verifier/render.hpp"
+
+namespace zkverify::verifier {
+
+using nlohmann::json;
+using probes::Zxid;
+using probes::ZkError;
+
+namespace {
+
+json optional_json(const auto& value) { return value ? json(*value) : json(nullptr); }
+
+Zxid zxid_from(const json& value, const char* field) {
+  if (!value.is_string()) throw std::invalid_argument(fmt::format("'{}' is not a hex zxid string", field));
+  auto text = value.get<std::string>();
+  std::size_t used = 0;
+  std::uint64_t parsed = 0;
+  try {
+    parsed = std::stoull(text, &used, 16);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (!text.starts_with("0x") || used != text.size())
+    throw std::invalid_argument(fmt::format("'{}' is '{}', not a hex zxid like 0x100000003", field, text));
+  return Zxid{parsed};
+}
+
+const json& field(const json& object, const char* name) {
+  auto it = object.find(name);
+  if (it == object.end()) throw std::invalid_argument(fmt::format("missing field '{}'", name));
+  return *it;
+}
+
+bool is_serving_mode(const std::string& mode) { return mode == "leader" || mode == "follower" || mode == "observer"; }
+
+std::string zxid_text(Zxid zxid) { return fmt::format("{} (epoch {})", zxid_hex(zxid), zxid.epoch()); }
+
+std::vector<std::string> membership_of(const EnsembleFacts& facts) {
+  for (const auto& probe : facts.probes) {
+    if (!probe.conf || probe.conf->kind != probes::ReplyKind::facts || probe.conf->facts.members.empty()) continue;
+    std::vector<std::string> lines;
+    for (const auto& m : probe.conf->facts.members)
+      lines.push_back(fmt::format("server.{}={}:{}:{};{}", m.id, m.quorum_address,
+                                  m.election_address.substr(m.election_address.rfind(':') + 1), m.role,
+                                  m.client_address));
+    std::ranges::sort(lines);  // set_difference needs them sorted
+    return lines;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string marker_path(const std::string& namespace_path) { return namespace_path + "/marker"; }
+
+json to_json(const Ledger& ledger) {
+  json servers = json::object();
+  for (const auto& [name, server] : ledger.servers)
+    servers[name] = {{"id", optional_json(server.id)},
+                     {"high_zxid", zxid_hex(server.high_zxid)},
+                     {"mode", server.mode},
+                     {"last_seen", server.last_seen}};
+  json marker = nullptr;
+  if (ledger.marker)
+    marker = {{"path", ledger.marker->path}, {"czxid", zxid_hex(ledger.marker->czxid)}, {"content", ledger.marker->content}};
+  json data_loss = nullptr;
+  if (ledger.data_loss) data_loss = {{"detected", ledger.data_loss->detected}, {"message", ledger.data_loss->message}};
+  return {
+      {"format", kLedgerFormat},
+      {"updated", ledger.updated},
+      {"high_zxid", zxid_hex(ledger.high_zxid)},
+      {"high_epoch", ledger.high_zxid.epoch()},
+      {"node_count", optional_json(ledger.node_count)},
+      {"leader", optional_json(ledger.leader)},
+      {"membership", ledger.membership},
+      {"marker", std::move(marker)},
+      {"data_loss", std::move(data_loss)},
+      {"servers", std::move(servers)},
+      {"restarted_this_round", ledger.restarted},
+  };
+}
+
+Ledger ledger_from_json(const json& in) {
+  if (!in.is_object()) throw std::invalid_argument("not a JSON object");
+  if (field(in, "format") != kLedgerFormat)
+    throw std::invalid_argument(fmt::format("format is {}, expected \"{}\"", field(in, "format").dump(), kLedgerFormat));
+  Ledger ledger;
+  try {
+    ledger.updated = field(in, "updated").get<std::string>();
+    ledger.high_zxid = zxid_from(field(in, "high_zxid"), "high_zxid");
+    if (const auto& count = field(in, "node_count"); !count.is_null()) ledger.node_count = count.get<std::int64_t>();
+    if (const auto& leader = field(in, "leader"); !leader.is_null()) ledger.leader = leader.get<std::string>();
+    ledger.membership = field(in, "membership").get<std::vector<std::string>>();
+    if (const auto& marker = field(in, "marker"); !marker.is_null())
+      ledger.marker = Marker{field(marker, "path").get<std::string>(), zxid_from(field(marker, "czxid"), "marker.czxid"),
+                             field(marker, "content").get<std::string>()};
+    if (const auto& loss = field(in, "data_loss"); !loss.is_null())
+      ledger.data_loss = DataLoss{field(loss, "detected").get<std::string>(), field(loss, "message").get<std::string>()};
+    for (const auto& [name, server] : field(in, "servers").items()) {
+      LedgerServer entry;
+      if (const auto& id = field(server, "id"); !id.is_null()) entry.id = id.get<int>();
+      entry.high_zxid = zxid_from(field(server, "high_zxid"), "servers.high_zxid");
+      entry.mode = field(server, "mode").get<std::string>();
+      entry.last_seen = field(server, "last_seen").get<std::string>();
+      ledger.servers[name] = std::move(entry);
+    }
+    ledger.restarted = field(in, "restarted_this_round").get<std::set<std::string>>();
+  } catch (const json::exception& error) {
+    throw std::invalid_argument(fmt::format("a field has the wrong type: {}", error.what()));
+  }
+  return ledger;
+}
+
+LedgerOutcome apply_ledger(const EnsembleFacts& facts, const Report& report, const std::optional<Ledger>& previous,
+                           const std::string& now) {
+  LedgerOutcome out;
+  Ledger& next = out.next;
+  if (previous) next = *previous;
+  next.updated = now;
+  auto add = [&](Severity severity, std::string code, std::string server, std::string message) {
+    out.findings.push_back({severity, std::move(code), std::move(server), std::move(message)});
+  };
+  auto record_loss = [&](const std::string& message) {
+    add(Severity::critical, "data-loss", "", message);
+    if (!next.data_loss) next.data_loss = DataLoss{now, message};
+  };
+
+  if (previous && previous->data_loss)
+    add(Severity::critical, "data-loss", "",
+        fmt::format("data loss was detected at {}: {}. This stays critical until --reset-state",
+                    previous->data_loss->detected, previous->data_loss->message));
+
+  // The ensemble's zxid: the highest any serving server showed (after the write, when there was one).
+  std::optional<Zxid> current;
+  for (const auto& row : report.servers)
+    if (row.zxid && is_serving_mode(row.mode) && (!current || *current < *row.zxid)) current = row.zxid;
+  if (current && report.leader) {
+    if (previous && *current < previous->high_zxid && !previous->data_loss)
+      record_loss(fmt::format("the ensemble's zxid went backwards: {} was seen before, now the highest is {}",
+                              zxid_text(previous->high_zxid), zxid_text(*current)));
+    else if (previous && current->epoch() > previous->high_zxid.epoch())
+      add(Severity::info, "epoch-changed", "",
+          fmt::format("epoch {} -> {}: a leader was elected since the last run", previous->high_zxid.epoch(),
+                      current->epoch()));
+    next.high_zxid = std::max(next.high_zxid, *current);
+  }
+
+  if (report.leader) {
+    if (previous && previous->leader && *previous->leader != *report.leader)
+      add(Severity::info, "leader-changed", *report.leader,
+          fmt::format("the leader moved from {} to {}", *previous->leader, *report.leader));
+    next.leader = report.leader;
+    for (const auto& row : report.servers)
+      if (row.name == *report.leader && row.node_count) {
+        auto before = previous ? previous->node_count : std::nullopt;
+        if (before && *before >= 10 && *row.node_count < *before / 2)
+          add(Severity::warning, "node-count-drop", row.name,
+              fmt::format("the leader has {} znodes; the last run saw {}", *row.node_count, *before));
+        next.node_count = row.node_count;
+      }
+  }
+
+  auto membership = membership_of(facts);
+  if (!membership.empty()) {
+    if (previous && !previous->membership.empty() && previous->membership != membership) {
+      std::vector<std::string> added, removed;
+      std::ranges::set_difference(membership, previous->membership, std::back_inserter(added));
+      std::ranges::set_difference(previous->membership, membership, std::back_inserter(removed));
+      add(Severity::info, "membership-changed", "",
+          fmt::format("the membership changed: added [{}], removed [{}]", fmt::join(added, " "), fmt::join(removed, " ")));
+    }
+    next.membership = membership;
+  }
+
+  for (const auto& row : report.servers) {
+    if (!row.zxid) continue;
+    auto& entry = next.servers[row.name];
+    if (row.id) entry.id = row.id;
+    entry.high_zxid = std::max(entry.high_zxid, *row.zxid);
+    entry.mode = row.mode;
+    entry.last_seen = now;
+  }
+
+  // The durability marker: it must be on every server, unchanged, for as long as the ledger lives.
+  const auto& trip = facts.round_trip;
+  if (previous && previous->marker && trip) {
+    const auto& marker = *previous->marker;
+    std::vector<std::string> gone, changed;
+    for (const auto& read : trip->reads) {
+      if (read.marker_error == ZkError::no_node) gone.push_back(read.server);
+      else if (read.marker_error == ZkError::ok && (read.marker_czxid != marker.czxid || read.marker_data != marker.content))
+        changed.push_back(read.server);
+      else if (read.marker_error != ZkError::ok && read.marker_error != ZkError::not_attempted)
+        add(Severity::warning, "marker-unread", read.server,
+            fmt::format("could not read the durability marker through {}: {}", read.server,
+                        probes::to_string(read.marker_error)));
+    }
+    if (!gone.empty())
+      record_loss(fmt::format("the durability marker {} (czxid {}) is gone on {}", marker.path, zxid_hex(marker.czxid),
+                              fmt::join(gone, ", ")));
+    if (!changed.empty())
+      record_loss(fmt::format("the durability marker {} on {} is not the one recorded (czxid {}): it was recreated",
+                              marker.path, fmt::join(changed, ", "), zxid_hex(marker.czxid)));
+  } else if (!next.marker && trip) {
+    // The first ledger run: adopt the marker as the servers show it (created now, or already there).
+    for (const auto& read : trip->reads) {
+      if (read.marker_error != ZkError::ok || !read.marker_czxid) continue;
+      next.marker = Marker{trip->marker_path, *read.marker_czxid, read.marker_data};
+      add(Severity::info, "marker-recorded", "",
+          fmt::format("durability marker {} recorded (czxid {})", trip->marker_path, zxid_hex(*read.marker_czxid)));
+      break;
+    }
+  }
+  return out;
+}
+
+std::string describe_forgotten(const Ledger& ledger) {
+  std::string text = fmt::format("high zxid {}, {} servers", zxid_text(ledger.high_zxid), ledger.servers.size());
+  if (ledger.marker) text += fmt::format(", marker {} (czxid {})", ledger.marker->path, zxid_hex(ledger.marker->czxid));
+  if (ledger.data_loss) text += fmt::format(", the data-loss alarm raised at {}", ledger.data_loss->detected);
+  if (!ledger.restarted.empty()) text += fmt::format(", restart round [{}]", fmt::join(ledger.restarted, " "));
+  return text + fmt::format(" (last updated {})", ledger.updated);
+}
+
+}  // namespace zkverify::verifier

@@ -1,0 +1,24 @@
+#pragma once
+// `zkverify order` and `zkverify safe-to-restart`: the restart plan of a rolling upgrade.
+
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "verifier/quorum_command.hpp"
+
+namespace zkverify::verifier {
+
+// Prints the order in which to restart the servers (text: one name per line). Exit 0, or 64.
+int run_order(const EnsembleOptions& options, std::ostream& out, std::ostream& err);
+
+struct SafeToRestartOptions : EnsembleOptions {
+  std::string name;                        // the server to restart
+  std::optional<std::string> state_file;   // --state FILE: remembers this round's restarts
+};
+
+// Exit 0 when restarting `name` now is safe (recorded in the ledger's restart round with --state),
+// 1 when not (the reason on stdout), 64 when `name` is not listed or the options are bad.
+int run_safe_to_restart(const SafeToRestartOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace zkverify::verifier
