@@ -88,6 +88,7 @@ awaitable<void> probe_one(ServerProbe& probe, ProbeLimits limits) {
   probe.srvr_exchange = co_await exchange_word(probe.address, "srvr", limits);
   if (probe.srvr_exchange.error != TransportError::none) co_return;
   probe.srvr = parse_srvr(probe.srvr_exchange.reply);
+  if (limits.srvr_only) co_return;
 
   for (const auto& word : kOptionalWords) {
     auto exchange = co_await exchange_word(probe.address, word, limits);

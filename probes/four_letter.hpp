@@ -19,6 +19,7 @@ struct ProbeLimits {
   std::chrono::milliseconds connect_timeout{1000};     // per connection, capped by `deadline`
   std::chrono::milliseconds exchange_timeout{2000};    // per request once connected, capped by `deadline`
   std::size_t max_reply_bytes = 512 * 1024;            // a flooding peer is cut off here
+  bool srvr_only = false;                              // skip the optional words and the AdminServer
 };
 
 // The words tried after srvr, in order; refused ones are recorded, not retried.

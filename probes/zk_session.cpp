@@ -46,6 +46,7 @@ class ZkSession::PendingOp {
   std::string path;
   std::string data;
   Stat stat{};
+  std::vector<std::string> children;
 
  private:
   std::mutex mutex_;
@@ -71,7 +72,9 @@ void release_after_failed_submit(const void* data) { take_from_client(data); }
 
 }  // namespace
 
-ZkSession::ZkSession(const std::string& connect_string, std::chrono::milliseconds session_timeout) {
+ZkSession::ZkSession(const std::string& connect_string, std::chrono::milliseconds session_timeout,
+                     StateListener listener)
+    : listener_(std::move(listener)) {
   configure_client_log();
   handle_ = zookeeper_init(connect_string.c_str(), &ZkSession::on_session_event, static_cast<int>(session_timeout.count()),
                            nullptr, this, 0);
@@ -81,12 +84,18 @@ ZkSession::~ZkSession() {
   if (handle_) zookeeper_close(handle_);
 }
 
-void ZkSession::on_session_event(zhandle_t*, int type, int state, const char*, void* context) {
+void ZkSession::on_session_event(zhandle_t* zh, int type, int state, const char*, void* context) {
   if (type != ZOO_SESSION_EVENT) return;
   auto* self = static_cast<ZkSession*>(context);
-  std::lock_guard lock(self->mutex_);
-  self->state_ = state;
-  self->changed_.notify_all();
+  {
+    std::lock_guard lock(self->mutex_);
+    self->state_ = state;
+    self->changed_.notify_all();
+  }
+  if (self->listener_) {
+    const char* server = zoo_get_current_server(zh);  // the client's own buffer: copied at once
+    self->listener_(state, server ? server : "");
+  }
 }
 
 ZkError ZkSession::wait_connected(Clock::time_point deadline) {
@@ -145,6 +154,89 @@ ZkError ZkSession::remove(const std::string& path, Clock::time_point deadline) {
   return op->wait(deadline);
 }
 
+ZkError ZkSession::exists(const std::string& path, Clock::time_point deadline) {
+  auto op = std::make_shared<PendingOp>();
+  auto completion = [](int rc, const Stat*, const void* context) { take_from_client(context)->finish(rc, [](PendingOp&) {}); };
+  auto* context = hand_to_client(op);
+  if (int rc = zoo_aexists(handle_, path.c_str(), 0, completion, context); rc != ZOK) {
+    release_after_failed_submit(context);
+    return zk_error_from_code(rc);
+  }
+  return op->wait(deadline);
+}
+
+ZkError ZkSession::remove_all(const std::vector<std::string>& paths, Clock::time_point deadline) {
+  std::vector<std::shared_ptr<PendingOp>> ops;
+  auto completion = [](int rc, const void* context) { take_from_client(context)->finish(rc, [](PendingOp&) {}); };
+  for (const auto& path : paths) {
+    auto op = std::make_shared<PendingOp>();
+    auto* context = hand_to_client(op);
+    if (int rc = zoo_adelete(handle_, path.c_str(), -1, completion, context); rc != ZOK) {
+      release_after_failed_submit(context);
+      op->finish(rc, [](PendingOp&) {});
+    }
+    ops.push_back(std::move(op));
+  }
+  ZkError first = ZkError::ok;
+  for (const auto& op : ops) {
+    auto result = op->wait(deadline);
+    if (result != ZkError::ok && result != ZkError::no_node && first == ZkError::ok) first = result;
+  }
+  return first;
+}
+
+ZkError ZkSession::sync_and_children(const std::string& path, Clock::time_point deadline,
+                                     std::vector<std::string>& children) {
+  auto op = std::make_shared<PendingOp>();
+  auto sync_done = [](int rc, const char*, const void* context) {
+    auto pending = take_from_client(context);
+    if (rc != ZOK) pending->finish(rc, [](PendingOp&) {});
+  };
+  auto listed = [](int rc, const String_vector* strings, const void* context) {
+    take_from_client(context)->finish(rc, [&](PendingOp& self) {
+      if (!strings) return;
+      for (std::int32_t i = 0; i < strings->count; ++i) self.children.emplace_back(strings->data[i]);
+    });
+  };
+  auto* sync_context = hand_to_client(op);
+  if (int rc = zoo_async(handle_, path.c_str(), sync_done, sync_context); rc != ZOK) {
+    release_after_failed_submit(sync_context);
+    return zk_error_from_code(rc);
+  }
+  auto* list_context = hand_to_client(op);
+  if (int rc = zoo_aget_children(handle_, path.c_str(), 0, listed, list_context); rc != ZOK) {
+    release_after_failed_submit(list_context);
+    op->finish(rc, [](PendingOp&) {});
+  }
+  auto result = op->wait(deadline);
+  if (result == ZkError::ok) children = op->children;
+  return result;
+}
+
+void ZkSession::set_async(const std::string& path, const std::string& data, SetDone done) {
+  struct Request {
+    SetDone done;
+  };
+  auto completion = [](int rc, const Stat* stat, const void* context) {
+    std::unique_ptr<Request> request(static_cast<Request*>(const_cast<void*>(context)));
+    request->done(zk_error_from_code(rc), stat ? stat->version : -1);
+  };
+  auto* request = new Request{std::move(done)};
+  if (int rc = zoo_aset(handle_, path.c_str(), data.data(), static_cast<int>(data.size()), -1, completion, request);
+      rc != ZOK) {
+    std::unique_ptr<Request> failed(request);
+    failed->done(zk_error_from_code(rc), -1);
+  }
+}
+
+std::chrono::milliseconds ZkSession::negotiated_timeout() const {
+  {
+    std::lock_guard lock(mutex_);
+    if (state_ != ZOO_CONNECTED_STATE) return std::chrono::milliseconds(0);
+  }
+  return std::chrono::milliseconds(zoo_recv_timeout(handle_));
+}
+
 std::vector<std::shared_ptr<ZkSession::PendingOp>> ZkSession::start_sync_and_read(
     const std::string& sync_path, const std::vector<std::string>& paths) {
   std::vector<std::shared_ptr<PendingOp>> reads;
@@ -186,6 +278,7 @@ ZkError ZkSession::await_read(const std::shared_ptr<PendingOp>& op, Clock::time_
     read.data = op->data;
     read.czxid.value = static_cast<std::uint64_t>(op->stat.czxid);
     read.mzxid.value = static_cast<std::uint64_t>(op->stat.mzxid);
+    read.version = op->stat.version;
   }
   return result;
 }

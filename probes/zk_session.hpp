@@ -6,6 +6,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,15 +24,21 @@ struct NodeRead {
   std::string data;
   Zxid czxid;
   Zxid mzxid;
+  std::int32_t version = 0;
 };
 
 class ZkSession {
  public:
   class PendingOp;
 
-  // Starts connecting to `connect_string` ("host:port" pins the session to that one server) and
-  // returns at once; wait_connected() waits for the outcome.
-  ZkSession(const std::string& connect_string, std::chrono::milliseconds session_timeout);
+  // Called from the C client's thread on every session state change (ZOO_CONNECTED_STATE, ...),
+  // with the server the session is connected or connecting to ("127.0.0.1:2181").
+  using StateListener = std::function<void(int state, const std::string& server)>;
+
+  // Starts connecting to `connect_string` ("host:port" pins the session to that one server; several
+  // are tried in the order given) and returns at once; wait_connected() waits for the outcome.
+  ZkSession(const std::string& connect_string, std::chrono::milliseconds session_timeout,
+            StateListener listener = nullptr);
   ~ZkSession();  // closes the session (the server drops its ephemeral nodes)
   ZkSession(const ZkSession&) = delete;
   ZkSession& operator=(const ZkSession&) = delete;
@@ -44,6 +51,19 @@ class ZkSession {
   ZkError create(const std::string& path, const std::string& data, int flags, Clock::time_point deadline,
                  std::string* created_path = nullptr, Zxid* czxid = nullptr);
   ZkError remove(const std::string& path, Clock::time_point deadline);
+  ZkError exists(const std::string& path, Clock::time_point deadline);
+  // Deletes every path, pipelined; returns the first error other than no_node.
+  ZkError remove_all(const std::vector<std::string>& paths, Clock::time_point deadline);
+  // sync, then the children of `path`.
+  ZkError sync_and_children(const std::string& path, Clock::time_point deadline, std::vector<std::string>& children);
+
+  // Fire-and-forget setData (any version); `done` runs on the C client's thread with the outcome and
+  // the node's new version.
+  using SetDone = std::function<void(ZkError, std::int32_t version)>;
+  void set_async(const std::string& path, const std::string& data, SetDone done);
+
+  // The session timeout the server granted (0 until connected).
+  [[nodiscard]] std::chrono::milliseconds negotiated_timeout() const;
 
   // Queues a sync (so this server has caught up with the leader) and then a read of each path;
   // returns without waiting, so reads through several sessions run concurrently. await_read()
@@ -54,6 +74,7 @@ class ZkSession {
 
  private:
   static void on_session_event(zhandle_t* zh, int type, int state, const char* path, void* context);
+  StateListener listener_;
   zhandle_t* handle_ = nullptr;
   mutable std::mutex mutex_;
   std::condition_variable changed_;

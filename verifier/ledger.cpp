@@ -40,6 +40,10 @@ const json& field(const json& object, const char* name) {
   return *it;
 }
 
+// Below this many znodes, halving says little (zkverify's own watch adds a dozen); the zxid and the
+// marker catch data loss in small ensembles.
+constexpr std::int64_t kNodeCountFloor = 100;
+
 bool is_serving_mode(const std::string& mode) { return mode == "leader" || mode == "follower" || mode == "observer"; }
 
 std::string zxid_text(Zxid zxid) { return fmt::format("{} (epoch {})", zxid_hex(zxid), zxid.epoch()); }
@@ -162,7 +166,7 @@ LedgerOutcome apply_ledger(const EnsembleFacts& facts, const Report& report, con
     for (const auto& row : report.servers)
       if (row.name == *report.leader && row.node_count) {
         auto before = previous ? previous->node_count : std::nullopt;
-        if (before && *before >= 10 && *row.node_count < *before / 2)
+        if (before && *before >= kNodeCountFloor && *row.node_count < *before / 2)
           add(Severity::warning, "node-count-drop", row.name,
               fmt::format("the leader has {} znodes; the last run saw {}", *row.node_count, *before));
         next.node_count = row.node_count;

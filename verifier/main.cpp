@@ -7,6 +7,8 @@
 #include "verifier/durations.hpp"
 #include "verifier/quorum_command.hpp"
 #include "verifier/restart_commands.hpp"
+#include "verifier/step_command.hpp"
+#include "verifier/watch_command.hpp"
 
 namespace {
 
@@ -67,6 +69,43 @@ int main(int argc, char** argv) {
       "--state", [&](const std::string& path) { safe.state_file = path; },
       "Ledger file: remembers which servers this restart round has approved, so the leader can go last");
 
+  WatchOptions watch;
+  auto* watch_cmd = app.add_subcommand(
+      "watch", "Client sessions and ordered writes beside an upgrade: events as they happen, a summary at the end");
+  watch_cmd->add_option("--servers", watch.servers, "Connect string host:port,...; entries may be NAME=host:port")
+      ->required();
+  watch_cmd->add_option_function<std::string>(
+      "--duration", [&](const std::string& text) { watch.duration = parse_duration(text); },
+      "Stop after this long (default: at SIGINT or SIGTERM)");
+  watch_cmd->add_option("--rate", watch.rate, "Writes per second, through the sessions in turn (default 20)");
+  watch_cmd->add_option("--output", watch.output, "text or json lines (default text)");
+  watch_cmd->add_option("--namespace", watch.namespace_path, "Znode under which zkverify writes (default /zkverify)");
+  watch_cmd->add_option_function<std::string>("--session-timeout", duration_into(watch.session_timeout),
+                                              "Session timeout to ask the servers for (default 10s)");
+  watch_cmd->add_option_function<std::string>(
+      "--max-unavailable", [&](const std::string& text) { watch.max_unavailable = parse_duration(text); },
+      "Fail (exit 2) when writes failed for longer than this in a row");
+
+  StepOptions step;
+  auto* step_cmd = app.add_subcommand(
+      "step", "Wrap one restart: check it is safe, run COMMAND with a watch running, wait until healthy, verify");
+  step_cmd->add_option("--servers", step.servers, "Connect string host:port,...; entries may be NAME=host:port")
+      ->required();
+  step_cmd->add_option("--restart", step.restart, "The server COMMAND restarts, as named in --servers")->required();
+  step_cmd->add_option_function<std::string>("--timeout", duration_into(step.timeout),
+                                             "How long to wait for the server and the ensemble afterwards (default 10m)");
+  step_cmd->add_option_function<std::string>(
+      "--state", [&](const std::string& path) { step.state_file = path; }, "Ledger file, as for quorum --state");
+  step_cmd->add_option_function<std::string>(
+      "--max-unavailable", [&](const std::string& text) { step.max_unavailable = parse_duration(text); },
+      "Fail when writes failed for longer than this in a row");
+  step_cmd->add_option("--output", step.output, "text or json (default text)");
+  step_cmd->add_option("--namespace", step.namespace_path, "Znode under which zkverify writes (default /zkverify)");
+  step_cmd->add_option("--rate", step.rate, "Writes per second during the step (default 20)");
+  step_cmd->add_option_function<std::string>("--session-timeout", duration_into(step.session_timeout),
+                                             "Session timeout of the watch's sessions (default 10s)");
+  step_cmd->add_option("COMMAND", step.command, "After --: the command that restarts the server")->expected(-1);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& success) {
@@ -82,5 +121,7 @@ int main(int argc, char** argv) {
   if (*quorum_cmd) return run_quorum(quorum, std::cout, std::cerr);
   if (*order_cmd) return run_order(order, std::cout, std::cerr);
   if (*safe_cmd) return run_safe_to_restart(safe, std::cout, std::cerr);
+  if (*watch_cmd) return run_watch(watch, std::cout, std::cerr);
+  if (*step_cmd) return run_step(step, std::cout, std::cerr);
   return kExitUsage;
 }

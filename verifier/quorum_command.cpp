@@ -146,10 +146,7 @@ CheckResult check_once(const QuorumOptions& options, const std::optional<Ledger>
   return result;
 }
 
-namespace {
-
-// Runs one check under the state file's lock: read the ledger, check, store the new ledger.
-Report check_with_state(const QuorumOptions& options, bool& reset_pending, std::ostream& err) {
+Report check_and_record(const QuorumOptions& options, bool& reset_pending, std::ostream& err) {
   if (!options.state_file) return check_once(options, std::nullopt, false).report;
   StateFile state(*options.state_file, options.timeout);
   std::optional<Ledger> ledger;
@@ -177,6 +174,8 @@ Report check_with_state(const QuorumOptions& options, bool& reset_pending, std::
   return std::move(result.report);
 }
 
+namespace {
+
 std::string what_fails(const Report& report) {
   std::vector<std::string> parts;
   for (const auto& finding : report.findings) {
@@ -199,12 +198,12 @@ int run_quorum(const QuorumOptions& options, std::ostream& out, std::ostream& er
   try {
     validate(options);
     if (!options.wait) {
-      report = check_with_state(options, reset_pending, err);
+      report = check_and_record(options, reset_pending, err);
     } else {
       auto give_up = started + *options.wait;
       int streak = 0;
       for (int attempt = 1;; ++attempt) {
-        report = check_with_state(options, reset_pending, err);
+        report = check_and_record(options, reset_pending, err);
         streak = report.verdict == Verdict::healthy ? streak + 1 : 0;
         auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
         err << fmt::format("zkverify: [{:>7}] attempt {}: {}{}, healthy {}/{} in a row\n", format_duration(elapsed),

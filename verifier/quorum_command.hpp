@@ -53,6 +53,10 @@ struct CheckResult {
 };
 CheckResult check_once(const QuorumOptions& options, const std::optional<Ledger>& ledger, bool use_ledger);
 
+// One check under the state file's lock (when options.state_file): read the ledger (forgetting it
+// first when reset_pending, which it then clears), check, store the new ledger.
+Report check_and_record(const QuorumOptions& options, bool& reset_pending, std::ostream& err);
+
 // The whole command; prints the report to `out`, progress and usage errors to `err`. Returns the exit code.
 int run_quorum(const QuorumOptions& options, std::ostream& out, std::ostream& err);
 

@@ -39,6 +39,38 @@ int run_order(const EnsembleOptions& options, std::ostream& out, std::ostream& e
   return 0;
 }
 
+namespace {
+
+std::optional<Ledger> read_ledger(const StateFile& state) {
+  auto json = state.read();
+  if (!json) return std::nullopt;
+  try {
+    return ledger_from_json(*json);
+  } catch (const std::invalid_argument& error) {
+    throw StateFileError(fmt::format("state file {} is not a zkverify ledger: {}", state.path().string(), error.what()));
+  }
+}
+
+}  // namespace
+
+std::set<std::string> restarted_this_round(const std::optional<std::string>& state_file, std::chrono::milliseconds wait) {
+  if (!state_file) return {};
+  StateFile state(*state_file, wait);
+  auto ledger = read_ledger(state);
+  return ledger ? ledger->restarted : std::set<std::string>{};
+}
+
+void record_restart(const std::string& state_file, const std::string& name, const std::vector<ServerRow>& servers,
+                    std::chrono::milliseconds wait) {
+  StateFile state(state_file, wait);
+  Ledger next = read_ledger(state).value_or(Ledger{});
+  next.restarted.insert(name);
+  if (std::ranges::all_of(servers, [&](const ServerRow& row) { return next.restarted.contains(row.name); }))
+    next.restarted.clear();
+  next.updated = iso_now();
+  state.write(to_json(next));
+}
+
 int run_safe_to_restart(const SafeToRestartOptions& options, std::ostream& out, std::ostream& err) {
   RestartSafety safety;
   try {
@@ -50,30 +82,10 @@ int run_safe_to_restart(const SafeToRestartOptions& options, std::ostream& out, 
         for (const auto& s : servers) names += (names.empty() ? "" : ",") + s.name;
         return names;
       }()));
-    std::optional<StateFile> state;
-    std::optional<Ledger> ledger;
-    if (options.state_file) {
-      state.emplace(*options.state_file, options.timeout);
-      if (auto json = state->read()) {
-        try {
-          ledger = ledger_from_json(*json);
-        } catch (const std::invalid_argument& error) {
-          throw StateFileError(fmt::format("state file {} is not a zkverify ledger: {}", state->path().string(), error.what()));
-        }
-      }
-    }
+    auto restarted = restarted_this_round(options.state_file, options.timeout);
     auto report = judge(gather(options));
-    std::set<std::string> restarted = ledger ? ledger->restarted : std::set<std::string>{};
     safety = restart_safety(report, options.name, restarted);
-    if (safety.safe && state) {
-      // The round is over once every listed server was approved; the next one starts empty.
-      Ledger next = ledger.value_or(Ledger{});
-      next.restarted.insert(options.name);
-      if (std::ranges::all_of(report.servers, [&](const ServerRow& row) { return next.restarted.contains(row.name); }))
-        next.restarted.clear();
-      next.updated = iso_now();
-      state->write(to_json(next));
-    }
+    if (safety.safe && options.state_file) record_restart(*options.state_file, options.name, report.servers, options.timeout);
   } catch (const std::invalid_argument& error) {
     err << "zkverify safe-to-restart: " << error.what() << "\n";
     return kExitUsage;

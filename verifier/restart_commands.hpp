@@ -3,7 +3,9 @@
 
 #include <iosfwd>
 #include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "verifier/quorum_command.hpp"
 
@@ -20,5 +22,11 @@ struct SafeToRestartOptions : EnsembleOptions {
 // Exit 0 when restarting `name` now is safe (recorded in the ledger's restart round with --state),
 // 1 when not (the reason on stdout), 64 when `name` is not listed or the options are bad.
 int run_safe_to_restart(const SafeToRestartOptions& options, std::ostream& out, std::ostream& err);
+
+// The servers this restart round approved, from the ledger (empty without one).
+std::set<std::string> restarted_this_round(const std::optional<std::string>& state_file, std::chrono::milliseconds wait);
+// Records `name` as approved in the ledger's restart round (a round ends once every server was).
+void record_restart(const std::string& state_file, const std::string& name, const std::vector<ServerRow>& servers,
+                    std::chrono::milliseconds wait);
 
 }  // namespace zkverify::verifier

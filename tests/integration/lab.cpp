@@ -32,7 +32,8 @@ fs::path scratch_dir() {
 // Runs a shell command; returns its exit code and captures stdout and stderr.
 int shell(const std::string& command, std::string& out, std::string& err) {
   auto dir = scratch_dir();
-  auto full = command + " >" + (dir / "out").string() + " 2>" + (dir / "err").string() + " </dev/null";
+  // Braces: the redirections hold for every part of the command line, background jobs too.
+  auto full = "{ " + command + "\n} >" + (dir / "out").string() + " 2>" + (dir / "err").string() + " </dev/null";
   int status = std::system(full.c_str());
   out = slurp(dir / "out");
   err = slurp(dir / "err");

@@ -29,6 +29,7 @@ class Lab {
   std::string servers() const;      // NAME=127.0.0.1:PORT,...
   std::string admin_ports() const;  // P1,P2,...
   std::string leader() const;       // "" when none says it leads
+  const std::string& dir() const { return dir_; }
   void act(const std::string& verb, const std::string& name = "") const;  // zklab VERB DIR NAME, must succeed
 
  private:

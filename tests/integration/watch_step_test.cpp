@@ -1,0 +1,135 @@
+// Session survival and lost writes across restarts, against a real ensemble: zkverify watch and
+// zkverify step.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "integration/lab.hpp"
+
+using Catch::Matchers::Contains;
+using lab::zkverify;
+
+namespace {
+
+// The JSON lines of `watch --output json`; the summary is the last.
+std::vector<nlohmann::json> json_lines(const std::string& text) {
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+  return lines;
+}
+
+bool has_event(const std::vector<nlohmann::json>& lines, const std::string& kind) {
+  return std::ranges::any_of(lines, [&](const nlohmann::json& line) { return line.value("event", "") == kind; });
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))).string();
+}
+
+}  // namespace
+
+TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify order", "[integration]") {
+  lab::Lab ensemble;
+  auto servers = ensemble.servers();
+  auto state = temp_path("step-ledger.json");
+  auto order = zkverify("order --servers " + servers);
+  REQUIRE(order.exit_code == 0);
+  std::istringstream names(order.out);
+  int steps = 0;
+  for (std::string name; std::getline(names, name); ++steps) {
+    auto run = zkverify("step --output json --timeout 2m --state " + state + " --servers " + servers + " --restart " +
+                        name + " -- " + ZKLAB + " restart " + ensemble.dir() + " " + name);
+    INFO(name << ": " << run.out << run.err);
+    REQUIRE(run.exit_code == 0);
+    auto report = run.json();
+    CHECK(report["verdict"] == "healthy");
+    CHECK(report["watch"]["sessions_expired"] == 0);
+    CHECK(report["watch"]["writes_lost"] == 0);
+    CHECK(report["watch"]["writes_acked"].get<int>() > 0);
+    CHECK(report["step"]["downtime_ms"].is_number());  // it really went down and came back
+    // The figures of the closing note.
+    WARN(report["step"]["summary"].get<std::string>());
+  }
+  CHECK(steps == 5);
+  std::filesystem::remove(state);
+  std::filesystem::remove(state + ".lock");
+}
+
+TEST_CASE("step refuses to run COMMAND when two servers are already down", "[integration]") {
+  lab::Lab ensemble;
+  auto leader = ensemble.leader();
+  std::vector<std::string> followers;
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"})
+    if (name != leader) followers.emplace_back(name);
+  ensemble.act("stop", followers[0]);
+  ensemble.act("stop", followers[1]);
+  auto marker = temp_path("step-ran");
+  auto run = zkverify("step --servers " + ensemble.servers() + " --restart " + followers[2] + " -- touch " + marker);
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 1);
+  CHECK_THAT(run.out, Contains("COMMAND not run"));
+  CHECK_FALSE(std::filesystem::exists(marker));
+}
+
+TEST_CASE("a session that really expires is reported and fails the watch", "[integration]") {
+  lab::Lab ensemble;
+  auto pid_file = temp_path("watch-pid");
+  lab::Run run;
+  std::thread watcher([&] {
+    run = lab::sh("$ZKVERIFY watch --output json --duration 12s --session-timeout 2s --servers " + ensemble.servers() +
+                  " & echo $! > " + pid_file + "; wait $!");
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  std::string pid;
+  std::ifstream(pid_file) >> pid;
+  REQUIRE_FALSE(pid.empty());
+  lab::sh("kill -STOP " + pid + "; sleep 6; kill -CONT " + pid);  // longer than the 2s session timeout
+  watcher.join();
+  std::filesystem::remove(pid_file);
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 2);
+  auto lines = json_lines(run.out);
+  REQUIRE_FALSE(lines.empty());
+  CHECK(has_event(lines, "session-expired"));
+  const auto& summary = lines.back();
+  CHECK(summary["event"] == "summary");
+  CHECK(summary["sessions_expired"].get<int>() > 0);
+  CHECK(summary["session_timeout_ms"] == 2000);
+  bool named = false;
+  for (const auto& finding : summary["findings"]) named = named || finding["code"] == "session-expired";
+  CHECK(named);
+}
+
+TEST_CASE("three of five down for 10s: a write-unavailability window of at least 10s", "[integration]") {
+  lab::Lab ensemble;
+  lab::Run run;
+  std::thread watcher([&] {
+    run = zkverify("watch --output json --duration 25s --max-unavailable 5s --servers " + ensemble.servers());
+  });
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("stop", name);
+  std::this_thread::sleep_for(std::chrono::seconds(10));
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("start", name);
+  watcher.join();
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 2);
+  auto lines = json_lines(run.out);
+  REQUIRE_FALSE(lines.empty());
+  const auto& summary = lines.back();
+  CHECK(summary["longest_unavailable_ms"].get<long>() >= 10000);
+  CHECK(summary["writes_lost"] == 0);
+  CHECK(has_event(lines, "unavailable-start"));
+  CHECK(has_event(lines, "unavailable-end"));
+  bool too_long = false;
+  for (const auto& finding : summary["findings"]) too_long = too_long || finding["code"] == "unavailable-too-long";
+  CHECK(too_long);
+  WARN("3 of 5 down for 10s: longest write-unavailability " << summary["longest_unavailable_ms"] << "ms");
+}

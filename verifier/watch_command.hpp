@@ -1,0 +1,46 @@
+#pragma once
+// `zkverify watch`: client sessions and ordered writes running beside an upgrade; events as they
+// happen, a summary at the end, and exit 0 only if no session expired, no acknowledged write was
+// lost and no write-unavailability window exceeded --max-unavailable.
+
+#include <atomic>
+#include <chrono>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "probes/watch_engine.hpp"
+#include "verifier/quorum_command.hpp"
+#include "verifier/report.hpp"
+
+namespace zkverify::verifier {
+
+struct WatchOptions {
+  std::string servers;
+  std::optional<std::chrono::milliseconds> duration;  // until SIGINT/SIGTERM when unset
+  double rate = 20;
+  std::string output = "text";
+  std::string namespace_path = "/zkverify";
+  std::chrono::milliseconds session_timeout{10000};
+  std::optional<std::chrono::milliseconds> max_unavailable;
+  std::chrono::milliseconds timeout{10000};  // to connect the sessions at the start
+};
+
+void validate(const WatchOptions& options);
+
+// Pure: what the totals mean. Findings: session-expired, writes-lost, stale-read, ephemeral-lost,
+// unavailable-too-long (critical); write failures and disconnects are not failures by themselves.
+std::vector<Finding> judge_watch(const probes::WatchTotals& totals, std::optional<std::chrono::milliseconds> max_unavailable);
+
+std::string render_event(const probes::WatchEvent& event, const std::string& output);
+std::string render_watch_summary(const probes::WatchTotals& totals, const std::vector<Finding>& findings,
+                                 const std::string& output);
+nlohmann::json to_json(const probes::WatchTotals& totals);
+
+// Set by SIGINT/SIGTERM while a watch runs.
+extern std::atomic<bool> g_stop_requested;
+void install_stop_signals();
+
+int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace zkverify::verifier
