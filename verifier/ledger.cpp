@@ -71,6 +71,8 @@ json to_json(const Ledger& ledger) {
   for (const auto& [name, server] : ledger.servers)
     servers[name] = {{"id", optional_json(server.id)},
                      {"high_zxid", zxid_hex(server.high_zxid)},
+                     {"high_epoch", server.high_zxid.epoch()},
+                     {"node_count", optional_json(server.node_count)},
                      {"mode", server.mode},
                      {"last_seen", server.last_seen}};
   json marker = nullptr;
@@ -113,6 +115,7 @@ Ledger ledger_from_json(const json& in) {
       LedgerServer entry;
       if (const auto& id = field(server, "id"); !id.is_null()) entry.id = id.get<int>();
       entry.high_zxid = zxid_from(field(server, "high_zxid"), "servers.high_zxid");
+      if (const auto& count = field(server, "node_count"); !count.is_null()) entry.node_count = count.get<std::int64_t>();
       entry.mode = field(server, "mode").get<std::string>();
       entry.last_seen = field(server, "last_seen").get<std::string>();
       ledger.servers[name] = std::move(entry);
@@ -190,6 +193,7 @@ LedgerOutcome apply_ledger(const EnsembleFacts& facts, const Report& report, con
     auto& entry = next.servers[row.name];
     if (row.id) entry.id = row.id;
     entry.high_zxid = std::max(entry.high_zxid, *row.zxid);
+    if (row.node_count) entry.node_count = row.node_count;
     entry.mode = row.mode;
     entry.last_seen = now;
   }

@@ -18,6 +18,7 @@ namespace zkverify::verifier {
 struct LedgerServer {
   std::optional<int> id;
   probes::Zxid high_zxid;
+  std::optional<std::int64_t> node_count;
   std::string mode;
   std::string last_seen;  // ISO 8601, UTC
 };

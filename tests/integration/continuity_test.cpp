@@ -16,12 +16,6 @@ using lab::zkverify;
 
 namespace {
 
-const nlohmann::json* finding(const nlohmann::json& report, const std::string& code) {
-  for (const auto& f : report["findings"])
-    if (f["code"] == code) return &f;
-  return nullptr;
-}
-
 int count_findings(const nlohmann::json& report, const std::string& code) {
   int n = 0;
   for (const auto& f : report["findings"]) n += f["code"] == code;
@@ -53,7 +47,7 @@ TEST_CASE("ledger: restarts of a persistent server, a wiped one and the leader s
   auto first = zkverify(quorum);
   INFO(first.out << first.err);
   REQUIRE(first.exit_code == 0);
-  CHECK(finding(first.json(), "marker-recorded"));
+  CHECK(lab::find_finding(first.json(), "marker-recorded"));
   auto ledger = read_json(state);
   CHECK(ledger["format"] == "zkverify-ledger/1");
   CHECK(ledger["marker"]["path"] == "/zkverify/marker");
@@ -108,7 +102,7 @@ TEST_CASE("data loss: all servers restarted with wiped data is critical until --
 
   auto again = zkverify(quorum);
   CHECK(again.exit_code == 2);
-  CHECK_THAT((*finding(again.json(), "data-loss"))["message"].get<std::string>(), Contains("until --reset-state"));
+  CHECK_THAT((*lab::find_finding(again.json(), "data-loss"))["message"].get<std::string>(), Contains("until --reset-state"));
   CHECK(zkverify(quorum + " " + kWait).exit_code == 2);  // waiting does not help, and says so at once
 
   auto reset = zkverify(quorum + " --reset-state");

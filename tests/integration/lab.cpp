@@ -103,4 +103,10 @@ Run sh(const std::string& command) {
 
 Run zkverify(const std::string& args) { return sh("$ZKVERIFY " + args); }
 
+const nlohmann::json* find_finding(const nlohmann::json& report, const std::string& code) {
+  for (const auto& finding : report["findings"])
+    if (finding["code"] == code) return &finding;
+  return nullptr;
+}
+
 }  // namespace lab

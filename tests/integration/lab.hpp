@@ -37,6 +37,9 @@ class Lab {
   std::string dir_;
 };
 
+// The first finding with `code` in a zkverify JSON report (or watch summary), or nullptr.
+const nlohmann::json* find_finding(const nlohmann::json& report, const std::string& code);
+
 // Runs the zkverify binary with `args`; stdout, stderr and the exit code come back.
 Run zkverify(const std::string& args);
 // Runs a shell command line, where "$ZKVERIFY" is the zkverify binary.

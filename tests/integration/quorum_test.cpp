@@ -13,12 +13,6 @@ using lab::zkverify;
 
 namespace {
 
-const nlohmann::json* finding(const nlohmann::json& report, const std::string& code) {
-  for (const auto& f : report["findings"])
-    if (f["code"] == code) return &f;
-  return nullptr;
-}
-
 std::string quorum_json(const lab::Lab& ensemble, const std::string& extra = "") {
   return "quorum --servers " + ensemble.servers() + " --output json " + extra;
 }
@@ -68,13 +62,13 @@ TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows f
   SECTION("--no-write says so and still judges") {
     auto quiet = zkverify(quorum_json(ensemble, "--no-write"));
     CHECK(quiet.exit_code == 0);
-    CHECK(finding(quiet.json(), "write-skipped"));
+    CHECK(lab::find_finding(quiet.json(), "write-skipped"));
     CHECK(quiet.json()["round_trip"].is_null());
   }
   SECTION("the AdminServer gives the same membership") {
     auto admin = zkverify(quorum_json(ensemble, "--admin-port " + ensemble.admin_ports()));
     CHECK(admin.exit_code == 0);
-    CHECK_FALSE(finding(admin.json(), "admin-unavailable"));
+    CHECK_FALSE(lab::find_finding(admin.json(), "admin-unavailable"));
   }
   SECTION("nothing is left behind: after round trips only the namespace node is new") {
     // The first run above already created the namespace; a fresh server has 5 nodes of its own
@@ -106,8 +100,8 @@ TEST_CASE("the leader killed: degraded, and the new leader named once elected", 
   CHECK(report["verdict"] == "degraded");
   CHECK(report["leader"] != old_leader);
   CHECK(report["leader"] == ensemble.leader());
-  REQUIRE(finding(report, "unreachable"));
-  CHECK((*finding(report, "unreachable"))["server"] == old_leader);
+  REQUIRE(lab::find_finding(report, "unreachable"));
+  CHECK((*lab::find_finding(report, "unreachable"))["server"] == old_leader);
   CHECK(report["round_trip"]["reads_ok"] == 4);
 }
 
@@ -121,8 +115,8 @@ TEST_CASE("three of five down: critical within the deadline", "[integration]") {
   auto report = run.json();
   CHECK(report["verdict"] == "critical");
   CHECK(report["leader"].is_null());
-  REQUIRE(finding(report, "no-quorum"));
-  CHECK_THAT((*finding(report, "no-quorum"))["message"].get<std::string>(), Contains("a quorum needs 3"));
+  REQUIRE(lab::find_finding(report, "no-quorum"));
+  CHECK_THAT((*lab::find_finding(report, "no-quorum"))["message"].get<std::string>(), Contains("a quorum needs 3"));
   CHECK(report["servers"][3]["mode"] == "not-serving");
   CHECK(run.elapsed < std::chrono::milliseconds(2000 + 1500));  // the deadline, plus process start and exit
 }
@@ -137,9 +131,9 @@ TEST_CASE("one server paused (SIGSTOP), --timeout 1s: answers in time and names 
   INFO(run.out << run.err);
   CHECK(run.exit_code == 1);
   auto report = run.json();
-  REQUIRE(finding(report, "unreachable"));
-  CHECK((*finding(report, "unreachable"))["server"] == paused);
-  CHECK_THAT((*finding(report, "unreachable"))["message"].get<std::string>(), Contains("no reply within the deadline"));
+  REQUIRE(lab::find_finding(report, "unreachable"));
+  CHECK((*lab::find_finding(report, "unreachable"))["server"] == paused);
+  CHECK_THAT((*lab::find_finding(report, "unreachable"))["message"].get<std::string>(), Contains("no reply within the deadline"));
   CHECK(report["round_trip"]["reads_ok"] == 4);
   CHECK(run.elapsed < std::chrono::milliseconds(1000 + 1500));
 }
@@ -152,8 +146,8 @@ TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correc
   auto report = run.json();
   CHECK(report["leader"] == ensemble.leader());
   for (const auto& server : report["servers"]) CHECK(server["id"].is_number());  // from the session ids
-  REQUIRE(finding(report, "not-whitelisted"));
-  CHECK_THAT((*finding(report, "not-whitelisted"))["message"].get<std::string>(),
+  REQUIRE(lab::find_finding(report, "not-whitelisted"));
+  CHECK_THAT((*lab::find_finding(report, "not-whitelisted"))["message"].get<std::string>(),
              Contains("4lw.commands.whitelist=srvr,ruok,mntr,conf,isro"));
 
   SECTION("and a lost follower is still seen") {
