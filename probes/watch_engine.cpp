@@ -21,6 +21,16 @@ milliseconds window_threshold(double rate) {
   return std::max(milliseconds(250), milliseconds(static_cast<long>(4000.0 / rate)));
 }
 
+// "host:port,host:port,...", starting at servers[first] and wrapping around.
+std::string connect_string(const std::vector<ServerAddress>& servers, std::size_t first) {
+  std::string hosts;
+  for (std::size_t j = 0; j < servers.size(); ++j) {
+    if (j) hosts += ',';
+    hosts += servers[(first + j) % servers.size()].endpoint();
+  }
+  return hosts;
+}
+
 std::string host_name() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -85,8 +95,7 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
 
   const auto& servers = settings_.servers;
   for (std::size_t i = 0; i < servers.size(); ++i) {
-    std::string hosts;
-    for (std::size_t j = 0; j < servers.size(); ++j) hosts += (j ? "," : "") + servers[(i + j) % servers.size()].endpoint();
+    auto hosts = connect_string(servers, i);
     auto session = std::make_unique<Session>();
     session->name = servers[i].name;
     session->ephemeral = fmt::format("{}/session-{}", run_path_, servers[i].name);
@@ -372,13 +381,7 @@ void WatchEngine::finish_run() {
 }
 
 void WatchEngine::remove_run_node() {
-  ZkSession cleaner(
-      [&] {
-        std::string hosts;
-        for (const auto& server : settings_.servers) hosts += (hosts.empty() ? "" : ",") + server.endpoint();
-        return hosts;
-      }(),
-      settings_.session_timeout);
+  ZkSession cleaner(connect_string(settings_.servers, 0), settings_.session_timeout);
   auto deadline = Clock::now() + settings_.request_timeout;
   if (cleaner.wait_connected(deadline) == ZkError::ok) {
     cleaner.remove(run_path_, deadline);

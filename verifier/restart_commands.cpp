@@ -1,8 +1,10 @@
 #include "verifier/restart_commands.hpp"
 
 #include <ostream>
+#include <ranges>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "verifier/restart_plan.hpp"
@@ -77,11 +79,8 @@ int run_safe_to_restart(const SafeToRestartOptions& options, std::ostream& out, 
     validate(options);
     auto servers = probes::parse_server_list(options.servers);
     if (std::ranges::find(servers, options.name, &probes::ServerAddress::name) == servers.end())
-      throw std::invalid_argument(fmt::format("'{}' is not in --servers (names: {})", options.name, [&] {
-        std::string names;
-        for (const auto& s : servers) names += (names.empty() ? "" : ",") + s.name;
-        return names;
-      }()));
+      throw std::invalid_argument(fmt::format("'{}' is not in --servers (names: {})", options.name,
+                                              fmt::join(servers | std::views::transform(&probes::ServerAddress::name), ",")));
     auto restarted = restarted_this_round(options.state_file, options.timeout);
     auto report = judge(gather(options));
     safety = restart_safety(report, options.name, restarted);

@@ -86,7 +86,10 @@ std::string render_event(const probes::WatchEvent& event, const std::string& out
            "\n";
   }
   std::string who = event.session.empty() ? "" : "session " + event.session;
-  if (!event.server.empty()) who += (who.empty() ? "" : " ") + std::string("@") + event.server;
+  if (!event.server.empty()) {
+    if (!who.empty()) who += ' ';
+    who += '@' + event.server;
+  }
   return fmt::format("{} +{:>8} {:<18} {:<22} {}\n", iso_millis(event.when), format_duration(event.elapsed),
                      probes::to_string(event.kind), who, event.detail);
 }
