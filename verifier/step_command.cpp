@@ -139,32 +139,13 @@ std::string summary_line(const StepOptions& options, int command_status, const S
                      totals.sessions_expired, totals.writes_acked, totals.writes_lost);
 }
 
-}  // namespace
-
-int run_step(const StepOptions& options, std::ostream& out, std::ostream& err) {
-  auto check = check_options(options);
-  std::vector<probes::ServerAddress> servers;
-  try {
-    validate(check);
-    servers = probes::parse_server_list(options.servers);
-    if (std::ranges::find(servers, options.restart, &probes::ServerAddress::name) == servers.end())
-      throw std::invalid_argument(fmt::format("--restart '{}' is not in --servers", options.restart));
-    if (options.command.empty()) throw std::invalid_argument("no COMMAND after --: what restarts the server?");
-  } catch (const std::invalid_argument& error) {
-    err << "zkverify step: " << error.what() << "\n";
-    return kExitUsage;
-  }
-
+// Everything after the options were checked; throws StateFileError / runtime_error for the state file.
+int step_after_validation(const StepOptions& options, const QuorumOptions& check,
+                          const std::vector<probes::ServerAddress>& servers, std::ostream& out, std::ostream& err) {
   bool no_reset = false;
-  Report before;
-  RestartSafety safety;
-  try {
-    before = check_and_record(check, no_reset, err);
-    safety = restart_safety(before, options.restart, restarted_this_round(options.state_file, options.check_timeout));
-  } catch (const std::invalid_argument& error) {
-    err << "zkverify step: " << error.what() << "\n";
-    return kExitUsage;
-  }
+  auto before = check_and_record(check, no_reset, err);
+  auto safety =
+      restart_safety(before, options.restart, restarted_this_round(options.state_file, options.check_timeout));
   if (before.verdict != Verdict::healthy || !safety.safe) {
     out << render(before, options.output);
     out << fmt::format("step {}: {}; COMMAND not run\n", options.restart,
@@ -191,6 +172,7 @@ int run_step(const StepOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
   Poller poller(servers, options.restart);
+  install_stop_signals();
 
   err << fmt::format("zkverify step: running: {}\n", fmt::join(options.command, " "));
   std::string spawn_error;
@@ -208,6 +190,7 @@ int run_step(const StepOptions& options, std::ostream& out, std::ostream& err) {
     streak = after.verdict == Verdict::healthy ? streak + 1 : 0;
     if (streak >= options.stable || Clock::now() + options.interval >= give_up) break;
     if (std::ranges::any_of(after.findings, [](const Finding& f) { return f.code == "data-loss"; })) break;
+    if (g_stop_requested) break;  // SIGINT/SIGTERM: clean up and report what was seen
     std::this_thread::sleep_for(options.interval);
   }
   poller.stop();
@@ -219,7 +202,9 @@ int run_step(const StepOptions& options, std::ostream& out, std::ostream& err) {
   if (status != 0)
     findings.push_back({Severity::warning, "command-failed", options.restart,
                         fmt::format("COMMAND exited {}{}", status, spawn_error.empty() ? "" : ": " + spawn_error)});
-  if (streak < options.stable)
+  if (g_stop_requested)
+    findings.push_back({Severity::warning, "interrupted", options.restart, "interrupted by a signal before the end"});
+  else if (streak < options.stable)
     findings.push_back({after.verdict == Verdict::critical ? Severity::critical : Severity::warning, "not-recovered",
                         options.restart,
                         fmt::format("the ensemble was not healthy {} times in a row within {}", options.stable,
@@ -245,6 +230,33 @@ int run_step(const StepOptions& options, std::ostream& out, std::ostream& err) {
     out << "\n" << render_text(result) << "\n" << summary << "\n";
   }
   return exit_code(result.verdict);
+}
+
+}  // namespace
+
+int run_step(const StepOptions& options, std::ostream& out, std::ostream& err) {
+  auto check = check_options(options);
+  std::vector<probes::ServerAddress> servers;
+  try {
+    validate(check);
+    servers = probes::parse_server_list(options.servers);
+    if (std::ranges::find(servers, options.restart, &probes::ServerAddress::name) == servers.end())
+      throw std::invalid_argument(fmt::format("--restart '{}' is not in --servers", options.restart));
+    if (options.command.empty()) throw std::invalid_argument("no COMMAND after --: what restarts the server?");
+  } catch (const std::invalid_argument& error) {
+    err << "zkverify step: " << error.what() << "\n";
+    return kExitUsage;
+  }
+
+  try {
+    return step_after_validation(options, check, servers, out, err);
+  } catch (const std::invalid_argument& error) {  // a state file that is corrupt or locked
+    err << "zkverify step: " << error.what() << "\n";
+    return kExitUsage;
+  } catch (const std::runtime_error& error) {  // a state file that could not be written
+    err << "zkverify step: " << error.what() << "\n";
+    return kExitIoError;
+  }
 }
 
 }  // namespace zkverify::verifier
