@@ -106,7 +106,6 @@ struct ServerProbe {
   std::optional<Reply<ConfFacts>> conf;
   std::optional<Reply<IsroFacts>> isro;
   std::optional<Reply<RuokFacts>> ruok;
-  bool admin_used = false;          // facts above came (partly) from the AdminServer
   std::string admin_error;          // why the AdminServer could not be used, when an admin port was given
   std::vector<std::string> refused_words;  // words the server refused as not whitelisted
 };

@@ -68,7 +68,6 @@ awaitable<void> probe_admin(ServerProbe& probe, const ProbeLimits& limits) {
   if (!has_facts(probe.mntr)) {
     if (auto body = co_await fetch("monitor")) {
       probe.mntr = parse_admin_monitor(*body);
-      probe.admin_used = true;
     }
   }
   if (!has_facts(probe.conf)) {
@@ -79,7 +78,6 @@ awaitable<void> probe_admin(ServerProbe& probe, const ProbeLimits& limits) {
       auto view = view_body ? parse_admin_voting_view(*view_body) : Reply<ConfFacts>{};
       if (conf.kind == ReplyKind::facts && view.kind == ReplyKind::facts) conf.facts.members = std::move(view.facts.members);
       probe.conf = conf.kind == ReplyKind::facts ? std::move(conf) : std::move(view);
-      probe.admin_used = true;
     }
   }
 }

@@ -103,7 +103,9 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
     auto* raw = session.get();
     session->zk = std::make_unique<ZkSession>(
         hosts, settings_.session_timeout,
-        [this, raw](int state, const std::string& server) { on_state(*raw, state, name_of_endpoint(server)); });
+        [this, raw](int state, const std::string& server, milliseconds granted) {
+          on_state(*raw, state, name_of_endpoint(server), granted);
+        });
     sessions_.push_back(std::move(session));
   }
   for (auto& session : sessions_)
@@ -136,14 +138,14 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
 }
 
 // On the C client's thread: only records and wakes the checker; blocking calls here would deadlock.
-void WatchEngine::on_state(Session& session, int state, const std::string& server) {
+void WatchEngine::on_state(Session& session, int state, const std::string& server, milliseconds granted) {
   std::lock_guard lock(mutex_);
   if (closing_) return;  // our own close is no news
   auto now = Clock::now();
   if (state == ZOO_CONNECTED_STATE) {
     if (!session.ever_connected) {
       session.ever_connected = true;
-      emit(WatchEventKind::connected, session.name, server, "");
+      emit(WatchEventKind::connected, session.name, server, fmt::format("session timeout {}ms", granted.count()));
     } else if (session.lost_at) {
       auto away = duration_cast<milliseconds>(now - *session.lost_at);
       totals_.longest_disconnect = std::max(totals_.longest_disconnect, away);

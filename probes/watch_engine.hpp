@@ -20,7 +20,7 @@
 namespace zkverify::probes {
 
 enum class WatchEventKind {
-  connected,           // a session's first connection (detail: negotiated timeout)
+  connected,           // a session's first connection (detail: the session timeout the server granted)
   disconnected,        // a session lost its server
   reconnected,         // ... and found one again (server: which; duration: how long it was away)
   expired,             // the server expired the session: its ephemeral znodes and watches are gone
@@ -91,7 +91,7 @@ class WatchEngine {
   struct Session;
   void emit(WatchEventKind kind, const std::string& session, const std::string& server, std::string detail,
             std::chrono::milliseconds duration = std::chrono::milliseconds(0));
-  void on_state(Session& session, int state, const std::string& server);
+  void on_state(Session& session, int state, const std::string& server, std::chrono::milliseconds granted);
   void writer_loop();
   void checker_loop();
   void write_one();

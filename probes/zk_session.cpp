@@ -94,7 +94,7 @@ void ZkSession::on_session_event(zhandle_t* zh, int type, int state, const char*
   }
   if (self->listener_) {
     const char* server = zoo_get_current_server(zh);  // the client's own buffer: copied at once
-    self->listener_(state, server ? server : "");
+    self->listener_(state, server ? server : "", std::chrono::milliseconds(zoo_recv_timeout(zh)));
   }
 }
 

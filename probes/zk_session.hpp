@@ -32,8 +32,10 @@ class ZkSession {
   class PendingOp;
 
   // Called from the C client's thread on every session state change (ZOO_CONNECTED_STATE, ...),
-  // with the server the session is connected or connecting to ("127.0.0.1:2181").
-  using StateListener = std::function<void(int state, const std::string& server)>;
+  // with the server the session is connected or connecting to ("127.0.0.1:2181") and the session
+  // timeout the server granted.
+  using StateListener =
+      std::function<void(int state, const std::string& server, std::chrono::milliseconds granted_timeout)>;
 
   // Starts connecting to `connect_string` ("host:port" pins the session to that one server; several
   // are tried in the order given) and returns at once; wait_connected() waits for the outcome.

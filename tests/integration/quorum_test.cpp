@@ -151,6 +151,15 @@ TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correc
   CHECK_THAT((*lab::find_finding(report, "not-whitelisted"))["message"].get<std::string>(),
              Contains("4lw.commands.whitelist=srvr,ruok,mntr,conf,isro"));
 
+  SECTION("the AdminServer fills in what the whitelist hides") {
+    auto admin = zkverify(quorum_json(ensemble, "--admin-port " + ensemble.admin_ports()));
+    INFO(admin.out << admin.err);
+    CHECK(admin.exit_code == 0);
+    auto with_admin = admin.json();
+    CHECK_FALSE(lab::find_finding(with_admin, "admin-unavailable"));
+    for (const auto& server : with_admin["servers"])
+      if (server["mode"] == "leader") CHECK(server["note"] == "synced followers 4/4");  // monitor, over HTTP
+  }
   SECTION("and a lost follower is still seen") {
     ensemble.act("stop", ensemble.leader() == "pzoo-2" ? "pzoo-1" : "pzoo-2");
     CHECK(zkverify(quorum_json(ensemble)).exit_code == 1);
