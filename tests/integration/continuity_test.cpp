@@ -86,6 +86,13 @@ TEST_CASE("data loss: all servers restarted with wiped data is critical until --
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("start", name);
   ensemble.act("wait");
 
+  // Reads alone tell: with --no-write the marker is still read through every server, and nothing is written.
+  auto read_only = zkverify(quorum + " --no-write");
+  INFO(read_only.out << read_only.err);
+  CHECK(read_only.exit_code == 2);
+  CHECK(count_findings(read_only.json(), "data-loss") == 2);
+  for (const auto& server : read_only.json()["servers"]) CHECK(server["node_count"] == 5);  // a fresh tree, untouched
+
   auto run = zkverify(quorum);
   INFO(run.out << run.err);
   CHECK(run.exit_code == 2);
