@@ -19,6 +19,20 @@ auto duration_into(std::chrono::milliseconds& target) {
   return [&target](const std::string& text) { target = parse_duration(text); };
 }
 
+// A CLI11 callback that parses a DURATION flag into an optional.
+auto optional_duration_into(std::optional<std::chrono::milliseconds>& target) {
+  return [&target](const std::string& text) { target = parse_duration(text); };
+}
+
+// The watch engine's flags, as watch and step take them.
+void add_watch_tuning(CLI::App& command, WatchTuning& tuning) {
+  command.add_option("--rate", tuning.rate, "Writes per second, through the sessions in turn (default 20)");
+  command.add_option_function<std::string>("--session-timeout", duration_into(tuning.session_timeout),
+                                           "Session timeout to ask the servers for (default 10s)");
+  command.add_option_function<std::string>("--max-unavailable", optional_duration_into(tuning.max_unavailable),
+                                           "Fail (exit 2) when writes failed for longer than this in a row");
+}
+
 // The flags every command that looks at the ensemble shares.
 void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags) {
   command.add_option("--servers", options.servers, "Connect string host:port,...; entries may be NAME=host:port")
@@ -50,7 +64,7 @@ int main(int argc, char** argv) {
       "Ledger file: remembers zxids, the durability marker, membership; a regression is critical (data-loss)");
   quorum_cmd->add_flag("--reset-state", quorum.reset_state, "Forget the ledger (says what it forgets) and start over");
   quorum_cmd->add_option_function<std::string>(
-      "--wait", [&](const std::string& text) { quorum.wait = parse_duration(text); },
+      "--wait", optional_duration_into(quorum.wait),
       "Repeat the check until healthy --stable times in a row, or this long has passed");
   quorum_cmd->add_option_function<std::string>("--interval", duration_into(quorum.interval),
                                                "Pause between --wait attempts (default 1s)");
@@ -74,17 +88,11 @@ int main(int argc, char** argv) {
       "watch", "Client sessions and ordered writes beside an upgrade: events as they happen, a summary at the end");
   watch_cmd->add_option("--servers", watch.servers, "Connect string host:port,...; entries may be NAME=host:port")
       ->required();
-  watch_cmd->add_option_function<std::string>(
-      "--duration", [&](const std::string& text) { watch.duration = parse_duration(text); },
-      "Stop after this long (default: at SIGINT or SIGTERM)");
-  watch_cmd->add_option("--rate", watch.rate, "Writes per second, through the sessions in turn (default 20)");
+  watch_cmd->add_option_function<std::string>("--duration", optional_duration_into(watch.duration),
+                                              "Stop after this long (default: at SIGINT or SIGTERM)");
   watch_cmd->add_option("--output", watch.output, "text or json lines (default text)");
   watch_cmd->add_option("--namespace", watch.namespace_path, "Znode under which zkverify writes (default /zkverify)");
-  watch_cmd->add_option_function<std::string>("--session-timeout", duration_into(watch.session_timeout),
-                                              "Session timeout to ask the servers for (default 10s)");
-  watch_cmd->add_option_function<std::string>(
-      "--max-unavailable", [&](const std::string& text) { watch.max_unavailable = parse_duration(text); },
-      "Fail (exit 2) when writes failed for longer than this in a row");
+  add_watch_tuning(*watch_cmd, watch.tuning);
 
   StepOptions step;
   auto* step_cmd = app.add_subcommand(
@@ -96,14 +104,9 @@ int main(int argc, char** argv) {
                                              "How long to wait for the server and the ensemble afterwards (default 10m)");
   step_cmd->add_option_function<std::string>(
       "--state", [&](const std::string& path) { step.state_file = path; }, "Ledger file, as for quorum --state");
-  step_cmd->add_option_function<std::string>(
-      "--max-unavailable", [&](const std::string& text) { step.max_unavailable = parse_duration(text); },
-      "Fail when writes failed for longer than this in a row");
   step_cmd->add_option("--output", step.output, "text or json (default text)");
   step_cmd->add_option("--namespace", step.namespace_path, "Znode under which zkverify writes (default /zkverify)");
-  step_cmd->add_option("--rate", step.rate, "Writes per second during the step (default 20)");
-  step_cmd->add_option_function<std::string>("--session-timeout", duration_into(step.session_timeout),
-                                             "Session timeout of the watch's sessions (default 10s)");
+  add_watch_tuning(*step_cmd, step.tuning);
   step_cmd->add_option("COMMAND", step.command, "After --: the command that restarts the server")->expected(-1);
 
   try {

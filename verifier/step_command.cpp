@@ -159,8 +159,8 @@ int step_after_validation(const StepOptions& options, const QuorumOptions& check
   probes::WatchSettings settings;
   settings.servers = servers;
   settings.namespace_path = options.namespace_path;
-  settings.rate = options.rate;
-  settings.session_timeout = options.session_timeout;
+  settings.rate = options.tuning.rate;
+  settings.session_timeout = options.tuning.session_timeout;
   std::mutex out_mutex;
   probes::WatchEngine engine(settings, [&](const probes::WatchEvent& event) {
     if (options.output == "json") return;  // one JSON object at the end
@@ -198,7 +198,7 @@ int step_after_validation(const StepOptions& options, const QuorumOptions& check
   auto totals = engine.totals();
   auto timeline = poller.timeline();
 
-  auto findings = judge_watch(totals, options.max_unavailable);
+  auto findings = judge_watch(totals, options.tuning.max_unavailable);
   if (status != 0)
     findings.push_back({Severity::warning, "command-failed", options.restart,
                         fmt::format("COMMAND exited {}{}", status, spawn_error.empty() ? "" : ": " + spawn_error)});
@@ -239,6 +239,7 @@ int run_step(const StepOptions& options, std::ostream& out, std::ostream& err) {
   std::vector<probes::ServerAddress> servers;
   try {
     validate(check);
+    validate(options.tuning);
     servers = probes::parse_server_list(options.servers);
     if (std::ranges::find(servers, options.restart, &probes::ServerAddress::name) == servers.end())
       throw std::invalid_argument(fmt::format("--restart '{}' is not in --servers", options.restart));

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "verifier/quorum_command.hpp"
+#include "verifier/watch_command.hpp"
 
 namespace zkverify::verifier {
 
@@ -21,11 +22,9 @@ struct StepOptions {
   std::chrono::milliseconds timeout{600000}; // for NAME and the ensemble to be healthy again
   std::chrono::milliseconds check_timeout{5000};
   std::optional<std::string> state_file;
-  std::optional<std::chrono::milliseconds> max_unavailable;
   std::string output = "text";
   std::string namespace_path = "/zkverify";
-  double rate = 20;
-  std::chrono::milliseconds session_timeout{10000};
+  WatchTuning tuning;
   int stable = 3;
   std::chrono::milliseconds interval{1000};
 };

@@ -31,8 +31,12 @@ void validate(const WatchOptions& options) {
   validate_namespace(options.namespace_path);
   if (options.output != "text" && options.output != "json")
     throw std::invalid_argument(fmt::format("--output '{}': use text or json", options.output));
-  if (!(options.rate > 0 && options.rate <= 1000))
-    throw std::invalid_argument(fmt::format("--rate {}: use 1 to 1000 writes a second", options.rate));
+  validate(options.tuning);
+}
+
+void validate(const WatchTuning& tuning) {
+  if (!(tuning.rate >= 1 && tuning.rate <= 1000))
+    throw std::invalid_argument(fmt::format("--rate {}: use 1 to 1000 writes a second", tuning.rate));
 }
 
 std::vector<Finding> judge_watch(const probes::WatchTotals& totals, std::optional<milliseconds> max_unavailable) {
@@ -141,8 +145,8 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
     return kExitUsage;
   }
   settings.namespace_path = options.namespace_path;
-  settings.rate = options.rate;
-  settings.session_timeout = options.session_timeout;
+  settings.rate = options.tuning.rate;
+  settings.session_timeout = options.tuning.session_timeout;
 
   std::mutex out_mutex;
   probes::WatchEngine engine(settings, [&](const probes::WatchEvent& event) {
@@ -158,7 +162,7 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
   while (!g_stop_requested && (!end || probes::Clock::now() < *end)) std::this_thread::sleep_for(milliseconds(50));
   engine.stop();
   auto totals = engine.totals();
-  auto findings = judge_watch(totals, options.max_unavailable);
+  auto findings = judge_watch(totals, options.tuning.max_unavailable);
   std::lock_guard lock(out_mutex);
   out << render_watch_summary(totals, findings, options.output) << std::flush;
   return findings.empty() ? 0 : 2;

@@ -15,18 +15,24 @@
 
 namespace zkverify::verifier {
 
+// The watch engine's flags, shared by watch and step.
+struct WatchTuning {
+  double rate = 20;                                  // writes per second
+  std::chrono::milliseconds session_timeout{10000};  // asked of the servers
+  std::optional<std::chrono::milliseconds> max_unavailable;
+};
+
 struct WatchOptions {
   std::string servers;
   std::optional<std::chrono::milliseconds> duration;  // until SIGINT/SIGTERM when unset
-  double rate = 20;
   std::string output = "text";
   std::string namespace_path = "/zkverify";
-  std::chrono::milliseconds session_timeout{10000};
-  std::optional<std::chrono::milliseconds> max_unavailable;
+  WatchTuning tuning;
   std::chrono::milliseconds timeout{10000};  // to connect the sessions at the start
 };
 
 void validate(const WatchOptions& options);
+void validate(const WatchTuning& tuning);
 
 // Pure: what the totals mean. Findings: session-expired, writes-lost, stale-read, ephemeral-lost,
 // unavailable-too-long (critical); write failures and disconnects are not failures by themselves.

@@ -203,6 +203,12 @@ TEST_CASE("usage errors exit 64 with one line naming the problem", "[integration
            {"quorum", "servers is required"},
            {"quorum --servers a:1 --bogus", "bogus"},
            {"", "subcommand"},
+           {"watch --servers a:1 --rate 0", "--rate 0"},
+           {"watch --servers a:1 --duration soon", "'soon' is not a duration"},
+           {"step --servers a:1 --restart b -- true", "--restart 'b' is not in --servers"},
+           {"step --servers a:1 --restart a:1 --rate 5000 -- true", "--rate 5000"},
+           {"step --servers a:1 --restart a:1", "no COMMAND"},
+           {"safe-to-restart x --servers a:1", "'x' is not in --servers"},
        }) {
     auto run = zkverify(args);
     INFO(args << " -> " << run.err);
