@@ -41,6 +41,10 @@ class Poller {
     running_ = false;
     if (thread_.joinable()) thread_.join();
   }
+  // Held by whoever else probes the servers, so the poller's connection never adds to theirs
+  // (deployments allow 3 connections per client address: maxClientCnxns).
+  std::mutex& probing() { return probing_; }
+
   StepTimeline timeline() {
     std::lock_guard lock(mutex_);
     auto copy = timeline_;
@@ -52,6 +56,7 @@ class Poller {
   void run() {
     while (running_) {
       auto started = Clock::now();
+      std::unique_lock probing(probing_);
       probes::ProbeLimits limits;
       limits.deadline = started + milliseconds(300);
       limits.connect_timeout = limits.exchange_timeout = milliseconds(300);
@@ -66,6 +71,7 @@ class Poller {
         if (probe.address.name == name_)
           name_serving = mode == probes::Mode::leader || mode == probes::Mode::follower || mode == probes::Mode::observer;
       }
+      probing.unlock();
       record(started, leader, name_serving);
       std::this_thread::sleep_until(started + milliseconds(100));
     }
@@ -92,6 +98,7 @@ class Poller {
   std::string name_;
   std::atomic<bool> running_{true};
   std::mutex mutex_;
+  std::mutex probing_;
   StepTimeline timeline_;
   std::optional<Clock::time_point> down_since_, leaderless_since_;
   std::thread thread_;
@@ -186,7 +193,10 @@ int step_after_validation(const StepOptions& options, const QuorumOptions& check
   Report after;
   int streak = 0;
   while (true) {
-    after = check_and_record(check, no_reset, err);
+    {
+      std::lock_guard exclusive(poller.probing());
+      after = check_and_record(check, no_reset, err);
+    }
     streak = after.verdict == Verdict::healthy ? streak + 1 : 0;
     if (streak >= options.stable || Clock::now() + options.interval >= give_up) break;
     if (std::ranges::any_of(after.findings, [](const Finding& f) { return f.code == "data-loss"; })) break;
