@@ -91,7 +91,7 @@ TEST_CASE("a marker that cannot be read is a warning, not data loss") {
   CHECK_FALSE(find(out.findings, "data-loss"));
 }
 
-TEST_CASE("node count halving is a warning; a leader change and membership change are news") {
+TEST_CASE("node count halving is a warning, a leader change and membership change are news") {
   auto facts = with_marker(1, 0x100000003);
   for (auto& probe : facts.probes) probe.srvr->facts.node_count = 400;
   auto first = run(facts, std::nullopt).next;

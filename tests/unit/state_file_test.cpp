@@ -38,7 +38,7 @@ TEST_CASE("state file: missing is a first run, written whole, read back") {
   CHECK(entries == 2);  // the file and its lock
 }
 
-TEST_CASE("state file: corrupt JSON names the path; a second holder is refused") {
+TEST_CASE("state file: corrupt JSON names the path, a second holder is refused") {
   Dir dir;
   auto file = dir.path / "ledger.json";
   std::ofstream(file) << "{ half";
