@@ -48,11 +48,14 @@ std::string trimmed(std::string text) {
 
 }  // namespace
 
-nlohmann::json Run::json() const {
-  INFO("stdout: " << out << "\nstderr: " << err);
-  auto parsed = nlohmann::json::parse(out, nullptr, false);
-  REQUIRE_FALSE(parsed.is_discarded());
-  return parsed;
+const nlohmann::json& Run::json() const {
+  if (!parsed_) {
+    INFO("stdout: " << out << "\nstderr: " << err);
+    auto parsed = nlohmann::json::parse(out, nullptr, false);
+    REQUIRE_FALSE(parsed.is_discarded());
+    parsed_ = std::move(parsed);
+  }
+  return *parsed_;
 }
 
 Lab::Lab(std::string whitelist) : dir_((scratch_dir() / "lab").string()) {

@@ -3,6 +3,7 @@
 // stopped (by pid) and removed when the Lab goes out of scope, also when a test fails.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,7 +16,12 @@ struct Run {
   std::string out;
   std::string err;
   std::chrono::milliseconds elapsed{0};
-  nlohmann::json json() const;  // out parsed as JSON (fails the test if it is not)
+  // out parsed as JSON (fails the test if it is not). A reference into the Run, so that
+  // `for (auto& s : run.json()["servers"])` does not iterate over a destroyed temporary.
+  const nlohmann::json& json() const;
+
+ private:
+  mutable std::optional<nlohmann::json> parsed_;
 };
 
 class Lab {
