@@ -163,13 +163,8 @@ int step_after_validation(const StepOptions& options, const QuorumOptions& check
   }
   if (options.state_file) record_restart(*options.state_file, options.restart, before.servers, options.check_timeout);
 
-  probes::WatchSettings settings;
-  settings.servers = servers;
-  settings.namespace_path = options.namespace_path;
-  settings.rate = options.tuning.rate;
-  settings.session_timeout = options.tuning.session_timeout;
   std::mutex out_mutex;
-  probes::WatchEngine engine(settings, [&](const probes::WatchEvent& event) {
+  probes::WatchEngine engine(watch_settings(servers, options.namespace_path, options.tuning), [&](const probes::WatchEvent& event) {
     if (options.output == "json") return;  // one JSON object at the end
     std::lock_guard lock(out_mutex);
     out << render_event(event, "text") << std::flush;

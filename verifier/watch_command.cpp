@@ -39,6 +39,16 @@ void validate(const WatchTuning& tuning) {
     throw std::invalid_argument(fmt::format("--rate {}: use 1 to 1000 writes a second", tuning.rate));
 }
 
+probes::WatchSettings watch_settings(std::vector<probes::ServerAddress> servers, const std::string& namespace_path,
+                                     const WatchTuning& tuning) {
+  probes::WatchSettings settings;
+  settings.servers = std::move(servers);
+  settings.namespace_path = namespace_path;
+  settings.rate = tuning.rate;
+  settings.session_timeout = tuning.session_timeout;
+  return settings;
+}
+
 std::vector<Finding> judge_watch(const probes::WatchTotals& totals, std::optional<milliseconds> max_unavailable) {
   std::vector<Finding> findings;
   auto add = [&](std::string code, std::string message) {
@@ -139,14 +149,11 @@ int run_watch(const WatchOptions& options, std::ostream& out, std::ostream& err)
   probes::WatchSettings settings;
   try {
     validate(options);
-    settings.servers = probes::parse_server_list(options.servers);
+    settings = watch_settings(probes::parse_server_list(options.servers), options.namespace_path, options.tuning);
   } catch (const std::invalid_argument& error) {
     err << "zkverify watch: " << error.what() << "\n";
     return kExitUsage;
   }
-  settings.namespace_path = options.namespace_path;
-  settings.rate = options.tuning.rate;
-  settings.session_timeout = options.tuning.session_timeout;
 
   std::mutex out_mutex;
   probes::WatchEngine engine(settings, [&](const probes::WatchEvent& event) {

@@ -32,6 +32,10 @@ struct WatchOptions {
 };
 
 void validate(const WatchOptions& options);
+
+// The engine's settings for these servers, namespace and flags.
+probes::WatchSettings watch_settings(std::vector<probes::ServerAddress> servers, const std::string& namespace_path,
+                                     const WatchTuning& tuning);
 void validate(const WatchTuning& tuning);
 
 // Pure: what the totals mean. Findings: session-expired, writes-lost, stale-read, ephemeral-lost,
