@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "probes/addresses.hpp"
-#include "probes/zk_error.hpp"
+#include "probes/errors.hpp"
 
 namespace zkverify::probes {
 

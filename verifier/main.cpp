@@ -4,11 +4,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "verifier/durations.hpp"
-#include "verifier/quorum_command.hpp"
-#include "verifier/restart_commands.hpp"
-#include "verifier/step_command.hpp"
-#include "verifier/watch_command.hpp"
+#include "verifier/render/durations.hpp"
+#include "verifier/commands/ensemble.hpp"
+#include "verifier/commands/restart.hpp"
+#include "verifier/commands/step.hpp"
+#include "verifier/commands/watch.hpp"
 
 namespace {
 

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "probes/addresses.hpp"
-#include "verifier/durations.hpp"
-#include "verifier/quorum_command.hpp"
+#include "verifier/render/durations.hpp"
+#include "verifier/commands/ensemble.hpp"
 
 using namespace zkverify;
 using Catch::Matchers::Contains;

@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "synthetic.hpp"
-#include "verifier/checks.hpp"
+#include "verifier/judge/checks.hpp"
 
 using namespace zkverify::verifier;
 using namespace synthetic;

@@ -3,8 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include "synthetic.hpp"
-#include "verifier/ledger.hpp"
-#include "verifier/restart_plan.hpp"
+#include "verifier/judge/ledger.hpp"
+#include "verifier/judge/restart_plan.hpp"
 
 using namespace zkverify::verifier;
 using namespace synthetic;

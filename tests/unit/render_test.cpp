@@ -2,8 +2,8 @@
 #include <nlohmann/json.hpp>
 
 #include "synthetic.hpp"
-#include "verifier/checks.hpp"
-#include "verifier/render.hpp"
+#include "verifier/judge/checks.hpp"
+#include "verifier/render/text.hpp"
 
 using namespace zkverify::verifier;
 using Catch::Matchers::Contains;

@@ -5,7 +5,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "verifier/state_file.hpp"
+#include "verifier/store/state_file.hpp"
 
 using namespace zkverify::verifier;
 using Catch::Matchers::Contains;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "probes/facts.hpp"
-#include "verifier/checks.hpp"
+#include "verifier/judge/checks.hpp"
 
 namespace synthetic {
 

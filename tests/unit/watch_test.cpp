@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "verifier/watch_command.hpp"
+#include "verifier/commands/watch.hpp"
 
 using namespace zkverify;
 using namespace zkverify::verifier;

@@ -1,4 +1,4 @@
-#include "verifier/checks.hpp"
+#include "verifier/judge/checks.hpp"
 
 #include <algorithm>
 #include <functional>

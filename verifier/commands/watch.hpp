@@ -10,8 +10,8 @@
 #include <string>
 
 #include "probes/watch_engine.hpp"
-#include "verifier/quorum_command.hpp"
-#include "verifier/report.hpp"
+#include "verifier/commands/ensemble.hpp"
+#include "verifier/judge/report.hpp"
 
 namespace zkverify::verifier {
 

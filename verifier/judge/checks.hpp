@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "probes/facts.hpp"
-#include "verifier/report.hpp"
+#include "verifier/judge/report.hpp"
 
 namespace zkverify::verifier {
 

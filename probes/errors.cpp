@@ -1,4 +1,4 @@
-#include "probes/zk_error.hpp"
+#include "probes/errors.hpp"
 
 #include <array>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "verifier/ledger.hpp"
+#include "verifier/judge/ledger.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -7,7 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "probes/parsers.hpp"
-#include "verifier/render.hpp"
+#include "verifier/render/text.hpp"
 
 namespace zkverify::verifier {
 

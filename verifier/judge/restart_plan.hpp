@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "verifier/report.hpp"
+#include "verifier/judge/report.hpp"
 
 namespace zkverify::verifier {
 

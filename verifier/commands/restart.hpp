@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "verifier/quorum_command.hpp"
+#include "verifier/commands/ensemble.hpp"
 
 namespace zkverify::verifier {
 

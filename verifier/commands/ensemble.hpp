@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "verifier/checks.hpp"
-#include "verifier/ledger.hpp"
+#include "verifier/judge/checks.hpp"
+#include "verifier/judge/ledger.hpp"
 
 namespace zkverify::verifier {
 

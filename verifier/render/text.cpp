@@ -1,4 +1,4 @@
-#include "verifier/render.hpp"
+#include "verifier/render/text.hpp"
 
 #include <algorithm>
 

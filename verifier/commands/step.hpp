@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "verifier/quorum_command.hpp"
-#include "verifier/watch_command.hpp"
+#include "verifier/commands/ensemble.hpp"
+#include "verifier/commands/watch.hpp"
 
 namespace zkverify::verifier {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "verifier/report.hpp"
+#include "verifier/judge/report.hpp"
 
 namespace zkverify::verifier {
 

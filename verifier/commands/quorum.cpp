@@ -1,4 +1,4 @@
-#include "verifier/quorum_command.hpp"
+#include "verifier/commands/ensemble.hpp"
 
 #include <pwd.h>
 #include <unistd.h>
@@ -14,9 +14,9 @@
 
 #include "probes/four_letter.hpp"
 #include "probes/round_trip.hpp"
-#include "verifier/durations.hpp"
-#include "verifier/render.hpp"
-#include "verifier/state_file.hpp"
+#include "verifier/render/durations.hpp"
+#include "verifier/render/text.hpp"
+#include "verifier/store/state_file.hpp"
 
 namespace zkverify::verifier {
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "verifier/checks.hpp"
+#include "verifier/judge/checks.hpp"
 
 namespace zkverify::verifier {
 

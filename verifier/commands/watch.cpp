@@ -1,4 +1,4 @@
-#include "verifier/watch_command.hpp"
+#include "verifier/commands/watch.hpp"
 
 #include <csignal>
 #include <ctime>
@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "verifier/checks.hpp"
-#include "verifier/durations.hpp"
+#include "verifier/judge/checks.hpp"
+#include "verifier/render/durations.hpp"
 
 namespace zkverify::verifier {
 

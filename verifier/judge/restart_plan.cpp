@@ -1,4 +1,4 @@
-#include "verifier/restart_plan.hpp"
+#include "verifier/judge/restart_plan.hpp"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "verifier/step_command.hpp"
+#include "verifier/commands/step.hpp"
 
 #include <spawn.h>
 #include <sys/wait.h>
@@ -14,11 +14,11 @@
 
 #include "probes/four_letter.hpp"
 #include "probes/watch_engine.hpp"
-#include "verifier/durations.hpp"
-#include "verifier/render.hpp"
-#include "verifier/restart_commands.hpp"
-#include "verifier/restart_plan.hpp"
-#include "verifier/watch_command.hpp"
+#include "verifier/render/durations.hpp"
+#include "verifier/render/text.hpp"
+#include "verifier/commands/restart.hpp"
+#include "verifier/judge/restart_plan.hpp"
+#include "verifier/commands/watch.hpp"
 
 extern char** environ;
 

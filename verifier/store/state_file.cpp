@@ -1,4 +1,4 @@
-#include "verifier/state_file.hpp"
+#include "verifier/store/state_file.hpp"
 
 #include <fcntl.h>
 #include <sys/file.h>

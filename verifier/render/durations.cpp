@@ -1,4 +1,4 @@
-#include "verifier/durations.hpp"
+#include "verifier/render/durations.hpp"
 
 #include <charconv>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "verifier/restart_commands.hpp"
+#include "verifier/commands/restart.hpp"
 
 #include <ostream>
 #include <ranges>
@@ -7,8 +7,8 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "verifier/restart_plan.hpp"
-#include "verifier/state_file.hpp"
+#include "verifier/judge/restart_plan.hpp"
+#include "verifier/store/state_file.hpp"
 
 namespace zkverify::verifier {
 
