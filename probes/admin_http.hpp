@@ -1,6 +1,7 @@
 #pragma once
 // The AdminServer's /commands/<name> over HTTP (Boost.Beast), as Asio coroutines.
 
+#include "probes/io.hpp"
 #include <string>
 #include <string_view>
 

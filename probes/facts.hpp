@@ -21,6 +21,9 @@ struct Zxid {
   auto operator<=>(const Zxid&) const = default;
 };
 
+// "0x100000003", as zkCli and the server logs print zxids.
+std::string zxid_hex(Zxid zxid);
+
 enum class Mode { unknown, leader, follower, observer, standalone, read_only };
 
 // How a server answered one request, before looking at the facts in it.
@@ -96,6 +99,12 @@ struct Exchange {
   std::string reply;     // what the server sent (possibly partial when error != none)
   std::chrono::microseconds latency{0};
 };
+
+// The words tried after srvr, in order; refused ones are recorded, not retried.
+inline const std::vector<std::string> kOptionalWords{"mntr", "conf", "isro", "ruok"};
+
+// Human-readable text of a transport error ("connection refused", "no reply within the deadline", ...).
+std::string describe(const Exchange& exchange);
 
 // Everything the four-letter words and the AdminServer told about one server.
 struct ServerProbe {

@@ -2,6 +2,7 @@
 // Four-letter words and AdminServer commands, for every server in parallel, on one io_context.
 // Every socket has a deadline that closes it; nothing outlives the overall deadline.
 
+#include "probes/io.hpp"
 #include <chrono>
 #include <cstddef>
 #include <string>
@@ -22,9 +23,6 @@ struct ProbeLimits {
   bool srvr_only = false;                              // skip the optional words and the AdminServer
 };
 
-// The words tried after srvr, in order; refused ones are recorded, not retried.
-inline const std::vector<std::string> kOptionalWords{"mntr", "conf", "isro", "ruok"};
-
 // Probes each server: srvr, then (if srvr got an answer) the optional words, then the AdminServer
 // when the address has an admin port. Servers are probed concurrently; each holds at most one
 // connection at a time. Returns one ServerProbe per address, in the same order.
@@ -32,8 +30,5 @@ std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers
 
 // One four-letter word against one server (a building block of probe_servers, and its test seam).
 Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits);
-
-// Human-readable text of a transport error ("connection refused", "no reply within the deadline", ...).
-std::string describe(const Exchange& exchange);
 
 }  // namespace zkverify::probes

@@ -3,6 +3,7 @@
 // through a session pinned to each server after a sync, and deleted. The same sessions read the
 // durability marker, a persistent znode whose creation the ledger remembers.
 
+#include "probes/io.hpp"
 #include <chrono>
 #include <optional>
 #include <string>

@@ -3,6 +3,7 @@
 // ordered acknowledged writes, and read-backs that check none was lost. It reports what happens as
 // events (facts, with timestamps) and totals; verifier/ decides what they mean.
 
+#include "probes/io.hpp"
 #include <atomic>
 #include <chrono>
 #include <functional>

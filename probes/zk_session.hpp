@@ -3,6 +3,7 @@
 // The C client's synchronous calls can block forever, so only its async calls are used here; each
 // completion fills a shared state that outlives the caller, so a late completion is harmless.
 
+#include "probes/io.hpp"
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>

@@ -8,7 +8,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "probes/four_letter.hpp"
 #include "probes/parsers.hpp"
 
 namespace zkverify::verifier {

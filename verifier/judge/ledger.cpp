@@ -7,12 +7,12 @@
 #include <fmt/ranges.h>
 
 #include "probes/parsers.hpp"
-#include "verifier/render/text.hpp"
 
 namespace zkverify::verifier {
 
 using nlohmann::json;
 using probes::Zxid;
+using probes::zxid_hex;
 using probes::ZkError;
 
 namespace {

@@ -6,7 +6,7 @@
 
 namespace zkverify::verifier {
 
-std::string zxid_hex(const probes::Zxid& zxid) { return fmt::format("{:#x}", zxid.value); }
+using probes::zxid_hex;
 
 namespace {
 

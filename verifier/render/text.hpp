@@ -13,6 +13,4 @@ std::string render_text(const Report& report);
 nlohmann::json to_json(const Report& report);
 std::string render_json(const Report& report);  // to_json, pretty-printed, with a trailing newline
 
-std::string zxid_hex(const probes::Zxid& zxid);  // "0x100000003"
-
 }  // namespace zkverify::verifier

@@ -1,0 +1,173 @@
+#pragma once
+// The keeper seam: everything zkverify does with a ZooKeeper session, as one interface (the shape of
+// ClickHouse's IKeeper). The C client implements it (c_keeper); tests implement a fake that can
+// lose the connection mid-operation, expire the session, never complete an operation or a close,
+// and complete operations out of order. The round trip and the watch engine only see this header.
+//
+// Every operation is asynchronous: it returns at once and its callback runs exactly once, on a
+// thread of the implementation's, with the outcome (ZkError::closing when the session was closed
+// first). `Expect<R>` turns a callback into a result awaited with a deadline; a completion after
+// the deadline is harmless.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "probes/addresses.hpp"
+#include "probes/errors.hpp"
+#include "probes/facts.hpp"
+
+namespace zkverify::probes {
+
+using Clock = std::chrono::steady_clock;
+
+enum class SessionState { connecting, connected, expired, auth_failed, closed };
+
+struct NodeStat {
+  Zxid czxid;
+  Zxid mzxid;
+  std::int32_t version = 0;
+};
+
+struct CreateResult {
+  ZkError error = ZkError::not_attempted;
+  std::string path;  // the created node's path (with the sequence number, for sequential nodes)
+  NodeStat stat;
+};
+struct GetResult {
+  ZkError error = ZkError::not_attempted;
+  std::string data;
+  NodeStat stat;
+};
+struct StatResult {  // set, exists
+  ZkError error = ZkError::not_attempted;
+  NodeStat stat;
+};
+struct ChildrenResult {
+  ZkError error = ZkError::not_attempted;
+  std::vector<std::string> children;
+};
+struct DoneResult {  // remove, sync
+  ZkError error = ZkError::not_attempted;
+};
+struct MultiResult {
+  ZkError error = ZkError::not_attempted;  // ok only when every operation succeeded
+  std::vector<ZkError> each;               // one per operation, in order
+};
+
+enum class CreateMode { persistent, ephemeral, persistent_sequential, ephemeral_sequential };
+
+// One operation of a multi (all succeed or none is applied).
+struct MultiOp {
+  enum class Kind { create, remove, set, check } kind = Kind::create;
+  std::string path;
+  std::string data;                     // create, set
+  CreateMode mode = CreateMode::persistent;  // create
+  std::int32_t version = -1;            // remove, set, check: -1 = any
+};
+
+// A change of the session's state, with the listed server it is connected to (its name from the
+// server list; empty while not connected) and the session timeout the server granted.
+struct SessionEvent {
+  SessionState state = SessionState::connecting;
+  std::string server;
+  std::chrono::milliseconds granted_timeout{0};
+};
+
+class Keeper {
+ public:
+  template <class R>
+  using Callback = std::function<void(R)>;
+  using Listener = std::function<void(const SessionEvent&)>;
+
+  // Closes the session if close() did not: may wait as long as the implementation's own close does.
+  virtual ~Keeper() = default;
+
+  // ok once connected; session_expired, auth_failed, or deadline_exceeded otherwise.
+  virtual ZkError wait_connected(Clock::time_point deadline) = 0;
+  [[nodiscard]] virtual SessionState state() const = 0;
+  // Once connected: the session id; its top byte is the id of the server that created it.
+  [[nodiscard]] virtual std::optional<std::int64_t> session_id() const = 0;
+  // The listed name of the server the session is connected to; empty while not connected.
+  [[nodiscard]] virtual std::string connected_server() const = 0;
+  // The session timeout the server granted (0 until connected).
+  [[nodiscard]] virtual std::chrono::milliseconds negotiated_timeout() const = 0;
+
+  virtual void create(const std::string& path, const std::string& data, CreateMode mode, Callback<CreateResult> done) = 0;
+  virtual void get(const std::string& path, Callback<GetResult> done) = 0;
+  virtual void set(const std::string& path, const std::string& data, std::int32_t version, Callback<StatResult> done) = 0;
+  virtual void exists(const std::string& path, Callback<StatResult> done) = 0;
+  virtual void children(const std::string& path, Callback<ChildrenResult> done) = 0;
+  virtual void remove(const std::string& path, std::int32_t version, Callback<DoneResult> done) = 0;
+  // Brings the connected server up to date with the leader; requests queued after it on this
+  // session are answered after it (ZooKeeper answers one session's requests in order).
+  virtual void sync(const std::string& path, Callback<DoneResult> done) = 0;
+  virtual void multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done) = 0;
+
+  // Closes the session (a quorum transaction: the server then removes its ephemeral nodes). Returns
+  // true when that completed by the deadline; false when it was abandoned (the server expires the
+  // session later). Idempotent; later operations complete with ZkError::closing.
+  virtual bool close(Clock::time_point deadline) = 0;
+};
+
+struct KeeperOptions {
+  std::chrono::milliseconds session_timeout{10000};
+  // Try `servers` in the order given (each session prefers its own server, like a real client with
+  // its own connect string); otherwise the implementation's default (random) order.
+  bool in_order = false;
+};
+
+// Opens sessions. A session given one server is pinned to it; given several, it fails over.
+class KeeperFactory {
+ public:
+  virtual ~KeeperFactory() = default;
+  // Starts connecting and returns at once; Keeper::wait_connected waits for the outcome. `listener`
+  // runs on the implementation's thread for every state change: it must not block.
+  virtual std::unique_ptr<Keeper> open(const std::vector<ServerAddress>& servers, const KeeperOptions& options,
+                                       Keeper::Listener listener = nullptr) = 0;
+};
+
+// A callback and the result it delivers, awaited with a deadline.
+template <class R>
+class Expect {
+ public:
+  Keeper::Callback<R> callback() {
+    return [promise = promise_](R result) { promise->set_value(std::move(result)); };
+  }
+  // The result, or one whose error is deadline_exceeded when the deadline passed first.
+  R await(Clock::time_point deadline) {
+    if (future_.wait_until(deadline) != std::future_status::ready) {
+      R late{};
+      late.error = ZkError::deadline_exceeded;
+      return late;
+    }
+    return future_.get();
+  }
+
+ private:
+  std::shared_ptr<std::promise<R>> promise_ = std::make_shared<std::promise<R>>();
+  std::future<R> future_ = promise_->get_future();
+};
+
+// The common blocking forms, each bounded by `deadline`.
+CreateResult create_now(Keeper& keeper, const std::string& path, const std::string& data, CreateMode mode,
+                        Clock::time_point deadline);
+GetResult get_now(Keeper& keeper, const std::string& path, Clock::time_point deadline);
+StatResult exists_now(Keeper& keeper, const std::string& path, Clock::time_point deadline);
+ZkError remove_now(Keeper& keeper, const std::string& path, Clock::time_point deadline);
+// Deletes every path, pipelined; returns the first error other than no_node.
+ZkError remove_all_now(Keeper& keeper, const std::vector<std::string>& paths, Clock::time_point deadline);
+
+// Closes every session at once and waits for them together until `deadline`; sessions still closing
+// then are abandoned (their servers expire them). Returns how many closed in time.
+std::size_t close_all(std::vector<std::unique_ptr<Keeper>>& sessions, Clock::time_point deadline);
+
+// The id of the server that created a session: the top byte of its id.
+std::optional<int> creator_id(const Keeper& keeper);
+
+}  // namespace zkverify::probes

@@ -1,0 +1,79 @@
+#pragma once
+// A fake ZooKeeper behind the keeper seam: one in-memory tree shared by every session, whatever
+// server it names, and faults injected per server and per operation, so the round trip, the watch
+// engine and step's logic meet connection loss, expiry, hung operations and hung closes without JVMs.
+//
+// Completions run on the fake's own dispatcher thread (as the C client's run on its completion
+// thread), never inside the call that started the operation. The tree changes when an operation
+// is started; the callback reports it later.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "probes/keeper.hpp"
+
+namespace zkverify::fake {
+
+enum class OpKind { connect, create, get, set, exists, children, remove, sync, multi, close };
+
+enum class Fault {
+  never_complete,   // the operation (or connect, or close) never completes
+  connection_loss,  // completes with connection_loss; the session disconnects, then reconnects (its next server)
+  session_expired,  // completes with session_expired; the session is expired: its ephemerals are gone, it is dead
+};
+
+// Which operations a fault hits.
+struct Rule {
+  std::string server;          // the listed name of the server the session is connected to; empty: any
+  OpKind op = OpKind::get;
+  Fault fault = Fault::never_complete;
+  int nth = 0;                 // 0: every matching operation; n: only the n-th one (counted from inject)
+  std::string path_prefix;     // empty: any path
+};
+
+class Ensemble {
+ public:
+  Ensemble();
+  ~Ensemble();  // stops the dispatcher; callbacks still pending are dropped
+  Ensemble(const Ensemble&) = delete;
+  Ensemble& operator=(const Ensemble&) = delete;
+
+  probes::KeeperFactory& factory();
+
+  void inject(Rule rule);
+  // Servers that refuse sessions: a session fails over to its next listed server, or never connects.
+  void set_down(const std::string& server, bool down = true);
+  // Expires every session connected to `server` now (their listeners see `expired`).
+  void expire_sessions_on(const std::string& server);
+  // Completions queued together are delivered newest first (ZooKeeper never does this within one
+  // session; the code must not depend on it across sessions).
+  void reorder_completions(bool reorder = true);
+  // Every completion waits this long on the dispatcher first.
+  void delay_completions(std::chrono::milliseconds delay);
+  // A session's id carries its server's id in the top byte, as ZooKeeper's do. Default ids: 1, 2, ...
+  // in the order the fake first sees server names.
+  void set_server_id(const std::string& server, int id);
+
+  // What is in the tree now.
+  [[nodiscard]] bool has_node(const std::string& path) const;
+  [[nodiscard]] std::optional<std::string> data_of(const std::string& path) const;
+  [[nodiscard]] std::vector<std::string> paths() const;  // every node but "/", sorted
+  // Sessions opened so far / still open (not closed, not expired), and closes that completed.
+  [[nodiscard]] int sessions_opened() const;
+  [[nodiscard]] int sessions_open() const;
+  [[nodiscard]] int closes_completed() const;
+  // How many operations of a kind were started through a server (empty: any).
+  [[nodiscard]] int operations(OpKind op, const std::string& server = "") const;
+
+  struct State;  // shared with the sessions; defined in fake_keeper.cpp
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace zkverify::fake
