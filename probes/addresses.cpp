@@ -1,5 +1,7 @@
 #include "probes/addresses.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <set>
@@ -7,24 +9,10 @@
 
 #include <fmt/format.h>
 
+#include "probes/text.hpp"
+
 namespace zkverify::probes {
 namespace {
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-std::vector<std::string_view> split(std::string_view s, char sep) {
-  std::vector<std::string_view> parts;
-  for (;;) {
-    auto at = s.find(sep);
-    parts.push_back(trim(s.substr(0, at)));
-    if (at == std::string_view::npos) return parts;
-    s.remove_prefix(at + 1);
-  }
-}
 
 ServerAddress parse_entry(std::string_view entry) {
   ServerAddress server;
@@ -58,6 +46,12 @@ ServerAddress parse_entry(std::string_view entry) {
 }
 
 }  // namespace
+
+std::string local_host_name() {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return host;
+}
 
 std::string ServerAddress::endpoint() const {
   return host.find(':') == std::string::npos ? fmt::format("{}:{}", host, port) : fmt::format("[{}]:{}", host, port);

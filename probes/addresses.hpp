@@ -27,6 +27,9 @@ std::vector<ServerAddress> parse_server_list(std::string_view list);
 // and sets admin_port on each server. Throws std::invalid_argument on a bad port or a count mismatch.
 void assign_admin_ports(std::vector<ServerAddress>& servers, std::string_view ports);
 
+// This machine's host name (in a StatefulSet pod: the pod's name), for naming what zkverify writes.
+std::string local_host_name();
+
 // Parses a TCP port (1..65535). Throws std::invalid_argument naming `what` and the text.
 std::uint16_t parse_port(std::string_view text, std::string_view what);
 

@@ -31,7 +31,7 @@ asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::string 
     parser.body_limit(limits.max_reply_bytes);
     if (!ec) co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
     if (ec == http::error::body_limit) {
-      exchange.error = TransportError::reply_too_large;
+      exchange.error = ProbeError::reply_too_large;
       exchange.detail = fmt::format("reply exceeded {} bytes", limits.max_reply_bytes);
     } else if (ec) {
       tcp::record_io_error(ec, exchange);
@@ -39,7 +39,7 @@ asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::string 
       auto& response = parser.get();
       exchange.reply = std::move(response.body());
       if (response.result() != http::status::ok) {
-        exchange.error = TransportError::http_error;
+        exchange.error = ProbeError::http_error;
         exchange.detail = fmt::format("HTTP {}", response.result_int());
       }
     }

@@ -13,7 +13,7 @@
 namespace zkverify::probes {
 
 // GET http://host:admin_port/commands/<command>; the body in Exchange::reply on HTTP 200.
-// Any other status is TransportError::http_error with the status in the detail.
+// Any other status is ProbeError::http_error with the status in the detail.
 boost::asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::string command, ProbeLimits limits);
 
 }  // namespace zkverify::probes

@@ -1,6 +1,7 @@
 #include "probes/errors.hpp"
 
 #include <array>
+#include <string>
 #include <utility>
 
 namespace zkverify::probes {
@@ -58,4 +59,70 @@ std::string_view to_string(ZkError error) {
   return "unknown";
 }
 
+std::string_view to_string(ProbeError error) {
+  switch (error) {
+    case ProbeError::ok: return "ok";
+    case ProbeError::resolve_failed: return "resolve_failed";
+    case ProbeError::connect_refused: return "connect_refused";
+    case ProbeError::connect_timeout: return "connect_timeout";
+    case ProbeError::read_timeout: return "read_timeout";
+    case ProbeError::reset: return "reset";
+    case ProbeError::reply_too_large: return "reply_too_large";
+    case ProbeError::http_error: return "http_error";
+    case ProbeError::not_serving: return "not_serving";
+    case ProbeError::not_whitelisted: return "not_whitelisted";
+    case ProbeError::malformed: return "malformed";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Each category's message() is the enum's stable name, so an error_code prints as findings do.
+template <class Enum>
+class NamedCategory : public std::error_category {
+ public:
+  explicit NamedCategory(const char* name) : name_(name) {}
+  [[nodiscard]] const char* name() const noexcept override { return name_; }
+  [[nodiscard]] std::string message(int value) const override { return std::string(to_string(static_cast<Enum>(value))); }
+
+ private:
+  const char* name_;
+};
+
+}  // namespace
+
+const std::error_category& zookeeper_category() {
+  static const NamedCategory<ZkError> category("zookeeper");
+  return category;
+}
+
+const std::error_category& probe_category() {
+  static const NamedCategory<ProbeError> category("probe");
+  return category;
+}
+
+std::error_code make_error_code(ZkError error) { return {static_cast<int>(error), zookeeper_category()}; }
+std::error_code make_error_code(ProbeError error) { return {static_cast<int>(error), probe_category()}; }
+
 }  // namespace zkverify::probes
+
+namespace zkverify {
+
+std::string_view to_string(Failure failure) {
+  switch (failure) {
+    case Failure::usage: return "usage";
+    case Failure::state_unreadable: return "state_unreadable";
+    case Failure::state_unwritable: return "state_unwritable";
+  }
+  return "unknown";
+}
+
+const std::error_category& failure_category() {
+  static const probes::NamedCategory<Failure> category("zkverify");
+  return category;
+}
+
+std::error_code make_error_code(Failure failure) { return {static_cast<int>(failure), failure_category()}; }
+
+}  // namespace zkverify

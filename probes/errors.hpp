@@ -1,8 +1,17 @@
 #pragma once
-// One error enum for everything the ZooKeeper C client can answer, mirroring its ZOO_ERRORS codes
-// (values identical), plus the outcomes the C client cannot report because zkverify imposes them.
+// zkverify's one error vocabulary: three enums, each an std::error_code category, so every failure
+// travels as an error_code (or one of these enums) and prints by one name.
+// - ZkError: what a ZooKeeper session answers, mirroring the C client's ZOO_ERRORS (values
+//   identical), plus the outcomes zkverify imposes (deadline_exceeded, not_attempted).
+// - ProbeError: how a four-letter word or an AdminServer request ended: the transport, then the
+//   reply (not serving, not whitelisted, malformed).
+// - Failure: why a command as a whole could not do its job; verifier/commands/exit_codes maps
+//   each to the process's exit code, in one place.
 
+#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <system_error>
 
 namespace zkverify::probes {
 
@@ -51,4 +60,61 @@ ZkError zk_error_from_code(int code);
 // A short stable name ("connection_loss"), as shown in findings and JSON.
 std::string_view to_string(ZkError error);
 
+enum class ProbeError : int {
+  ok = 0,
+  // the transport
+  resolve_failed = 1,
+  connect_refused,
+  connect_timeout,  // no TCP connection within the deadline
+  read_timeout,     // connected, but the reply did not end (server closed) within the deadline
+  reset,            // connection reset or other socket error
+  reply_too_large,  // the reply exceeded the size cap
+  http_error,       // AdminServer: a non-200 status or an unparsable HTTP response
+  // the reply, once it arrived whole
+  not_serving,      // "This ZooKeeper instance is not currently serving requests"
+  not_whitelisted,  // "<word> is not executed because it is not in the whitelist."
+  malformed,        // something else: the reply's detail says what
+};
+
+// A short stable name ("connect_refused").
+std::string_view to_string(ProbeError error);
+
+const std::error_category& zookeeper_category();
+const std::error_category& probe_category();
+std::error_code make_error_code(ZkError error);
+std::error_code make_error_code(ProbeError error);
+
 }  // namespace zkverify::probes
+
+namespace zkverify {
+
+enum class Failure : int {
+  usage = 1,         // a bad flag, list, duration, name, namespace: nothing was checked
+  state_unreadable,  // the --state file is unreadable, corrupt or locked
+  state_unwritable,  // the --state file could not be written; the previous one stands
+};
+
+std::string_view to_string(Failure failure);
+const std::error_category& failure_category();
+std::error_code make_error_code(Failure failure);
+
+// Thrown when a command cannot do its job; what() names what was wrong, code() says which failure.
+class Error : public std::runtime_error {
+ public:
+  Error(Failure failure, const std::string& message) : std::runtime_error(message), code_(make_error_code(failure)) {}
+  [[nodiscard]] const std::error_code& code() const noexcept { return code_; }
+
+ private:
+  std::error_code code_;
+};
+
+[[noreturn]] inline void throw_usage(const std::string& message) { throw Error(Failure::usage, message); }
+
+}  // namespace zkverify
+
+template <>
+struct std::is_error_code_enum<zkverify::probes::ZkError> : std::true_type {};
+template <>
+struct std::is_error_code_enum<zkverify::probes::ProbeError> : std::true_type {};
+template <>
+struct std::is_error_code_enum<zkverify::Failure> : std::true_type {};

@@ -8,19 +8,30 @@ namespace zkverify::probes {
 
 std::string zxid_hex(Zxid zxid) { return fmt::format("{:#x}", zxid.value); }
 
+bool is_serving(Mode mode) { return is_serving_voter(mode) || mode == Mode::observer; }
+bool is_serving_voter(Mode mode) { return mode == Mode::leader || mode == Mode::follower; }
+
+std::optional<Mode> mode_of(const ServerProbe& probe) {
+  if (has_facts(probe.srvr)) return probe.srvr->facts.mode;
+  return std::nullopt;
+}
+
 std::string describe(const Exchange& exchange) {
   switch (exchange.error) {
-    case TransportError::none: return "ok";
-    case TransportError::resolve_failed: return fmt::format("cannot resolve host: {}", exchange.detail);
-    case TransportError::connect_refused: return "connection refused";
-    case TransportError::connect_timeout: return "no TCP connection within the deadline";
-    case TransportError::read_timeout:
+    case ProbeError::ok: return "ok";
+    case ProbeError::resolve_failed: return fmt::format("cannot resolve host: {}", exchange.detail);
+    case ProbeError::connect_refused: return "connection refused";
+    case ProbeError::connect_timeout: return "no TCP connection within the deadline";
+    case ProbeError::read_timeout:
       return exchange.reply.empty() ? "connected, but no reply within the deadline"
                                     : fmt::format("reply did not end within the deadline ({} bytes so far: \"{}\")",
                                                   exchange.reply.size(), excerpt(exchange.reply, 30));
-    case TransportError::reset: return fmt::format("connection failed: {}", exchange.detail);
-    case TransportError::reply_too_large: return exchange.detail;
-    case TransportError::http_error: return exchange.detail;
+    case ProbeError::reset: return fmt::format("connection failed: {}", exchange.detail);
+    case ProbeError::reply_too_large: return exchange.detail;
+    case ProbeError::http_error: return exchange.detail;
+    case ProbeError::not_serving: return "not currently serving requests";
+    case ProbeError::not_whitelisted: return "refused: not whitelisted";
+    case ProbeError::malformed: return exchange.detail;
   }
   return "unknown error";
 }

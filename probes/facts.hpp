@@ -26,20 +26,24 @@ std::string zxid_hex(Zxid zxid);
 
 enum class Mode { unknown, leader, follower, observer, standalone, read_only };
 
-// How a server answered one request, before looking at the facts in it.
-enum class ReplyKind {
-  facts,            // parsed; the facts are valid
-  not_serving,      // "This ZooKeeper instance is not currently serving requests"
-  not_whitelisted,  // "<word> is not executed because it is not in the whitelist."
-  malformed,        // something else: the detail says what
-};
+// Serving clients with the ensemble's data: a leader, a follower or an observer.
+bool is_serving(Mode mode);
+// Serving, and counting towards the quorum: a leader or a follower (observers do not vote).
+bool is_serving_voter(Mode mode);
 
 template <class Facts>
-struct Reply {
-  ReplyKind kind = ReplyKind::malformed;
+struct Reply {  // how a server answered one request, and the facts in it
+  ProbeError error = ProbeError::malformed;  // ok: the facts are valid; else not_serving, not_whitelisted, malformed
   Facts facts{};
   std::string detail;  // for malformed: what was wrong; otherwise empty
+  [[nodiscard]] bool ok() const { return error == ProbeError::ok; }
 };
+
+// The reply was received and parsed: its facts are valid.
+template <class Facts>
+bool has_facts(const std::optional<Reply<Facts>>& reply) {
+  return reply && reply->ok();
+}
 
 struct SrvrFacts {  // srvr / stat
   std::string version;
@@ -82,19 +86,8 @@ struct RuokFacts {
 };
 
 // One word's exchange over TCP: the transport outcome and, when it succeeded, the raw reply.
-enum class TransportError {
-  none,
-  resolve_failed,
-  connect_refused,
-  connect_timeout,  // no TCP connection within the deadline
-  read_timeout,     // connected, but the reply did not end (server closed) within the deadline
-  reset,            // connection reset or other socket error
-  reply_too_large,  // the reply exceeded the size cap
-  http_error,       // AdminServer: a non-200 status or an unparsable HTTP response
-};
-
 struct Exchange {
-  TransportError error = TransportError::none;
+  ProbeError error = ProbeError::ok;  // a transport error, or ok
   std::string detail;    // the socket error text, when any
   std::string reply;     // what the server sent (possibly partial when error != none)
   std::chrono::microseconds latency{0};
@@ -118,6 +111,9 @@ struct ServerProbe {
   std::string admin_error;          // why the AdminServer could not be used, when an admin port was given
   std::vector<std::string> refused_words;  // words the server refused as not whitelisted
 };
+
+// The mode srvr reported, when it answered with facts.
+std::optional<Mode> mode_of(const ServerProbe& probe);
 
 // The round trip through the ZooKeeper client protocol.
 struct ReadBack {

@@ -35,7 +35,7 @@ awaitable<Exchange> exchange_word(ServerAddress server, std::string word, ProbeL
       auto n = co_await stream.async_read_some(asio::buffer(chunk), asio::redirect_error(asio::use_awaitable, ec));
       exchange.reply.append(chunk, n);
       if (exchange.reply.size() > limits.max_reply_bytes) {
-        exchange.error = TransportError::reply_too_large;
+        exchange.error = ProbeError::reply_too_large;
         exchange.detail = fmt::format("reply exceeded {} bytes", limits.max_reply_bytes);
         break;
       }
@@ -48,10 +48,9 @@ awaitable<Exchange> exchange_word(ServerAddress server, std::string word, ProbeL
 
 template <class Facts>
 void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& word, ServerProbe& probe) {
-  if (reply && reply->kind == ReplyKind::not_whitelisted) probe.refused_words.push_back(word);
+  if (reply && reply->error == ProbeError::not_whitelisted) probe.refused_words.push_back(word);
 }
 
-bool has_facts(const auto& reply) { return reply && reply->kind == ReplyKind::facts; }
 
 // Fills what the four-letter words could not tell from the AdminServer.
 awaitable<void> probe_admin(ServerProbe& probe, const ProbeLimits& limits) {
@@ -59,7 +58,7 @@ awaitable<void> probe_admin(ServerProbe& probe, const ProbeLimits& limits) {
   admin.port = *probe.address.admin_port;
   auto fetch = [&](const char* command) -> awaitable<std::optional<std::string>> {
     auto exchange = co_await fetch_admin_command(admin, command, limits);
-    if (exchange.error != TransportError::none) {
+    if (exchange.error != ProbeError::ok) {
       probe.admin_error = fmt::format("AdminServer {} /commands/{}: {}", admin.endpoint(), command, describe(exchange));
       co_return std::nullopt;
     }
@@ -76,21 +75,21 @@ awaitable<void> probe_admin(ServerProbe& probe, const ProbeLimits& limits) {
     if (conf_body || view_body) {
       auto conf = conf_body ? parse_admin_conf(*conf_body) : Reply<ConfFacts>{};
       auto view = view_body ? parse_admin_voting_view(*view_body) : Reply<ConfFacts>{};
-      if (conf.kind == ReplyKind::facts && view.kind == ReplyKind::facts) conf.facts.members = std::move(view.facts.members);
-      probe.conf = conf.kind == ReplyKind::facts ? std::move(conf) : std::move(view);
+      if (conf.error == ProbeError::ok && view.error == ProbeError::ok) conf.facts.members = std::move(view.facts.members);
+      probe.conf = conf.error == ProbeError::ok ? std::move(conf) : std::move(view);
     }
   }
 }
 
 awaitable<void> probe_one(ServerProbe& probe, ProbeLimits limits) {
   probe.srvr_exchange = co_await exchange_word(probe.address, "srvr", limits);
-  if (probe.srvr_exchange.error != TransportError::none) co_return;
+  if (probe.srvr_exchange.error != ProbeError::ok) co_return;
   probe.srvr = parse_srvr(probe.srvr_exchange.reply);
   if (limits.srvr_only) co_return;
 
   for (const auto& word : kOptionalWords) {
     auto exchange = co_await exchange_word(probe.address, word, limits);
-    if (exchange.error != TransportError::none) break;  // the server went away or stalls: stop asking
+    if (exchange.error != ProbeError::ok) break;  // the server went away or stalls: stop asking
     if (word == "mntr") note_refusal(probe.mntr = parse_mntr(exchange.reply), word, probe);
     else if (word == "conf") note_refusal(probe.conf = parse_conf(exchange.reply), word, probe);
     else if (word == "isro") note_refusal(probe.isro = parse_isro(exchange.reply), word, probe);
@@ -106,7 +105,7 @@ std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers
   asio::io_context io;
   for (std::size_t i = 0; i < servers.size(); ++i) {
     probes[i].address = servers[i];
-    probes[i].srvr_exchange.error = TransportError::connect_timeout;  // until the exchange says otherwise
+    probes[i].srvr_exchange.error = ProbeError::connect_timeout;  // until the exchange says otherwise
     probes[i].srvr_exchange.detail = "not probed before the deadline";
     asio::co_spawn(io, probe_one(probes[i], limits), asio::detached);
   }

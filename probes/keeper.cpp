@@ -1,1 +1,64 @@
-// placeholder: being written
+#include "probes/keeper.hpp"
+
+#include <future>
+
+namespace zkverify::probes {
+
+CreateResult create_now(Keeper& keeper, const std::string& path, const std::string& data, CreateMode mode,
+                        Clock::time_point deadline) {
+  Expect<CreateResult> created;
+  keeper.create(path, data, mode, created.callback());
+  return created.await(deadline);
+}
+
+GetResult get_now(Keeper& keeper, const std::string& path, Clock::time_point deadline) {
+  Expect<GetResult> read;
+  keeper.get(path, read.callback());
+  return read.await(deadline);
+}
+
+StatResult exists_now(Keeper& keeper, const std::string& path, Clock::time_point deadline) {
+  Expect<StatResult> found;
+  keeper.exists(path, found.callback());
+  return found.await(deadline);
+}
+
+ZkError remove_now(Keeper& keeper, const std::string& path, Clock::time_point deadline) {
+  Expect<DoneResult> removed;
+  keeper.remove(path, -1, removed.callback());
+  return removed.await(deadline).error;
+}
+
+ZkError remove_all_now(Keeper& keeper, const std::vector<std::string>& paths, Clock::time_point deadline) {
+  std::vector<Expect<DoneResult>> removals(paths.size());
+  for (std::size_t i = 0; i < paths.size(); ++i) keeper.remove(paths[i], -1, removals[i].callback());
+  ZkError first = ZkError::ok;
+  for (auto& removal : removals) {
+    auto error = removal.await(deadline).error;
+    if (error != ZkError::ok && error != ZkError::no_node && first == ZkError::ok) first = error;
+  }
+  return first;
+}
+
+std::size_t close_all(std::vector<std::unique_ptr<Keeper>>& sessions, Clock::time_point deadline) {
+  // One thread per session: Keeper::close blocks until its close completes or the deadline passes,
+  // so calling them one after another could cost a deadline per session. Every close honours the
+  // same deadline, so waiting for all of them ends by it too.
+  std::vector<std::future<bool>> closes;
+  for (auto& session : sessions) {
+    if (!session) continue;
+    closes.push_back(std::async(std::launch::async, [&keeper = *session, deadline] { return keeper.close(deadline); }));
+  }
+  std::size_t closed = 0;
+  for (auto& close : closes)
+    if (close.get()) ++closed;
+  return closed;
+}
+
+std::optional<int> creator_id(const Keeper& keeper) {
+  auto id = keeper.session_id();
+  if (!id) return std::nullopt;
+  return static_cast<int>((static_cast<std::uint64_t>(*id) >> 56) & 0xffu);
+}
+
+}  // namespace zkverify::probes

@@ -6,18 +6,13 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "probes/text.hpp"
+
 namespace zkverify::probes {
 namespace {
 
 constexpr std::string_view kNotServing = "This ZooKeeper instance is not currently serving requests";
 constexpr std::string_view kNotWhitelisted = "is not executed because it is not in the whitelist.";
-
-std::string_view trim(std::string_view s) {
-  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
 
 // Calls fn(line) for each line, without the line terminator.
 template <class Fn>
@@ -39,16 +34,16 @@ bool to_int(std::string_view text, Int& out, int base = 10) {
   return !text.empty() && ec == std::errc{} && end == text.data() + text.size();
 }
 
-// The refusal forms every four-letter word shares. Returns true (and sets kind) when `reply` is one.
+// The refusal forms every four-letter word shares. Returns true (and sets the error) when `reply` is one.
 template <class Facts>
 bool is_refusal(std::string_view reply, Reply<Facts>& out) {
   auto text = trim(reply);
   if (text == kNotServing) {
-    out.kind = ReplyKind::not_serving;
+    out.error = ProbeError::not_serving;
     return true;
   }
   if (text.ends_with(kNotWhitelisted) && text.find('\n') == std::string_view::npos) {
-    out.kind = ReplyKind::not_whitelisted;
+    out.error = ProbeError::not_whitelisted;
     return true;
   }
   return false;
@@ -57,14 +52,14 @@ bool is_refusal(std::string_view reply, Reply<Facts>& out) {
 template <class Facts>
 Reply<Facts> malformed(std::string what, std::string_view reply) {
   Reply<Facts> out;
-  out.kind = ReplyKind::malformed;
+  out.error = ProbeError::malformed;
   out.detail = fmt::format("{} (reply: \"{}\")", what, excerpt(reply));
   return out;
 }
 
 template <class Facts>
 Reply<Facts> facts(Facts value) {
-  return Reply<Facts>{ReplyKind::facts, std::move(value), {}};
+  return Reply<Facts>{ProbeError::ok, std::move(value), {}};
 }
 
 std::string_view after_prefix(std::string_view line, std::string_view prefix) {
@@ -231,7 +226,7 @@ Reply<IsroFacts> parse_isro(std::string_view reply) {
   if (text == "rw") return facts(IsroFacts{false});
   if (text == "ro") return facts(IsroFacts{true});
   if (text == "null") {
-    out.kind = ReplyKind::not_serving;
+    out.error = ProbeError::not_serving;
     return out;
   }
   return malformed<IsroFacts>("not isro output (expected rw, ro or null)", reply);
@@ -256,7 +251,7 @@ std::optional<nlohmann::json> admin_json(std::string_view body, std::string_view
     return std::nullopt;
   }
   if (auto error = json.find("error"); error != json.end() && error->is_string()) {
-    if (error->get<std::string>() == kNotServing) out.kind = ReplyKind::not_serving;
+    if (error->get<std::string>() == kNotServing) out.error = ProbeError::not_serving;
     else out = malformed<Facts>(fmt::format("AdminServer {} error: {}", command, error->get<std::string>()), body);
     return std::nullopt;
   }
@@ -305,9 +300,12 @@ Reply<ConfFacts> parse_admin_voting_view(std::string_view body) {
   if (config == json->end() || !config->is_object())
     return malformed<ConfFacts>("AdminServer voting_view without current_config", body);
   ConfFacts conf;
-  for (auto& [key, value] : config->items()) {
+  for (auto& item : config->items()) {
+    // Named, not a structured binding: clang 14 cannot capture a structured binding in a lambda.
+    const auto& key = item.key();
+    const auto& value = item.value();
     Member member;
-    auto first_of = [&](const char* field) {
+    auto first_of = [&value](const char* field) {
       auto it = value.find(field);
       return it != value.end() && it->is_array() && !it->empty() && (*it)[0].is_string() ? (*it)[0].get<std::string>()
                                                                                       : std::string{};

@@ -1,105 +1,201 @@
 #include "probes/round_trip.hpp"
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 
-#include <zookeeper/zookeeper.h>
 
 namespace zkverify::probes {
 
 namespace {
 
-std::optional<int> creator_id(const ZkSession& session) {
-  auto id = session.session_id();
-  if (!id) return std::nullopt;
-  return static_cast<int>((static_cast<std::uint64_t>(*id) >> 56) & 0xff);
+// Counts the sessions' state changes, so that the round trip sleeps until some session connects
+// (or fails) rather than waiting for the sessions one after another.
+class StateChanges {
+ public:
+  void count() {
+    {
+      std::lock_guard lock(mutex_);
+      ++changes_;
+    }
+    changed_.notify_all();
+  }
+  [[nodiscard]] std::uint64_t seen() const {
+    std::lock_guard lock(mutex_);
+    return changes_;
+  }
+  // Until a change counted after `seen`, or the deadline.
+  void wait_after(std::uint64_t seen, Clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    changed_.wait_until(lock, deadline, [&] { return changes_ != seen; });
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::uint64_t changes_ = 0;
+};
+
+// A read that notes when it completed: the round trip awaits the reads one after another, so the
+// moment an await returns says nothing about that read's latency.
+class TimedRead {
+ public:
+  Keeper::Callback<GetResult> callback() {
+    return [done = result_.callback(), completed = completed_](GetResult read) {
+      *completed = Clock::now();
+      done(std::move(read));
+    };
+  }
+  // The result; `completed_at` is when it arrived (now, when the deadline passed first).
+  GetResult await(Clock::time_point deadline, Clock::time_point& completed_at) {
+    auto read = result_.await(deadline);
+    completed_at = read.error == ZkError::deadline_exceeded ? Clock::now() : *completed_;
+    return read;
+  }
+
+ private:
+  Expect<GetResult> result_;
+  std::shared_ptr<Clock::time_point> completed_ = std::make_shared<Clock::time_point>();
+};
+
+// One session's sync and the reads queued behind it.
+struct PendingReads {
+  Clock::time_point started;
+  Expect<DoneResult> sync;
+  std::optional<TimedRead> probe;   // the probe node, when the plan writes one
+  std::optional<TimedRead> marker;  // the durability marker, when the plan names one
+};
+
+std::vector<std::unique_ptr<Keeper>> open_sessions(const RoundTripPlan& plan, KeeperFactory& keepers,
+                                                   const std::shared_ptr<StateChanges>& changes) {
+  KeeperOptions options;
+  options.session_timeout = plan.session_timeout;
+  std::vector<std::unique_ptr<Keeper>> sessions;
+  for (const auto& server : plan.servers)
+    sessions.push_back(keepers.open({server}, options, [changes](const SessionEvent&) { changes->count(); }));
+  return sessions;
 }
 
-// Creates the namespace (if missing), the probe node, and the marker (if asked and missing), all
+// Creates the namespace (if missing), the marker (if asked and missing), and the probe node, all
 // through the writer. Returns false when the reads have nothing to look for.
-bool write_through(ZkSession& writer, const RoundTripPlan& plan, RoundTrip& trip) {
-  bool creates = plan.write || plan.marker_content;
-  if (creates) {
-    trip.namespace_error = writer.create(plan.namespace_path, {}, 0, plan.deadline);
+bool write_through(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
+  if (plan.write || plan.marker_content) {
+    trip.namespace_error = create_now(writer, plan.namespace_path, {}, CreateMode::persistent, plan.deadline).error;
     if (trip.namespace_error == ZkError::node_exists) trip.namespace_error = ZkError::ok;
-    if (trip.namespace_error != ZkError::ok) {
-      trip.write_error = ZkError::not_attempted;
-      return false;
-    }
+    if (trip.namespace_error != ZkError::ok) return false;
   }
   if (plan.marker_content)
-    trip.marker_create_error = writer.create(plan.marker_path, *plan.marker_content, 0, plan.deadline);
+    trip.marker_create_error =
+        create_now(writer, plan.marker_path, *plan.marker_content, CreateMode::persistent, plan.deadline).error;
   if (!plan.write) return !plan.marker_path.empty();
 
-  Zxid czxid;
-  trip.write_error = writer.create(plan.namespace_path + std::string(kRoundTripPrefix), plan.payload,
-                                   ZOO_EPHEMERAL_SEQUENTIAL, plan.deadline, &trip.path, &czxid);
-  if (trip.write_error != ZkError::ok) return false;
-  trip.write_zxid = czxid;
+  auto probe = create_now(writer, plan.namespace_path + std::string(kRoundTripPrefix), plan.payload,
+                          CreateMode::ephemeral_sequential, plan.deadline);
+  trip.write_error = probe.error;
+  if (probe.error != ZkError::ok) return false;
+  trip.path = probe.path;
+  trip.write_zxid = probe.stat.czxid;
   return true;
 }
 
-}  // namespace
+// Queues a sync, then the reads: a session's requests are answered in order, so the reads see at
+// least what the leader had committed when the sync reached it.
+PendingReads start_reads(Keeper& session, const RoundTripPlan& plan, const RoundTrip& trip) {
+  PendingReads pending;
+  pending.started = Clock::now();
+  session.sync(plan.namespace_path, pending.sync.callback());
+  if (plan.write) session.get(trip.path, pending.probe.emplace().callback());
+  if (!plan.marker_path.empty()) session.get(plan.marker_path, pending.marker.emplace().callback());
+  return pending;
+}
 
-RoundTrip run_round_trip(const RoundTripPlan& plan) {
-  RoundTrip trip;
-  if (plan.servers.empty() || plan.writer >= plan.servers.size()) return trip;
-  trip.writer = plan.servers[plan.writer].name;
-  trip.marker_path = plan.marker_path;
+// Starts each session's reads as soon as it is connected, in whatever order the sessions connect,
+// so a session that never connects costs only its own read (deadline_exceeded); one that expired
+// or was refused gets its error.
+std::vector<std::optional<PendingReads>> start_reads_when_connected(std::vector<std::unique_ptr<Keeper>>& sessions,
+                                                                    const RoundTripPlan& plan, RoundTrip& trip,
+                                                                    StateChanges& changes) {
+  std::vector<std::optional<PendingReads>> pending(sessions.size());
+  std::vector<bool> settled(sessions.size(), false);
+  for (;;) {
+    auto seen = changes.seen();
+    bool connecting = false;
+    for (std::size_t i = 0; i < sessions.size(); ++i) {
+      if (settled[i]) continue;
+      auto& read = trip.reads[i];
+      read.error = sessions[i]->wait_connected(Clock::now());  // the outcome so far, without waiting
+      if (read.error == ZkError::deadline_exceeded) {
+        connecting = true;
+        continue;
+      }
+      settled[i] = true;
+      read.session_server_id = creator_id(*sessions[i]);
+      if (read.error == ZkError::ok) pending[i] = start_reads(*sessions[i], plan, trip);
+    }
+    if (!connecting || Clock::now() >= plan.deadline) return pending;
+    changes.wait_after(seen, plan.deadline);
+  }
+}
 
-  std::vector<std::unique_ptr<ZkSession>> sessions;
-  for (const auto& server : plan.servers)
-    sessions.push_back(std::make_unique<ZkSession>(server.endpoint(), plan.session_timeout));
-  trip.reads.resize(plan.servers.size());
-  for (std::size_t i = 0; i < plan.servers.size(); ++i) trip.reads[i].server = plan.servers[i].name;
+// Awaits one session's sync and reads and records them. A read is only as good as the sync before
+// it, so a failed sync is the read's error.
+void collect_reads(PendingReads& pending, const RoundTripPlan& plan, ReadBack& read) {
+  auto synced = pending.sync.await(plan.deadline).error;
+  if (pending.probe) {
+    Clock::time_point completed;
+    auto probe = pending.probe->await(plan.deadline, completed);
+    read.error = synced != ZkError::ok ? synced : probe.error;
+    read.latency = std::chrono::duration_cast<std::chrono::microseconds>(completed - pending.started);
+    if (read.error == ZkError::ok) {
+      read.bytes_match = probe.data == plan.payload;
+      read.read_mzxid = probe.stat.mzxid;
+    }
+  }
+  if (pending.marker) {
+    Clock::time_point completed;
+    auto marker = pending.marker->await(plan.deadline, completed);
+    read.marker_error = synced != ZkError::ok ? synced : marker.error;
+    // Without a write the marker is the read: a missing marker is a fact for the ledger, not an error.
+    if (!plan.write) read.error = read.marker_error == ZkError::no_node ? ZkError::ok : read.marker_error;
+    if (read.marker_error == ZkError::ok) {
+      read.marker_czxid = marker.stat.czxid;
+      read.marker_data = std::move(marker.data);
+    }
+  }
+}
 
+void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundTripPlan& plan, RoundTrip& trip,
+                    StateChanges& changes) {
   auto& writer = *sessions[plan.writer];
   auto connected = writer.wait_connected(plan.deadline);
   if (connected != ZkError::ok) {
     if (plan.write) trip.write_error = connected;
     else trip.reads[plan.writer].error = connected;
-    return trip;
+    return;
   }
-  if (!write_through(writer, plan, trip)) return trip;
+  if (!write_through(writer, plan, trip)) return;
 
-  std::vector<std::string> paths;
-  if (plan.write) paths.push_back(trip.path);
-  if (!plan.marker_path.empty()) paths.push_back(plan.marker_path);
+  auto pending = start_reads_when_connected(sessions, plan, trip, changes);
+  for (std::size_t i = 0; i < sessions.size(); ++i)
+    if (pending[i]) collect_reads(*pending[i], plan, trip.reads[i]);
+  if (plan.write) trip.delete_error = remove_now(writer, trip.path, plan.deadline);
+}
 
-  std::vector<std::vector<std::shared_ptr<ZkSession::PendingOp>>> pending(sessions.size());
-  std::vector<Clock::time_point> started(sessions.size());
-  for (std::size_t i = 0; i < sessions.size(); ++i) {
-    auto& read = trip.reads[i];
-    read.error = sessions[i]->wait_connected(plan.deadline);
-    read.session_server_id = creator_id(*sessions[i]);
-    if (read.error != ZkError::ok) continue;
-    started[i] = Clock::now();
-    pending[i] = sessions[i]->start_sync_and_read(plan.namespace_path, paths);
-  }
-  for (std::size_t i = 0; i < sessions.size(); ++i) {
-    if (pending[i].empty()) continue;
-    auto& read = trip.reads[i];
-    std::size_t next = 0;
-    if (plan.write) {
-      NodeRead node;
-      read.error = sessions[i]->await_read(pending[i][next++], plan.deadline, node);
-      read.latency = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started[i]);
-      if (read.error == ZkError::ok) {
-        read.bytes_match = node.data == plan.payload;
-        read.read_mzxid = node.mzxid;
-      }
-    }
-    if (!plan.marker_path.empty()) {
-      NodeRead marker;
-      read.marker_error = sessions[i]->await_read(pending[i][next], plan.deadline, marker);
-      if (!plan.write) read.error = read.marker_error == ZkError::no_node ? ZkError::ok : read.marker_error;
-      if (read.marker_error == ZkError::ok) {
-        read.marker_czxid = marker.czxid;
-        read.marker_data = std::move(marker.data);
-      }
-    }
-  }
+}  // namespace
 
-  if (plan.write) trip.delete_error = writer.remove(trip.path, plan.deadline);
+RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers) {
+  RoundTrip trip;
+  if (plan.servers.empty() || plan.writer >= plan.servers.size()) return trip;
+  trip.writer = plan.servers[plan.writer].name;
+  trip.marker_path = plan.marker_path;
+  trip.reads.resize(plan.servers.size());
+  for (std::size_t i = 0; i < plan.servers.size(); ++i) trip.reads[i].server = plan.servers[i].name;
+
+  auto changes = std::make_shared<StateChanges>();
+  auto sessions = open_sessions(plan, keepers, changes);
+  write_and_read(sessions, plan, trip, *changes);
+  // Together, so that a server slow to close costs one close deadline, not one per session.
+  close_all(sessions, plan.close_deadline == Clock::time_point{} ? plan.deadline : plan.close_deadline);
   return trip;
 }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "probes/facts.hpp"
-#include "probes/zk_session.hpp"
+#include "probes/keeper.hpp"
 
 namespace zkverify::probes {
 
@@ -23,13 +23,15 @@ struct RoundTripPlan {
   std::string marker_path;             // empty: no marker read
   std::optional<std::string> marker_content;  // create the marker with this content if it is missing
   Clock::time_point deadline;
+  // When closing the sessions must have ended (they are closed together); default: `deadline`.
+  Clock::time_point close_deadline{};
   std::chrono::milliseconds session_timeout{10000};
 };
 
-// Runs the plan. Sessions connect concurrently, reads run concurrently; each read's outcome is
-// reported separately, so one stalled server does not fail the others. Never runs past the
-// deadline except for closing sessions.
-RoundTrip run_round_trip(const RoundTripPlan& plan);
+// Runs the plan with sessions from `keepers`, one pinned to each server. Sessions connect
+// concurrently, reads run concurrently; each read's outcome is reported separately, so one stalled
+// server does not fail the others. Returns by the close deadline.
+RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers);
 
 // The znode name prefix under the namespace; the server appends a sequence number.
 inline constexpr std::string_view kRoundTripPrefix = "/roundtrip-";

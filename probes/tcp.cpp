@@ -22,27 +22,27 @@ asio::awaitable<bool> connect(beast::tcp_stream& stream, const std::string& host
   asio::ip::tcp::resolver resolver(stream.get_executor());
   auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::redirect_error(asio::use_awaitable, ec));
   if (ec) {
-    exchange.error = TransportError::resolve_failed;
+    exchange.error = ProbeError::resolve_failed;
     exchange.detail = ec.message();
     co_return false;
   }
   stream.expires_at(deadline_after(limits.connect_timeout, limits));
   co_await stream.async_connect(endpoints, asio::redirect_error(asio::use_awaitable, ec));
   if (ec == beast::error::timeout) {
-    exchange.error = TransportError::connect_timeout;
+    exchange.error = ProbeError::connect_timeout;
     exchange.detail = "no connection within the deadline";
   } else if (ec == asio::error::connection_refused) {
-    exchange.error = TransportError::connect_refused;
+    exchange.error = ProbeError::connect_refused;
     exchange.detail = ec.message();
   } else if (ec) {
-    exchange.error = TransportError::reset;
+    exchange.error = ProbeError::reset;
     exchange.detail = ec.message();
   }
   co_return !ec;
 }
 
 void record_io_error(const boost::system::error_code& ec, Exchange& exchange) {
-  exchange.error = ec == beast::error::timeout ? TransportError::read_timeout : TransportError::reset;
+  exchange.error = ec == beast::error::timeout ? ProbeError::read_timeout : ProbeError::reset;
   exchange.detail = ec.message();
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the four-letter and AdminServer clients: connecting a Beast tcp_stream under a deadline
-// and mapping socket errors to TransportError. The stream's own timer closes the socket on expiry.
+// and mapping socket errors to ProbeError. The stream's own timer closes the socket on expiry.
 
 #include "probes/io.hpp"
 #include <cstdint>

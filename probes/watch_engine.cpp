@@ -2,12 +2,13 @@
 
 #include <unistd.h>
 
-#include <algorithm>
-#include <charconv>
-#include <set>
+#include <condition_variable>
+#include <mutex>
+#include <utility>
 
 #include <fmt/format.h>
-#include <zookeeper/zookeeper.h>
+
+#include "probes/addresses.hpp"
 
 namespace zkverify::probes {
 
@@ -16,384 +17,325 @@ namespace {
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
-// Below this gap between two acknowledged writes nobody would call the ensemble unavailable.
-milliseconds window_threshold(double rate) {
-  return std::max(milliseconds(250), milliseconds(static_cast<long>(4000.0 / rate)));
+Moment now_moment() { return {Clock::now(), std::chrono::system_clock::now()}; }
+
+// The servers starting at servers[first] and wrapping around: that session's own server first.
+std::vector<ServerAddress> rotated(const std::vector<ServerAddress>& servers, std::size_t first) {
+  std::vector<ServerAddress> order;
+  for (std::size_t j = 0; j < servers.size(); ++j) order.push_back(servers[(first + j) % servers.size()]);
+  return order;
 }
 
-// "host:port,host:port,...", starting at servers[first] and wrapping around.
-std::string connect_string(const std::vector<ServerAddress>& servers, std::size_t first) {
-  std::string hosts;
-  for (std::size_t j = 0; j < servers.size(); ++j) {
-    if (j) hosts += ',';
-    hosts += servers[(first + j) % servers.size()].endpoint();
-  }
-  return hosts;
-}
-
-std::string host_name() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  return host;
+// Every session of the watch tries its servers in the order given, like a real client with its own
+// connect string (a pinned session has just one).
+KeeperOptions session_options(std::chrono::milliseconds session_timeout) {
+  KeeperOptions options;
+  options.session_timeout = session_timeout;
+  options.in_order = true;
+  return options;
 }
 
 }  // namespace
 
-std::string_view to_string(WatchEventKind kind) {
-  switch (kind) {
-    case WatchEventKind::connected: return "connected";
-    case WatchEventKind::disconnected: return "disconnected";
-    case WatchEventKind::reconnected: return "reconnected";
-    case WatchEventKind::expired: return "session-expired";
-    case WatchEventKind::ephemeral_lost: return "ephemeral-lost";
-    case WatchEventKind::write_failed: return "write-failed";
-    case WatchEventKind::unavailable_start: return "unavailable-start";
-    case WatchEventKind::unavailable_end: return "unavailable-end";
-    case WatchEventKind::read_check: return "read-check";
-    case WatchEventKind::stale_read: return "stale-read";
-    case WatchEventKind::read_skipped: return "read-skipped";
-  }
-  return "unknown";
-}
+// The book behind one mutex, and the events it produced on their way to the sink. Callbacks of the
+// sessions only feed the book and queue events here: they never wait for the sink or for I/O.
+struct WatchEngine::Shared {
+  explicit Shared(WatchBook watch_book) : book(std::move(watch_book)) {}
 
-struct WatchEngine::Session {
-  std::string name;       // the server it prefers
-  std::string ephemeral;  // its ephemeral znode
-  std::string counter;    // the node its writes set, to increasing values
-  std::map<long, std::int32_t> acked;  // value -> the counter's version it made
-  std::int32_t last_version = -1;
-  std::unique_ptr<ZkSession> zk;
-  bool ever_connected = false;
-  bool connected = false;
-  bool expired = false;
-  std::optional<Clock::time_point> lost_at;
+  // Applies `change` to the book, with the time read under the lock (so the book sees time move
+  // forward), and queues the events it produced.
+  template <class Change>
+  void feed(Change change) {
+    std::lock_guard lock(mutex);
+    if (!open) return;
+    change(book, now_moment());
+    queue_events();
+  }
+
+  // Asks the book something that changes nothing.
+  template <class Question>
+  auto ask(Question question) {
+    std::lock_guard lock(mutex);
+    return question(std::as_const(book));
+  }
+
+  // With the lock held. Every change wakes every waiter; each re-checks what it waits for.
+  void queue_events() {
+    auto events = book.take_events();
+    outbox.insert(outbox.end(), std::make_move_iterator(events.begin()), std::make_move_iterator(events.end()));
+    changed.notify_all();
+  }
+
+  std::mutex mutex;  // guards everything below
+  std::condition_variable changed;
+  WatchBook book;
+  std::vector<WatchEvent> outbox;  // in the book's order, not yet given to the sink
+  bool open = true;                // false once stop() ended: callbacks after it change nothing
+  bool stopping = false;           // the writer and the checker are to end
 };
 
-WatchEngine::WatchEngine(WatchSettings settings, Sink sink) : settings_(std::move(settings)), sink_(std::move(sink)) {}
+// One server's read-back in flight: the acks it must find, and the sync and reads sent after it.
+struct WatchEngine::PendingRead {
+  ZkError error = ZkError::ok;  // when the pinned session could not connect
+  WatchBook::AckedSoFar before;
+  Expect<DoneResult> sync;
+  std::vector<Expect<GetResult>> counters;
+
+  WatchBook::ServerRead collect(const std::string& server, Clock::time_point deadline) {
+    WatchBook::ServerRead read{server, error, {}};
+    if (read.error == ZkError::ok) read.error = sync.await(deadline).error;
+    for (auto& counter : counters) {
+      if (read.error != ZkError::ok) break;
+      auto result = counter.await(deadline);
+      read.error = result.error;
+      read.counters.push_back(std::move(result.data));
+    }
+    return read;
+  }
+};
+
+WatchEngine::WatchEngine(WatchSettings settings, KeeperFactory& keepers, Sink sink)
+    : settings_(std::move(settings)), keepers_(keepers), sink_(std::move(sink)) {}
 
 WatchEngine::~WatchEngine() { stop(); }
 
-void WatchEngine::emit(WatchEventKind kind, const std::string& session, const std::string& server, std::string detail,
-                       milliseconds duration) {
-  WatchEvent event{std::chrono::system_clock::now(), duration_cast<milliseconds>(Clock::now() - started_), kind,
-                   session, server, std::move(detail), duration};
-  if (sink_) sink_(event);
-}
-
-std::string WatchEngine::name_of_endpoint(const std::string& endpoint) const {
-  for (const auto& server : settings_.servers)
-    if (server.endpoint() == endpoint) return server.name;
-  return endpoint;
-}
-
 std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
-  started_ = Clock::now();
-  zoo_deterministic_conn_order(1);  // "its own server first, then the others, in list order"
-  run_path_ = fmt::format("{}/watch/{}-{}-{}", settings_.namespace_path, host_name(), getpid(),
-                          duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
-  totals_.run_path = run_path_;
+  if (settings_.servers.empty()) return "no servers to watch";
+  auto started = now_moment();
+  run_path_ = fmt::format("{}/watch/{}-{}-{}", settings_.namespace_path, local_host_name(), getpid(),
+                          duration_cast<milliseconds>(started.wall.time_since_epoch()).count());
+  std::vector<std::string> names;
+  for (const auto& server : settings_.servers) names.push_back(server.name);
+  WatchBook book(std::move(names), run_path_, settings_.rate, started);
+  for (std::size_t i = 0; i < book.session_count(); ++i)
+    znodes_.push_back({book.session_name(i), book.ephemeral_path(i), book.counter_path(i)});
+  shared_ = std::make_shared<Shared>(std::move(book));
+  events_ = std::thread([this] { deliver_events(); });
 
-  const auto& servers = settings_.servers;
-  for (std::size_t i = 0; i < servers.size(); ++i) {
-    auto hosts = connect_string(servers, i);
-    auto session = std::make_unique<Session>();
-    session->name = servers[i].name;
-    session->ephemeral = fmt::format("{}/session-{}", run_path_, servers[i].name);
-    session->counter = fmt::format("{}/counter-{}", run_path_, servers[i].name);
-    auto* raw = session.get();
-    session->zk = std::make_unique<ZkSession>(
-        hosts, settings_.session_timeout,
-        [this, raw](int state, const std::string& server, milliseconds granted) {
-          on_state(*raw, state, name_of_endpoint(server), granted);
-        });
-    sessions_.push_back(std::move(session));
-  }
-  for (auto& session : sessions_)
-    if (auto error = session->zk->wait_connected(deadline); error != ZkError::ok)
-      return fmt::format("session {} could not connect: {}", session->name, to_string(error));
-
-  auto& first = *sessions_.front()->zk;
-  for (const auto& path : {settings_.namespace_path, settings_.namespace_path + "/watch", run_path_}) {
-    auto error = first.create(path, {}, 0, deadline);
-    if (error != ZkError::ok && error != ZkError::node_exists)
-      return fmt::format("cannot create {}: {}", path, to_string(error));
-  }
-  for (auto& session : sessions_) {
-    auto error = session->zk->create(session->ephemeral, session->name, ZOO_EPHEMERAL, deadline);
-    if (error == ZkError::ok) error = session->zk->create(session->counter, "0", 0, deadline);
-    if (error != ZkError::ok) return fmt::format("cannot create the znodes of session {}: {}", session->name, to_string(error));
-  }
-  {
-    std::lock_guard lock(mutex_);
-    totals_.sessions = static_cast<int>(sessions_.size());
-    for (auto& session : sessions_) {
-      auto granted = session->zk->negotiated_timeout();
-      if (totals_.negotiated_timeout == milliseconds(0) || granted < totals_.negotiated_timeout)
-        totals_.negotiated_timeout = granted;
-    }
-  }
-  writer_ = std::thread([this] { writer_loop(); });
-  checker_ = std::thread([this] { checker_loop(); });
+  open_sessions();
+  if (auto error = connect_sessions(deadline)) return error;
+  if (auto error = create_znodes(deadline)) return error;
+  writer_ = std::thread([this] { write_at_rate(); });
+  checker_ = std::thread([this] { check_after_reconnects(); });
   return std::nullopt;
 }
 
-// On the C client's thread: only records and wakes the checker; blocking calls here would deadlock.
-void WatchEngine::on_state(Session& session, int state, const std::string& server, milliseconds granted) {
-  std::lock_guard lock(mutex_);
-  if (closing_) return;  // our own close is no news
-  auto now = Clock::now();
-  if (state == ZOO_CONNECTED_STATE) {
-    if (!session.ever_connected) {
-      session.ever_connected = true;
-      emit(WatchEventKind::connected, session.name, server, fmt::format("session timeout {}ms", granted.count()));
-    } else if (session.lost_at) {
-      auto away = duration_cast<milliseconds>(now - *session.lost_at);
-      totals_.longest_disconnect = std::max(totals_.longest_disconnect, away);
-      emit(WatchEventKind::reconnected, session.name, server,
-           fmt::format("after {}ms (session timeout {}ms)", away.count(), totals_.negotiated_timeout.count()), away);
-      ephemeral_checks_.push_back(&session);
-      read_back_wanted_ = true;
-      wake_checker_.notify_all();
-    }
-    session.connected = true;
-    session.lost_at.reset();
-  } else if (state == ZOO_EXPIRED_SESSION_STATE) {
-    if (session.expired) return;
-    session.expired = true;
-    session.connected = false;
-    ++totals_.sessions_expired;
-    ++totals_.ephemerals_lost;
-    emit(WatchEventKind::expired, session.name, "", "the server expired the session: its ephemeral znodes are gone");
-    emit(WatchEventKind::ephemeral_lost, session.name, "", session.ephemeral);
-  } else if (session.connected) {  // connecting or associating again
-    session.connected = false;
-    session.lost_at = now;
-    emit(WatchEventKind::disconnected, session.name, "", "");
+void WatchEngine::open_sessions() {
+  auto options = session_options(settings_.session_timeout);
+  for (std::size_t i = 0; i < settings_.servers.size(); ++i) {
+    // On the keeper's thread: feeds the book and returns, as a listener must.
+    auto listener = [shared = shared_, i](const SessionEvent& event) {
+      shared->feed([&](WatchBook& book, Moment now) { book.session_changed(i, event, now); });
+    };
+    sessions_.push_back(keepers_.open(rotated(settings_.servers, i), options, listener));
   }
 }
 
-void WatchEngine::writer_loop() {
+std::optional<std::string> WatchEngine::connect_sessions(Clock::time_point deadline) {
+  for (std::size_t i = 0; i < sessions_.size(); ++i)
+    if (auto error = sessions_[i]->wait_connected(deadline); error != ZkError::ok)
+      return fmt::format("session {} could not connect: {}", znodes_[i].name, to_string(error));
+  return std::nullopt;
+}
+
+std::optional<std::string> WatchEngine::create_znodes(Clock::time_point deadline) {
+  auto& first = *sessions_.front();
+  for (const auto& path : {settings_.namespace_path, settings_.namespace_path + "/watch", run_path_}) {
+    auto error = create_now(first, path, "", CreateMode::persistent, deadline).error;
+    if (error != ZkError::ok && error != ZkError::node_exists)
+      return fmt::format("cannot create {}: {}", path, to_string(error));
+  }
+  for (std::size_t i = 0; i < sessions_.size(); ++i) {
+    auto& session = *sessions_[i];
+    const auto& znodes = znodes_[i];
+    auto error = create_now(session, znodes.ephemeral, znodes.name, CreateMode::ephemeral, deadline).error;
+    if (error == ZkError::ok) error = create_now(session, znodes.counter, "0", CreateMode::persistent, deadline).error;
+    if (error != ZkError::ok)
+      return fmt::format("cannot create the znodes of session {}: {}", znodes.name, to_string(error));
+  }
+  return std::nullopt;
+}
+
+void WatchEngine::write_at_rate() {
   auto interval = duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings_.rate));
   auto next = Clock::now();
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    lock.unlock();
-    write_one();
-    lock.lock();
+  auto& shared = *shared_;
+  std::unique_lock lock(shared.mutex);
+  while (!shared.stopping) {
+    if (auto write = shared.book.start_write()) {
+      lock.unlock();  // the session's own locks are never taken under ours
+      send_write(*write);
+      lock.lock();
+    }
+    shared.book.tick(now_moment());
+    shared.queue_events();
     auto now = Clock::now();
-    if (!window_since_ && last_ack_ && now - *last_ack_ > window_threshold(settings_.rate)) {
-      window_since_ = last_ack_;
-      emit(WatchEventKind::unavailable_start, "", "", "",
-           duration_cast<milliseconds>(now - *last_ack_));
-    }
-    next += interval;
-    if (next < now) next = now;  // after a stall (e.g. SIGSTOP), no burst to catch up
-    wake_checker_.wait_until(lock, next, [&] { return stopping_; });
+    next = std::max(next + interval, now);  // after a stall (e.g. SIGSTOP), no burst to catch up
+    shared.changed.wait_until(lock, next, [&] { return shared.stopping; });
   }
 }
 
-void WatchEngine::write_one() {
-  Session* session = nullptr;
-  long value = 0;
-  {
-    std::lock_guard lock(mutex_);
-    value = ++next_value_;
-    // Through the sessions in turn; an expired session writes no more.
-    for (std::size_t i = 0; i < sessions_.size() && !session; ++i) {
-      auto& candidate = *sessions_[static_cast<std::size_t>(value + static_cast<long>(i)) % sessions_.size()];
-      if (!candidate.expired) session = &candidate;
-    }
-    if (!session) return;
-    ++totals_.writes_attempted;
-    in_flight_[value] = Clock::now();
-  }
-  session->zk->set_async(session->counter, std::to_string(value), [this, session, value](ZkError error, std::int32_t version) {
-    on_write_done(*session, value, error, version);
-  });
+// Sets the session's counter to the write's value; the book hears the outcome on the keeper's thread.
+void WatchEngine::send_write(const WatchBook::Write& write) {
+  auto done = [shared = shared_, write](const StatResult& result) {
+    shared->feed([&](WatchBook& book, Moment now) { book.write_done(write, result.error, result.stat.version, now); });
+  };
+  sessions_[write.session]->set(znodes_[write.session].counter, std::to_string(write.value), -1, done);
 }
 
-void WatchEngine::on_write_done(Session& session, long value, ZkError error, std::int32_t version) {
-  std::lock_guard lock(mutex_);
-  in_flight_.erase(value);
-  auto now = Clock::now();
-  if (error != ZkError::ok) {
-    ++totals_.writes_failed;
-    if (!window_reported_) {
-      window_reported_ = true;
-      emit(WatchEventKind::write_failed, "", "", fmt::format("write {} failed: {}", value, to_string(error)));
-    }
-    return;
-  }
-  ++totals_.writes_acked;
-  session.acked[value] = version;
-  // One client's writes are applied in the order it sent them: each must move its counter forward.
-  if (version <= session.last_version) {
-    ++totals_.writes_out_of_order;
-    emit(WatchEventKind::stale_read, session.name, "",
-         fmt::format("write {} was applied as version {}, after version {}", value, version, session.last_version));
-  }
-  session.last_version = std::max(session.last_version, version);
-  if (last_ack_) {
-    auto gap = duration_cast<milliseconds>(now - *last_ack_);
-    totals_.longest_unavailable = std::max(totals_.longest_unavailable, gap);
-    if (window_since_)
-      emit(WatchEventKind::unavailable_end, "", "", fmt::format("writes succeed again after {}ms", gap.count()), gap);
-  }
-  window_since_.reset();
-  window_reported_ = false;
-  last_ack_ = now;
-}
-
-void WatchEngine::checker_loop() {
-  std::unique_lock lock(mutex_);
-  while (!stopping_) {
-    wake_checker_.wait(lock, [&] { return stopping_ || read_back_wanted_ || !ephemeral_checks_.empty(); });
-    if (stopping_) break;
-    auto checks = std::exchange(ephemeral_checks_, {});
-    bool read_back = std::exchange(read_back_wanted_, false);
+void WatchEngine::check_after_reconnects() {
+  auto& shared = *shared_;
+  std::unique_lock lock(shared.mutex);
+  while (true) {
+    shared.changed.wait(lock, [&] { return shared.stopping || shared.book.checks_wanted(); });
+    if (shared.stopping) return;
+    auto ephemerals = shared.book.take_ephemeral_checks();
+    bool read_back = shared.book.take_read_back_wanted();
     lock.unlock();
-    for (auto* session : checks) {
-      auto error = session->zk->exists(session->ephemeral, Clock::now() + settings_.request_timeout);
-      if (error == ZkError::no_node) {
-        std::lock_guard relock(mutex_);
-        ++totals_.ephemerals_lost;
-        emit(WatchEventKind::ephemeral_lost, session->name, "", session->ephemeral);
-      }
-    }
+    check_ephemerals(ephemerals);
     if (read_back) read_back_everywhere(false);
-    std::this_thread::sleep_for(milliseconds(500));  // at most two read-backs a second, whatever flaps
     lock.lock();
+    // At most two read-backs a second, whatever flaps.
+    shared.changed.wait_for(lock, milliseconds(500), [&] { return shared.stopping; });
   }
 }
 
-// Through a fresh session pinned to each server: sync, read every session's counter, and check that
-// it holds at least the last value that session had acknowledged before the read began. The history
-// is linear, so that value being there means every earlier acknowledged write of the session is too.
-void WatchEngine::read_back_everywhere(bool final) {
-  std::vector<std::unique_ptr<ZkSession>> pinned;
-  for (const auto& server : settings_.servers)
-    pinned.push_back(std::make_unique<ZkSession>(server.endpoint(), settings_.session_timeout));
-  std::vector<std::string> counters;
-  for (const auto& session : sessions_) counters.push_back(session->counter);
-
-  long most_lost = 0;
-  for (std::size_t i = 0; i < pinned.size(); ++i) {
-    const auto& name = settings_.servers[i].name;
-    auto deadline = Clock::now() + settings_.request_timeout;
-    auto error = pinned[i]->wait_connected(deadline);
-    std::vector<std::vector<long>> expected(sessions_.size());  // acknowledged before this read began
-    std::vector<NodeRead> values(sessions_.size());
-    if (error == ZkError::ok) {
-      {
-        std::lock_guard lock(mutex_);
-        for (std::size_t s = 0; s < sessions_.size(); ++s)
-          for (const auto& [value, version] : sessions_[s]->acked) expected[s].push_back(value);
-      }
-      auto reads = pinned[i]->start_sync_and_read(run_path_, counters);
-      for (std::size_t s = 0; s < reads.size() && error == ZkError::ok; ++s)
-        error = pinned[i]->await_read(reads[s], deadline, values[s]);
-    }
-    std::lock_guard lock(mutex_);
-    if (error != ZkError::ok) {
-      emit(WatchEventKind::read_skipped, "", name, fmt::format("read-back not possible: {}", to_string(error)));
-      continue;
-    }
-    long missing = 0, total = 0;
-    std::string first_missing;
-    for (std::size_t s = 0; s < sessions_.size(); ++s) {
-      long present = 0;
-      std::from_chars(values[s].data.data(), values[s].data.data() + values[s].data.size(), present);
-      for (long value : expected[s]) {
-        ++total;
-        if (value <= present) continue;
-        if (first_missing.empty()) first_missing = fmt::format("write {} of session {}", value, sessions_[s]->name);
-        ++missing;
-      }
-    }
-    ++totals_.read_checks;
-    most_lost = std::max(most_lost, missing);
-    if (missing == 0) {
-      emit(WatchEventKind::read_check, "", name,
-           fmt::format("{} acknowledged writes present{}", total, final ? " (final)" : ""));
-    } else {
-      ++totals_.stale_reads;
-      emit(WatchEventKind::stale_read, "", name,
-           fmt::format("{} of {} acknowledged writes missing after sync (first: {})", missing, total, first_missing));
-    }
+void WatchEngine::check_ephemerals(const std::vector<std::size_t>& sessions) {
+  auto deadline = Clock::now() + settings_.request_timeout;
+  std::vector<Expect<StatResult>> checks(sessions.size());
+  for (std::size_t i = 0; i < sessions.size(); ++i)
+    sessions_[sessions[i]]->exists(znodes_[sessions[i]].ephemeral, checks[i].callback());
+  for (std::size_t i = 0; i < sessions.size(); ++i) {
+    auto error = checks[i].await(deadline).error;
+    shared_->feed([&](WatchBook& book, Moment now) { book.ephemeral_checked(sessions[i], error, now); });
   }
-  std::lock_guard lock(mutex_);
-  if (final) totals_.writes_lost = most_lost;
+}
+
+// Through a session pinned to each server, all at once: sync, then every session's counter, judged
+// against the acks recorded before that server's read was sent.
+void WatchEngine::read_back_everywhere(bool final) {
+  auto deadline = Clock::now() + settings_.request_timeout;
+  std::vector<std::unique_ptr<Keeper>> pinned;
+  for (const auto& server : settings_.servers)
+    pinned.push_back(keepers_.open({server}, session_options(settings_.session_timeout)));
+  std::vector<PendingRead> reads;
+  for (auto& session : pinned) reads.push_back(start_read(*session, deadline));
+  for (std::size_t i = 0; i < reads.size(); ++i) {
+    auto read = reads[i].collect(settings_.servers[i].name, deadline);
+    shared_->feed([&](WatchBook& book, Moment now) { book.read_back_done(reads[i].before, read, final, now); });
+  }
+  close_all(pinned, Clock::now() + settings_.request_timeout);
+}
+
+// Sends the sync and the reads without waiting: one session's requests are answered in order, so
+// every read comes after the sync.
+WatchEngine::PendingRead WatchEngine::start_read(Keeper& pinned, Clock::time_point deadline) {
+  PendingRead read;
+  read.error = pinned.wait_connected(deadline);
+  if (read.error != ZkError::ok) return read;
+  read.before = shared_->ask([](const WatchBook& book) { return book.acked_so_far(); });
+  pinned.sync(run_path_, read.sync.callback());
+  for (const auto& znodes : znodes_) {
+    read.counters.emplace_back();
+    pinned.get(znodes.counter, read.counters.back().callback());
+  }
+  return read;
 }
 
 void WatchEngine::stop() {
+  if (!shared_ || stopped_) return;
+  stopped_ = true;
   {
-    std::lock_guard lock(mutex_);
-    if (stopped_) return;
-    stopped_ = true;
-    stopping_ = true;
-    wake_checker_.notify_all();
+    std::lock_guard lock(shared_->mutex);
+    shared_->stopping = true;
+    shared_->changed.notify_all();
   }
   bool was_running = writer_.joinable();
   if (writer_.joinable()) writer_.join();
   if (checker_.joinable()) checker_.join();
-  if (sessions_.empty()) return;
   if (was_running) finish_run();
-  {
-    std::lock_guard lock(mutex_);
-    closing_ = true;
-  }
-  sessions_.clear();  // closing: the server deletes the ephemerals
+  close_sessions();
   remove_run_node();
+  end_delivery();
 }
 
+// The final checks, then the removal of the writes.
 void WatchEngine::finish_run() {
-  // Writes still in flight get a moment to be acknowledged (or fail) before the final count.
-  auto settle = Clock::now() + settings_.request_timeout;
-  for (;;) {
-    {
-      std::lock_guard lock(mutex_);
-      if (in_flight_.empty() || Clock::now() > settle) break;
-    }
-    std::this_thread::sleep_for(milliseconds(20));
-  }
-  {
-    std::lock_guard lock(mutex_);
-    if (last_ack_) {  // a window still open at the end counts up to now
-      auto gap = duration_cast<milliseconds>(Clock::now() - *last_ack_);
-      if (window_since_) totals_.longest_unavailable = std::max(totals_.longest_unavailable, gap);
-    }
-  }
-  for (auto& session : sessions_) {
-    if (session->expired) continue;
-    if (session->zk->exists(session->ephemeral, Clock::now() + settings_.request_timeout) == ZkError::no_node) {
-      std::lock_guard lock(mutex_);
-      ++totals_.ephemerals_lost;
-      emit(WatchEventKind::ephemeral_lost, session->name, "", session->ephemeral);
-    }
-  }
+  settle_writes();
+  check_ephemerals(live_sessions());
   read_back_everywhere(true);
+  remove_counters();
+}
 
-  // The counters go now, the ephemerals with their sessions, the run's node after them.
-  std::vector<std::string> counters;
-  for (const auto& session : sessions_) counters.push_back(session->counter);
-  for (auto& session : sessions_) {
-    if (session->expired) continue;
-    if (session->zk->remove_all(counters, Clock::now() + settings_.request_timeout) == ZkError::ok) break;
-  }
+// Writes still in flight get a moment to be acknowledged (or fail) before the final count.
+void WatchEngine::settle_writes() {
+  auto& shared = *shared_;
+  std::unique_lock lock(shared.mutex);
+  shared.changed.wait_until(lock, Clock::now() + settings_.request_timeout,
+                            [&] { return shared.book.writes_in_flight() == 0; });
+  shared.book.settle(now_moment());
+  shared.queue_events();
+}
+
+// The counters go now, through the first live session that can; the ephemerals go with their
+// sessions, the run's node after them.
+void WatchEngine::remove_counters() {
+  auto deadline = Clock::now() + settings_.request_timeout;
+  auto counters = shared_->ask([](const WatchBook& book) { return book.counter_paths(); });
+  for (auto session : live_sessions())
+    if (remove_all_now(*sessions_[session], counters, deadline) == ZkError::ok) return;
+}
+
+void WatchEngine::close_sessions() {
+  shared_->feed([](WatchBook& book, Moment) { book.closing(); });
+  close_all(sessions_, Clock::now() + settings_.request_timeout);  // the servers delete the ephemerals
+  sessions_.clear();
 }
 
 void WatchEngine::remove_run_node() {
-  ZkSession cleaner(connect_string(settings_.servers, 0), settings_.session_timeout);
+  auto cleaner = keepers_.open(settings_.servers, session_options(settings_.session_timeout));
   auto deadline = Clock::now() + settings_.request_timeout;
-  if (cleaner.wait_connected(deadline) == ZkError::ok) {
-    cleaner.remove(run_path_, deadline);
-    cleaner.remove(settings_.namespace_path + "/watch", deadline);  // fails harmlessly while another watch runs
+  if (cleaner->wait_connected(deadline) == ZkError::ok) {
+    remove_now(*cleaner, run_path_, deadline);
+    remove_now(*cleaner, settings_.namespace_path + "/watch", deadline);  // fails harmlessly while another watch runs
+  }
+  cleaner->close(Clock::now() + settings_.request_timeout);
+}
+
+// The event thread: the sink runs here, outside the book's lock, so a slow sink never holds up a
+// session's callbacks, and one batch after another keeps the book's order.
+void WatchEngine::deliver_events() {
+  auto& shared = *shared_;
+  std::unique_lock lock(shared.mutex);
+  while (true) {
+    shared.changed.wait(lock, [&] { return !shared.outbox.empty() || !shared.open; });
+    if (shared.outbox.empty()) return;  // delivery ended and nothing is left
+    auto batch = std::exchange(shared.outbox, {});
+    lock.unlock();
+    for (const auto& event : batch)
+      if (sink_) sink_(event);
+    lock.lock();
   }
 }
 
+// Delivers what is queued, then closes the book: a callback that comes after stop() (an abandoned
+// close's) changes neither the totals nor what the sink saw.
+void WatchEngine::end_delivery() {
+  {
+    std::lock_guard lock(shared_->mutex);
+    shared_->open = false;
+    shared_->changed.notify_all();
+  }
+  events_.join();
+}
+
+std::vector<std::size_t> WatchEngine::live_sessions() const {
+  return shared_->ask([](const WatchBook& book) { return book.live_sessions(); });
+}
+
 WatchTotals WatchEngine::totals() const {
-  std::lock_guard lock(mutex_);
-  return totals_;
+  if (!shared_) return {};
+  return shared_->ask([](const WatchBook& book) { return book.totals(); });
 }
 
 }  // namespace zkverify::probes

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake
+  build-essential cmake clang-14
   libzookeeper-mt-dev libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
   # the real server for integration tests, and the tools the lab and benchmark use
   zookeeper default-jre-headless netcat-openbsd hyperfine curl procps perl

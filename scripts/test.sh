@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command: installs what it needs, builds, runs the unit tests and the integration tests
-# against real ZooKeeper ensembles; then builds and runs all of it again under ASan+UBSan.
+# against real ZooKeeper ensembles; then builds and runs all of it again with clang, and again
+# under ASan+UBSan.
 #   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh --quick    skip the sanitizer build
+#   scripts/test.sh --quick    GCC only: skip the clang and the sanitizer builds
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,6 +37,7 @@ run_suite() {
 
 run_suite build
 if ((!quick)); then
+  run_suite build-clang -DCMAKE_CXX_COMPILER=clang++-14
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   run_suite build-asan -DZKVERIFY_SANITIZE=ON
 fi

@@ -1,1 +1,723 @@
-// placeholder: being written
+#include "fake_keeper.hpp"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <set>
+#include <thread>
+#include <utility>
+
+namespace zkverify::fake {
+
+using probes::Clock;
+using probes::Keeper;
+using probes::SessionEvent;
+using probes::SessionState;
+using probes::ZkError;
+
+namespace {
+
+// How long a session that lost its connection takes to reconnect.
+constexpr auto kReconnectDelay = std::chrono::milliseconds(50);
+// With reordering on, how long the dispatcher gathers completions before delivering them together.
+constexpr auto kGatherWindow = std::chrono::milliseconds(20);
+// The epoch of every zxid the fake hands out.
+constexpr std::uint64_t kEpoch = 1;
+
+struct Node {
+  std::string data;
+  probes::NodeStat stat;
+  std::int64_t owner = 0;          // the session of an ephemeral node; 0 for a persistent one
+  std::int64_t next_sequence = 0;  // the suffix of this node's next sequential child
+};
+
+// Every path to its node; "/" always exists.
+using Tree = std::map<std::string, Node>;
+
+std::string parent_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// A path ZooKeeper accepts: absolute, no empty segment, no trailing slash (but for a sequential
+// node's prefix, which the server completes).
+bool valid_path(const std::string& path, bool sequential) {
+  if (path.empty() || path.front() != '/') return false;
+  if (path == "/") return true;
+  if (path.back() == '/' && !sequential) return false;
+  return path.find("//") == std::string::npos;
+}
+
+// The descendants of `path` are the contiguous run of keys from here that start with its prefix.
+Tree::const_iterator first_descendant(const Tree& tree, const std::string& prefix) {
+  auto first = tree.lower_bound(prefix);
+  return first != tree.end() && first->first == "/" ? std::next(first) : first;
+}
+
+std::string prefix_of_children(const std::string& path) { return path == "/" ? path : path + '/'; }
+
+bool has_children(const Tree& tree, const std::string& path) {
+  auto prefix = prefix_of_children(path);
+  auto first = first_descendant(tree, prefix);
+  return first != tree.end() && first->first.starts_with(prefix);
+}
+
+bool version_matches(const Node& node, std::int32_t version) { return version == -1 || version == node.stat.version; }
+
+bool is_sequential(probes::CreateMode mode) {
+  return mode == probes::CreateMode::persistent_sequential || mode == probes::CreateMode::ephemeral_sequential;
+}
+bool is_ephemeral(probes::CreateMode mode) {
+  return mode == probes::CreateMode::ephemeral || mode == probes::CreateMode::ephemeral_sequential;
+}
+
+std::string sequence_suffix(std::int64_t sequence) {
+  char digits[16];
+  std::snprintf(digits, sizeof digits, "%010lld", static_cast<long long>(sequence));
+  return digits;
+}
+
+probes::CreateResult create_node(Tree& tree, const std::string& path, const std::string& data, probes::CreateMode mode,
+                                 std::int64_t session, probes::Zxid zxid) {
+  probes::CreateResult result;
+  if (!valid_path(path, is_sequential(mode)) || path == "/") {
+    result.error = path == "/" ? ZkError::node_exists : ZkError::bad_arguments;
+    return result;
+  }
+  auto parent = tree.find(parent_of(path));
+  if (parent == tree.end()) {
+    result.error = ZkError::no_node;
+    return result;
+  }
+  if (parent->second.owner != 0) {
+    result.error = ZkError::no_children_for_ephemerals;
+    return result;
+  }
+  auto name = is_sequential(mode) ? path + sequence_suffix(parent->second.next_sequence) : path;
+  if (tree.contains(name)) {
+    result.error = ZkError::node_exists;
+    return result;
+  }
+  if (is_sequential(mode)) ++parent->second.next_sequence;
+  Node node{data, {zxid, zxid, 0}, is_ephemeral(mode) ? session : 0, 0};
+  result = {ZkError::ok, name, node.stat};
+  tree.emplace(name, std::move(node));
+  return result;
+}
+
+ZkError remove_node(Tree& tree, const std::string& path, std::int32_t version) {
+  if (!valid_path(path, false) || path == "/") return ZkError::bad_arguments;
+  auto node = tree.find(path);
+  if (node == tree.end()) return ZkError::no_node;
+  if (!version_matches(node->second, version)) return ZkError::bad_version;
+  if (has_children(tree, path)) return ZkError::not_empty;
+  tree.erase(node);
+  return ZkError::ok;
+}
+
+probes::StatResult set_node(Tree& tree, const std::string& path, const std::string& data, std::int32_t version,
+                            probes::Zxid zxid) {
+  auto node = tree.find(path);
+  if (node == tree.end()) return {ZkError::no_node, {}};
+  if (!version_matches(node->second, version)) return {ZkError::bad_version, {}};
+  node->second.data = data;
+  node->second.stat.mzxid = zxid;
+  ++node->second.stat.version;
+  return {ZkError::ok, node->second.stat};
+}
+
+ZkError check_node(const Tree& tree, const std::string& path, std::int32_t version) {
+  auto node = tree.find(path);
+  if (node == tree.end()) return ZkError::no_node;
+  return version_matches(node->second, version) ? ZkError::ok : ZkError::bad_version;
+}
+
+probes::GetResult read_node(const Tree& tree, const std::string& path) {
+  auto node = tree.find(path);
+  if (node == tree.end()) return {ZkError::no_node, {}, {}};
+  return {ZkError::ok, node->second.data, node->second.stat};
+}
+
+probes::ChildrenResult children_of(const Tree& tree, const std::string& path) {
+  if (!tree.contains(path)) return {ZkError::no_node, {}};
+  probes::ChildrenResult result{ZkError::ok, {}};
+  auto prefix = prefix_of_children(path);
+  for (auto it = first_descendant(tree, prefix); it != tree.end() && it->first.starts_with(prefix); ++it)
+    if (it->first.find('/', prefix.size()) == std::string::npos)
+      result.children.push_back(it->first.substr(prefix.size()));
+  return result;  // sorted: the map is
+}
+
+ZkError apply_one(Tree& tree, const probes::MultiOp& op, std::int64_t session, probes::Zxid zxid) {
+  switch (op.kind) {
+    case probes::MultiOp::Kind::create: return create_node(tree, op.path, op.data, op.mode, session, zxid).error;
+    case probes::MultiOp::Kind::remove: return remove_node(tree, op.path, op.version);
+    case probes::MultiOp::Kind::set: return set_node(tree, op.path, op.data, op.version, zxid).error;
+    case probes::MultiOp::Kind::check: return check_node(tree, op.path, op.version);
+  }
+  return ZkError::unimplemented;
+}
+
+// All or nothing, answered as the server does: the operations before the failing one ok, the
+// failing one its error, the ones after it runtime_inconsistency.
+probes::MultiResult apply_multi(Tree& tree, const std::vector<probes::MultiOp>& ops, std::int64_t session,
+                                probes::Zxid zxid) {
+  Tree changed = tree;
+  probes::MultiResult result{ZkError::ok, {}};
+  for (const auto& op : ops) {
+    if (result.error != ZkError::ok) {
+      result.each.push_back(ZkError::runtime_inconsistency);
+      continue;
+    }
+    auto error = apply_one(changed, op, session, zxid);
+    result.each.push_back(error);
+    result.error = error;
+  }
+  if (result.error == ZkError::ok) tree = std::move(changed);
+  return result;
+}
+
+// One session as the ensemble sees it, shared by its Keeper and the dispatcher's tasks.
+struct Session {
+  std::vector<probes::ServerAddress> servers;
+  std::chrono::milliseconds timeout{0};
+  Keeper::Listener listener;
+  std::int64_t id = 0;                  // given by the first server it connects to
+  SessionState state = SessionState::connecting;
+  std::size_t server = 0;               // index of the server it is connected to (or was, or tries)
+  bool closing = false;                 // close() was called: operations complete with `closing`
+  bool close_hangs = false;             // ... and it never completes
+  bool listening = true;                // false once close() began
+  bool in_listener = false;
+};
+
+// A task for the dispatcher: a completion, or a session event.
+struct Task {
+  bool completion = true;
+  std::function<void()> run;
+};
+
+}  // namespace
+
+struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
+  class Factory final : public probes::KeeperFactory {
+   public:
+    explicit Factory(State& state) : state_(state) {}
+    std::unique_ptr<Keeper> open(const std::vector<probes::ServerAddress>& servers,
+                                 const probes::KeeperOptions& options, Keeper::Listener listener) override;
+
+   private:
+    State& state_;
+  };
+
+  // Operations (all take the lock themselves).
+  std::shared_ptr<Session> open_session(const std::vector<probes::ServerAddress>& servers,
+                                        const probes::KeeperOptions& options, Keeper::Listener listener);
+  template <class R, class Apply>
+  void start(const std::shared_ptr<Session>& session, OpKind op, const std::string& path, Keeper::Callback<R> done,
+             Apply apply);
+  ZkError wait_connected(const Session& session, Clock::time_point deadline);
+  bool close(const std::shared_ptr<Session>& session, Clock::time_point deadline);
+  void expire_on(const std::string& server);
+  void dispatch();
+  void stop();
+
+  // With the lock held.
+  void connect(const std::shared_ptr<Session>& session, std::size_t first);
+  void lose_connection(const std::shared_ptr<Session>& session);
+  void expire(const std::shared_ptr<Session>& session);
+  void remove_ephemerals(std::int64_t session);
+  int server_id(const std::string& server);
+  std::optional<Fault> fault_for(OpKind op, const std::string& server, const std::string& path);
+  [[nodiscard]] std::string server_of(const Session& session) const;
+  std::optional<ZkError> refusal(const Session& session) const;
+  void post(Task task, Clock::duration after);
+  std::vector<Task> take_due_tasks();
+  template <class R>
+  void complete(Keeper::Callback<R> done, R result);
+  void announce(const std::shared_ptr<Session>& session, SessionEvent event);
+  [[nodiscard]] probes::Zxid next_zxid() const { return {kEpoch << 32 | (last_zxid + 1)}; }
+
+  // Without the lock: runs on the dispatcher.
+  void deliver_event(const std::shared_ptr<Session>& session, const SessionEvent& event);
+
+  Factory factory{*this};
+  mutable std::mutex mutex;
+  std::condition_variable sessions_changed;
+  std::condition_variable queue_changed;
+
+  Tree tree{{"/", Node{}}};
+  std::uint64_t last_zxid = 0;
+  struct ActiveRule {
+    Rule rule;
+    int seen = 0;
+  };
+  std::vector<ActiveRule> rules;
+  std::set<std::string> down;
+  std::map<std::string, int> server_ids;
+  int next_server_id = 1;
+  std::int64_t last_session = 0;
+  std::vector<std::shared_ptr<Session>> sessions;
+  int closes_completed = 0;
+  std::map<std::pair<OpKind, std::string>, int> started;
+
+  bool reorder = false;
+  std::chrono::milliseconds delay{0};
+  std::multimap<Clock::time_point, Task> queue;  // by due time; equal times in posting order
+  std::vector<std::shared_ptr<void>> never_run;  // callbacks kept alive, never called
+  bool stopping = false;
+  std::thread::id dispatcher_id;
+  std::thread dispatcher;
+};
+
+namespace {
+
+class FakeKeeper final : public Keeper {
+ public:
+  FakeKeeper(std::shared_ptr<Ensemble::State> ensemble, std::shared_ptr<Session> session)
+      : ensemble_(std::move(ensemble)), session_(std::move(session)) {}
+  ~FakeKeeper() override {
+    bool closing = false;
+    {
+      std::lock_guard lock(ensemble_->mutex);
+      closing = session_->closing;
+    }
+    if (!closing) close(Clock::now() + std::chrono::seconds(2));
+  }
+  FakeKeeper(const FakeKeeper&) = delete;
+  FakeKeeper& operator=(const FakeKeeper&) = delete;
+
+  ZkError wait_connected(Clock::time_point deadline) override { return ensemble_->wait_connected(*session_, deadline); }
+  [[nodiscard]] SessionState state() const override {
+    std::lock_guard lock(ensemble_->mutex);
+    return session_->closing ? SessionState::closed : session_->state;
+  }
+  [[nodiscard]] std::optional<std::int64_t> session_id() const override {
+    std::lock_guard lock(ensemble_->mutex);
+    if (session_->closing || session_->state != SessionState::connected) return std::nullopt;
+    return session_->id;
+  }
+  [[nodiscard]] std::string connected_server() const override {
+    std::lock_guard lock(ensemble_->mutex);
+    return session_->closing ? std::string() : ensemble_->server_of(*session_);
+  }
+  [[nodiscard]] std::chrono::milliseconds negotiated_timeout() const override {
+    std::lock_guard lock(ensemble_->mutex);
+    return session_->id != 0 ? session_->timeout : std::chrono::milliseconds(0);
+  }
+
+  void create(const std::string& path, const std::string& data, probes::CreateMode mode,
+              Callback<probes::CreateResult> done) override {
+    start(OpKind::create, path, std::move(done), [&](State& state, probes::CreateResult& result) {
+      result = create_node(state.tree, path, data, mode, session_->id, state.next_zxid());
+      return result.error == ZkError::ok;
+    });
+  }
+  void get(const std::string& path, Callback<probes::GetResult> done) override {
+    start(OpKind::get, path, std::move(done), [&](State& state, probes::GetResult& result) {
+      result = read_node(state.tree, path);
+      return false;
+    });
+  }
+  void set(const std::string& path, const std::string& data, std::int32_t version,
+           Callback<probes::StatResult> done) override {
+    start(OpKind::set, path, std::move(done), [&](State& state, probes::StatResult& result) {
+      result = set_node(state.tree, path, data, version, state.next_zxid());
+      return result.error == ZkError::ok;
+    });
+  }
+  void exists(const std::string& path, Callback<probes::StatResult> done) override {
+    start(OpKind::exists, path, std::move(done), [&](State& state, probes::StatResult& result) {
+      auto read = read_node(state.tree, path);
+      result = {read.error, read.stat};
+      return false;
+    });
+  }
+  void children(const std::string& path, Callback<probes::ChildrenResult> done) override {
+    start(OpKind::children, path, std::move(done), [&](State& state, probes::ChildrenResult& result) {
+      result = children_of(state.tree, path);
+      return false;
+    });
+  }
+  void remove(const std::string& path, std::int32_t version, Callback<probes::DoneResult> done) override {
+    start(OpKind::remove, path, std::move(done), [&](State& state, probes::DoneResult& result) {
+      result.error = remove_node(state.tree, path, version);
+      return result.error == ZkError::ok;
+    });
+  }
+  void sync(const std::string& path, Callback<probes::DoneResult> done) override {
+    start(OpKind::sync, path, std::move(done), [](State&, probes::DoneResult& result) {
+      result.error = ZkError::ok;
+      return false;
+    });
+  }
+  void multi(const std::vector<probes::MultiOp>& ops, Callback<probes::MultiResult> done) override {
+    auto path = ops.empty() ? std::string() : ops.front().path;
+    start(OpKind::multi, path, std::move(done), [&](State& state, probes::MultiResult& result) {
+      result = apply_multi(state.tree, ops, session_->id, state.next_zxid());
+      return result.error == ZkError::ok;
+    });
+  }
+
+  bool close(Clock::time_point deadline) override { return ensemble_->close(session_, deadline); }
+
+ private:
+  using State = Ensemble::State;
+  template <class R, class Apply>
+  void start(OpKind op, const std::string& path, Callback<R> done, Apply apply) {
+    ensemble_->start(session_, op, path, std::move(done), std::move(apply));
+  }
+
+  std::shared_ptr<Ensemble::State> ensemble_;
+  std::shared_ptr<Session> session_;
+};
+
+}  // namespace
+
+std::unique_ptr<Keeper> Ensemble::State::Factory::open(const std::vector<probes::ServerAddress>& servers,
+                                                        const probes::KeeperOptions& options,
+                                                        Keeper::Listener listener) {
+  auto session = state_.open_session(servers, options, std::move(listener));
+  return std::make_unique<FakeKeeper>(state_.shared_from_this(), std::move(session));
+}
+
+std::shared_ptr<Session> Ensemble::State::open_session(const std::vector<probes::ServerAddress>& servers,
+                                                       const probes::KeeperOptions& options,
+                                                       Keeper::Listener listener) {
+  auto session = std::make_shared<Session>();
+  session->servers = servers;
+  session->timeout = options.session_timeout;
+  session->listener = std::move(listener);
+  std::lock_guard lock(mutex);
+  for (const auto& server : servers) server_id(server.name);
+  sessions.push_back(session);
+  connect(session, 0);
+  return session;
+}
+
+// Applies an operation to the tree now (unless a fault or the session's state stops it) and
+// queues its completion. `apply` fills the result and says whether it consumed a zxid.
+template <class R, class Apply>
+void Ensemble::State::start(const std::shared_ptr<Session>& session, OpKind op, const std::string& path,
+                            Keeper::Callback<R> done, Apply apply) {
+  std::lock_guard lock(mutex);
+  auto server = server_of(*session);
+  ++started[{op, server}];
+  R result;
+  if (auto refused = refusal(*session)) {
+    result.error = *refused;
+    return complete(std::move(done), std::move(result));
+  }
+  auto fault = fault_for(op, server, path);
+  if (fault == Fault::never_complete) {
+    never_run.push_back(std::make_shared<Keeper::Callback<R>>(std::move(done)));
+    return;
+  }
+  if (fault == Fault::connection_loss || fault == Fault::session_expired) {
+    result.error = fault == Fault::connection_loss ? ZkError::connection_loss : ZkError::session_expired;
+    complete(std::move(done), std::move(result));
+    if (fault == Fault::connection_loss) lose_connection(session);
+    else expire(session);
+    return;
+  }
+  if (apply(*this, result)) ++last_zxid;
+  complete(std::move(done), std::move(result));
+}
+
+// A session between servers answers connection_loss at once, as the C client's requests fail when
+// its connection attempt does.
+std::optional<ZkError> Ensemble::State::refusal(const Session& session) const {
+  if (session.closing) return ZkError::closing;
+  if (session.state == SessionState::expired) return ZkError::session_expired;
+  if (session.state != SessionState::connected) return ZkError::connection_loss;
+  return std::nullopt;
+}
+
+std::string Ensemble::State::server_of(const Session& session) const {
+  return session.state == SessionState::connected ? session.servers[session.server].name : std::string();
+}
+
+int Ensemble::State::server_id(const std::string& server) {
+  auto [known, added] = server_ids.try_emplace(server, next_server_id);
+  if (added) ++next_server_id;
+  return known->second;
+}
+
+std::optional<Fault> Ensemble::State::fault_for(OpKind op, const std::string& server, const std::string& path) {
+  std::optional<Fault> fault;
+  for (auto& active : rules) {
+    const auto& rule = active.rule;
+    if (rule.op != op || (!rule.server.empty() && rule.server != server) || !path.starts_with(rule.path_prefix))
+      continue;
+    ++active.seen;
+    if (!fault && (rule.nth == 0 || rule.nth == active.seen)) fault = rule.fault;
+  }
+  return fault;
+}
+
+// Tries the session's servers from `first` on, in order, skipping those down or refusing it.
+void Ensemble::State::connect(const std::shared_ptr<Session>& session, std::size_t first) {
+  for (std::size_t attempt = 0; attempt < session->servers.size(); ++attempt) {
+    auto index = (first + attempt) % session->servers.size();
+    const auto& name = session->servers[index].name;
+    if (down.contains(name)) continue;
+    ++started[{OpKind::connect, name}];
+    auto fault = fault_for(OpKind::connect, name, "");
+    if (fault == Fault::connection_loss) continue;
+    session->server = index;
+    if (fault == Fault::never_complete) return;  // stays connecting, for ever
+    if (fault == Fault::session_expired) return expire(session);
+    if (session->id == 0)
+      session->id = static_cast<std::int64_t>(static_cast<std::uint64_t>(server_id(name)) << 56) | ++last_session;
+    session->state = SessionState::connected;
+    sessions_changed.notify_all();
+    announce(session, {SessionState::connected, name, session->timeout});
+    return;
+  }
+}
+
+void Ensemble::State::lose_connection(const std::shared_ptr<Session>& session) {
+  session->state = SessionState::connecting;
+  sessions_changed.notify_all();
+  announce(session, {SessionState::connecting, {}, {}});
+  post({false, [this, session] {
+          std::lock_guard lock(mutex);
+          if (session->state == SessionState::connecting && !session->closing)
+            connect(session, (session->server + 1) % session->servers.size());
+        }},
+       kReconnectDelay);
+}
+
+void Ensemble::State::expire(const std::shared_ptr<Session>& session) {
+  session->state = SessionState::expired;
+  remove_ephemerals(session->id);
+  sessions_changed.notify_all();
+  announce(session, {SessionState::expired, {}, {}});
+}
+
+void Ensemble::State::remove_ephemerals(std::int64_t session) {
+  if (session == 0) return;
+  std::erase_if(tree, [&](const auto& entry) { return entry.second.owner == session; });
+}
+
+void Ensemble::State::post(Task task, Clock::duration after) {
+  if (stopping) {
+    never_run.push_back(std::make_shared<Task>(std::move(task)));
+    return;
+  }
+  queue.emplace(Clock::now() + after, std::move(task));
+  queue_changed.notify_all();
+}
+
+template <class R>
+void Ensemble::State::complete(Keeper::Callback<R> done, R result) {
+  post({true, [done = std::move(done), result = std::move(result)] { done(result); }}, delay);
+}
+
+void Ensemble::State::announce(const std::shared_ptr<Session>& session, SessionEvent event) {
+  post({false, [this, session, event = std::move(event)] { deliver_event(session, event); }}, {});
+}
+
+// Calls the listener without the lock (it may call into the Keeper); close() waits for a call in
+// progress, so no listener runs after close() returned.
+void Ensemble::State::deliver_event(const std::shared_ptr<Session>& session, const SessionEvent& event) {
+  {
+    std::lock_guard lock(mutex);
+    if (!session->listening || !session->listener) return;
+    session->in_listener = true;
+  }
+  session->listener(event);
+  std::lock_guard lock(mutex);
+  session->in_listener = false;
+  sessions_changed.notify_all();
+}
+
+ZkError Ensemble::State::wait_connected(const Session& session, Clock::time_point deadline) {
+  std::unique_lock lock(mutex);
+  sessions_changed.wait_until(lock, deadline,
+                              [&] { return session.closing || session.state != SessionState::connecting; });
+  if (session.closing) return ZkError::closing;
+  switch (session.state) {
+    case SessionState::connected: return ZkError::ok;
+    case SessionState::expired: return ZkError::session_expired;
+    case SessionState::auth_failed: return ZkError::auth_failed;
+    case SessionState::closed: return ZkError::closing;
+    case SessionState::connecting: return ZkError::deadline_exceeded;
+  }
+  return ZkError::deadline_exceeded;
+}
+
+// Completes at once (closing is the server's business, answered without the dispatcher), unless a
+// never_complete rule hangs it: then it returns false at the deadline, and the session and its
+// ephemerals stay, as on a server that never processed the close. Other faults do not apply.
+bool Ensemble::State::close(const std::shared_ptr<Session>& session, Clock::time_point deadline) {
+  std::unique_lock lock(mutex);
+  session->listening = false;
+  if (std::this_thread::get_id() != dispatcher_id)
+    sessions_changed.wait_until(lock, deadline, [&] { return !session->in_listener; });
+  if (!session->closing) {
+    session->closing = true;
+    auto server = server_of(*session);
+    ++started[{OpKind::close, server}];
+    session->close_hangs = fault_for(OpKind::close, server, "") == Fault::never_complete;
+    if (!session->close_hangs && session->state != SessionState::expired) {
+      session->state = SessionState::closed;
+      remove_ephemerals(session->id);
+      ++closes_completed;
+    }
+    sessions_changed.notify_all();
+  }
+  if (!session->close_hangs) return true;
+  lock.unlock();
+  std::this_thread::sleep_until(deadline);
+  return false;
+}
+
+void Ensemble::State::expire_on(const std::string& server) {
+  std::lock_guard lock(mutex);
+  for (const auto& session : sessions)
+    if (!session->closing && server_of(*session) == server) expire(session);
+}
+
+// Delivers due tasks in batches, each task without the lock.
+void Ensemble::State::dispatch() {
+  std::unique_lock lock(mutex);
+  while (!stopping) {
+    if (queue.empty()) {
+      queue_changed.wait(lock);
+      continue;
+    }
+    auto ready = queue.begin()->first + (reorder ? kGatherWindow : Clock::duration::zero());
+    if (Clock::now() < ready) {
+      queue_changed.wait_until(lock, ready);
+      continue;
+    }
+    auto batch = take_due_tasks();
+    lock.unlock();
+    for (auto& task : batch) task.run();
+    batch.clear();  // destroys the callbacks without the lock too
+    lock.lock();
+  }
+}
+
+// The tasks due now, in order; with reordering (which gathered them for kGatherWindow), the
+// completions newest first, after the events, which keep their order.
+std::vector<Task> Ensemble::State::take_due_tasks() {
+  std::vector<Task> batch;
+  auto now = Clock::now();
+  while (!queue.empty() && queue.begin()->first <= now) {
+    batch.push_back(std::move(queue.begin()->second));
+    queue.erase(queue.begin());
+  }
+  if (reorder) {
+    auto is_event = [](const Task& task) { return !task.completion; };
+    auto completions = std::stable_partition(batch.begin(), batch.end(), is_event);
+    std::reverse(completions, batch.end());
+  }
+  return batch;
+}
+
+// Stops the dispatcher; the tasks it did not run and the callbacks never run are destroyed here,
+// without the lock (destroying a callback may destroy a Keeper, which closes its session).
+void Ensemble::State::stop() {
+  {
+    std::lock_guard lock(mutex);
+    stopping = true;
+    queue_changed.notify_all();
+  }
+  if (dispatcher.joinable()) dispatcher.join();
+  std::multimap<Clock::time_point, Task> pending;
+  std::vector<std::shared_ptr<void>> kept;
+  {
+    std::lock_guard lock(mutex);
+    pending.swap(queue);
+    kept.swap(never_run);
+  }
+}
+
+Ensemble::Ensemble() : state_(std::make_shared<State>()) {
+  state_->dispatcher = std::thread([state = state_.get()] { state->dispatch(); });
+  std::lock_guard lock(state_->mutex);
+  state_->dispatcher_id = state_->dispatcher.get_id();
+}
+
+Ensemble::~Ensemble() { state_->stop(); }
+
+probes::KeeperFactory& Ensemble::factory() { return state_->factory; }
+
+void Ensemble::inject(Rule rule) {
+  std::lock_guard lock(state_->mutex);
+  state_->rules.push_back({std::move(rule), 0});
+}
+
+void Ensemble::set_down(const std::string& server, bool down) {
+  std::lock_guard lock(state_->mutex);
+  if (down) state_->down.insert(server);
+  else state_->down.erase(server);
+}
+
+void Ensemble::expire_sessions_on(const std::string& server) { state_->expire_on(server); }
+
+void Ensemble::reorder_completions(bool reorder) {
+  std::lock_guard lock(state_->mutex);
+  state_->reorder = reorder;
+}
+
+void Ensemble::delay_completions(std::chrono::milliseconds delay) {
+  std::lock_guard lock(state_->mutex);
+  state_->delay = delay;
+}
+
+void Ensemble::set_server_id(const std::string& server, int id) {
+  std::lock_guard lock(state_->mutex);
+  state_->server_ids[server] = id;
+}
+
+bool Ensemble::has_node(const std::string& path) const {
+  std::lock_guard lock(state_->mutex);
+  return state_->tree.contains(path);
+}
+
+std::optional<std::string> Ensemble::data_of(const std::string& path) const {
+  std::lock_guard lock(state_->mutex);
+  auto node = state_->tree.find(path);
+  if (node == state_->tree.end()) return std::nullopt;
+  return node->second.data;
+}
+
+std::vector<std::string> Ensemble::paths() const {
+  std::lock_guard lock(state_->mutex);
+  std::vector<std::string> paths;
+  for (const auto& [path, node] : state_->tree)
+    if (path != "/") paths.push_back(path);
+  return paths;
+}
+
+int Ensemble::sessions_opened() const {
+  std::lock_guard lock(state_->mutex);
+  return static_cast<int>(state_->sessions.size());
+}
+
+int Ensemble::sessions_open() const {
+  std::lock_guard lock(state_->mutex);
+  return static_cast<int>(std::ranges::count_if(state_->sessions, [](const auto& session) {
+    return session->state != SessionState::expired && session->state != SessionState::closed;
+  }));
+}
+
+int Ensemble::closes_completed() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->closes_completed;
+}
+
+int Ensemble::operations(OpKind op, const std::string& server) const {
+  std::lock_guard lock(state_->mutex);
+  int count = 0;
+  for (const auto& [key, started_here] : state_->started)
+    if (key.first == op && (server.empty() || key.second == server)) count += started_here;
+  return count;
+}
+
+}  // namespace zkverify::fake

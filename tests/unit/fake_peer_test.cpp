@@ -33,21 +33,21 @@ std::uint16_t closed_port() {
 TEST_CASE("a well-behaved peer: the reply, read until the server closes") {
   fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}});
   auto exchange = ask_word(at(peer), "srvr", limits_for(std::chrono::seconds(5)));
-  CHECK(exchange.error == TransportError::none);
+  CHECK(exchange.error == ProbeError::ok);
   CHECK(exchange.reply == capture("srvr_leader.txt"));
 }
 
 TEST_CASE("a peer that accepts and never answers: read_timeout, named as such") {
   fake::Peer peer({{"srvr", {Behaviour::stall, ""}}});
   auto exchange = ask_word(at(peer), "srvr", limits_for(std::chrono::milliseconds(300)));
-  CHECK(exchange.error == TransportError::read_timeout);
+  CHECK(exchange.error == ProbeError::read_timeout);
   CHECK(describe(exchange) == "connected, but no reply within the deadline");
 }
 
 TEST_CASE("a peer that drips bytes forever: cut off at the deadline") {
   fake::Peer peer({{"srvr", {Behaviour::drip, ""}}});
   auto exchange = ask_word(at(peer), "srvr", limits_for(std::chrono::milliseconds(300)));
-  CHECK(exchange.error == TransportError::read_timeout);
+  CHECK(exchange.error == ProbeError::read_timeout);
   CHECK_FALSE(exchange.reply.empty());
   CHECK_THAT(describe(exchange), Contains("reply did not end within the deadline"));
 }
@@ -57,7 +57,7 @@ TEST_CASE("a peer that floods: cut off at the size cap") {
   auto limits = limits_for(std::chrono::seconds(10));
   limits.max_reply_bytes = 256 * 1024;
   auto exchange = ask_word(at(peer), "srvr", limits);
-  CHECK(exchange.error == TransportError::reply_too_large);
+  CHECK(exchange.error == ProbeError::reply_too_large);
   CHECK(exchange.reply.size() <= limits.max_reply_bytes + 4096);
   CHECK_THAT(describe(exchange), Contains("262144 bytes"));
 }
@@ -65,15 +65,15 @@ TEST_CASE("a peer that floods: cut off at the size cap") {
 TEST_CASE("nobody listening: connection refused") {
   ServerAddress nobody{"nobody", "127.0.0.1", closed_port(), {}};
   auto exchange = ask_word(nobody, "srvr", limits_for(std::chrono::seconds(2)));
-  CHECK(exchange.error == TransportError::connect_refused);
+  CHECK(exchange.error == ProbeError::connect_refused);
   CHECK(describe(exchange) == "connection refused");
 }
 
 TEST_CASE("a peer that closes at once: an empty reply, which srvr's parser calls malformed") {
   fake::Peer peer({{"srvr", {Behaviour::close_at_once, ""}}});
   auto exchange = ask_word(at(peer), "srvr", limits_for(std::chrono::seconds(2)));
-  CHECK(exchange.error == TransportError::none);
-  CHECK(parse_srvr(exchange.reply).kind == ReplyKind::malformed);
+  CHECK(exchange.error == ProbeError::ok);
+  CHECK(parse_srvr(exchange.reply).error == ProbeError::malformed);
 }
 
 TEST_CASE("probe_servers with every misbehaviour at once: the good servers are still fully probed") {
@@ -97,20 +97,20 @@ TEST_CASE("probe_servers with every misbehaviour at once: the good servers are s
   auto probes = probe_servers(servers, limits_for(std::chrono::milliseconds(800)));
   REQUIRE(probes.size() == 6);
 
-  CHECK(probes[0].srvr->kind == ReplyKind::facts);
+  CHECK(probes[0].srvr->error == ProbeError::ok);
   CHECK(probes[0].mntr->facts.synced_followers == 4);
   CHECK(probes[0].conf->facts.server_id == 1);
   CHECK(probes[0].ruok->facts.imok);
   CHECK(probes[0].refused_words.empty());
 
-  CHECK(probes[1].srvr->kind == ReplyKind::facts);
+  CHECK(probes[1].srvr->error == ProbeError::ok);
   CHECK(probes[1].refused_words == std::vector<std::string>{"mntr", "conf", "isro"});
 
-  CHECK(probes[2].srvr->kind == ReplyKind::malformed);
+  CHECK(probes[2].srvr->error == ProbeError::malformed);
   CHECK_THAT(probes[2].srvr->detail, Contains("\\x16\\x03\\x01 TLS?"));
-  CHECK(probes[3].srvr_exchange.error == TransportError::read_timeout);
-  CHECK(probes[4].srvr_exchange.error == TransportError::reply_too_large);
-  CHECK(probes[5].srvr_exchange.error == TransportError::read_timeout);
+  CHECK(probes[3].srvr_exchange.error == ProbeError::read_timeout);
+  CHECK(probes[4].srvr_exchange.error == ProbeError::reply_too_large);
+  CHECK(probes[5].srvr_exchange.error == ProbeError::read_timeout);
 
   // A stalled server gets no further words, and no server ever sees two connections from one probe.
   CHECK(silent.connections() == 1);

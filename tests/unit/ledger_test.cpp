@@ -103,7 +103,7 @@ TEST_CASE("node count halving is a warning, a leader change and membership chang
   later.probes[2].srvr->facts.mode = Mode::leader;
   ConfFacts conf;
   conf.members = {{1, "h:1", "h:2", "participant", ""}};
-  later.probes[0].conf = Reply<ConfFacts>{ReplyKind::facts, conf, {}};
+  later.probes[0].conf = Reply<ConfFacts>{ProbeError::ok, conf, {}};
   first.membership = {"server.1=h:1:2:participant;", "server.9=h:1:2:participant;"};
   auto out = run(later, first);
   CHECK_THAT(find(out.findings, "node-count-drop")->message, Contains("150 znodes; the last run saw 400"));

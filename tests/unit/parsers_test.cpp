@@ -8,7 +8,7 @@ using Catch::Matchers::Contains;
 
 TEST_CASE("srvr from a leader and a follower of a real 3.8.0 ensemble") {
   auto leader = parse_srvr(capture("srvr_leader.txt"));
-  REQUIRE(leader.kind == ReplyKind::facts);
+  REQUIRE(leader.error == ProbeError::ok);
   CHECK(leader.facts.mode == Mode::leader);
   CHECK(leader.facts.zxid.value == 0x100000000);
   CHECK(leader.facts.zxid.epoch() == 1);
@@ -17,54 +17,54 @@ TEST_CASE("srvr from a leader and a follower of a real 3.8.0 ensemble") {
   CHECK_THAT(leader.facts.version, Contains("3.8.0"));
 
   auto follower = parse_srvr(capture("srvr_follower.txt"));
-  REQUIRE(follower.kind == ReplyKind::facts);
+  REQUIRE(follower.error == ProbeError::ok);
   CHECK(follower.facts.mode == Mode::follower);
 }
 
 TEST_CASE("stat parses like srvr, client list skipped") {
   auto stat = parse_srvr(capture("stat_follower.txt"));
-  REQUIRE(stat.kind == ReplyKind::facts);
+  REQUIRE(stat.error == ProbeError::ok);
   CHECK(stat.facts.mode == Mode::follower);
   CHECK(stat.facts.zxid.value == 0);
   CHECK(stat.facts.node_count == 5);
 }
 
 TEST_CASE("refusals: not serving and not whitelisted, for every word") {
-  CHECK(parse_srvr(capture("srvr_no_quorum.txt")).kind == ReplyKind::not_serving);
-  CHECK(parse_mntr(capture("mntr_no_quorum.txt")).kind == ReplyKind::not_serving);
-  CHECK(parse_conf(capture("conf_no_quorum.txt")).kind == ReplyKind::not_serving);
-  CHECK(parse_isro(capture("isro_no_quorum.txt")).kind == ReplyKind::not_serving);  // "null"
-  CHECK(parse_mntr(capture("mntr_whitelist_ruok_only.txt")).kind == ReplyKind::not_whitelisted);
-  CHECK(parse_conf(capture("conf_whitelist_ruok_only.txt")).kind == ReplyKind::not_whitelisted);
-  CHECK(parse_isro(capture("isro_whitelist_ruok_only.txt")).kind == ReplyKind::not_whitelisted);
-  CHECK(parse_srvr(capture("stat_whitelist_ruok_only.txt")).kind == ReplyKind::not_whitelisted);
+  CHECK(parse_srvr(capture("srvr_no_quorum.txt")).error == ProbeError::not_serving);
+  CHECK(parse_mntr(capture("mntr_no_quorum.txt")).error == ProbeError::not_serving);
+  CHECK(parse_conf(capture("conf_no_quorum.txt")).error == ProbeError::not_serving);
+  CHECK(parse_isro(capture("isro_no_quorum.txt")).error == ProbeError::not_serving);  // "null"
+  CHECK(parse_mntr(capture("mntr_whitelist_ruok_only.txt")).error == ProbeError::not_whitelisted);
+  CHECK(parse_conf(capture("conf_whitelist_ruok_only.txt")).error == ProbeError::not_whitelisted);
+  CHECK(parse_isro(capture("isro_whitelist_ruok_only.txt")).error == ProbeError::not_whitelisted);
+  CHECK(parse_srvr(capture("stat_whitelist_ruok_only.txt")).error == ProbeError::not_whitelisted);
   // srvr is always enabled in 3.8, whatever the whitelist says:
-  CHECK(parse_srvr(capture("srvr_whitelist_ruok_only.txt")).kind == ReplyKind::facts);
+  CHECK(parse_srvr(capture("srvr_whitelist_ruok_only.txt")).error == ProbeError::ok);
 }
 
 TEST_CASE("ruok says imok without a quorum: the reason zkverify exists") {
   auto ruok = parse_ruok(capture("ruok_no_quorum.txt"));
-  REQUIRE(ruok.kind == ReplyKind::facts);
+  REQUIRE(ruok.error == ProbeError::ok);
   CHECK(ruok.facts.imok);
-  CHECK(parse_srvr(capture("srvr_no_quorum.txt")).kind == ReplyKind::not_serving);
+  CHECK(parse_srvr(capture("srvr_no_quorum.txt")).error == ProbeError::not_serving);
 }
 
 TEST_CASE("mntr: leader-only keys") {
   auto leader = parse_mntr(capture("mntr_leader.txt"));
-  REQUIRE(leader.kind == ReplyKind::facts);
+  REQUIRE(leader.error == ProbeError::ok);
   CHECK(leader.facts.server_state == "leader");
   CHECK(leader.facts.synced_followers == 4);
   CHECK(leader.facts.learners == 4);
   CHECK(leader.facts.znode_count == 5);
   auto follower = parse_mntr(capture("mntr_follower.txt"));
-  REQUIRE(follower.kind == ReplyKind::facts);
+  REQUIRE(follower.error == ProbeError::ok);
   CHECK(follower.facts.server_state == "follower");
   CHECK_FALSE(follower.facts.synced_followers.has_value());
 }
 
 TEST_CASE("conf: server id and membership") {
   auto conf = parse_conf(capture("conf_follower.txt"));
-  REQUIRE(conf.kind == ReplyKind::facts);
+  REQUIRE(conf.error == ProbeError::ok);
   CHECK(conf.facts.server_id == 1);
   REQUIRE(conf.facts.members.size() == 5);
   CHECK(conf.facts.members[0].id == 1);
@@ -91,7 +91,7 @@ TEST_CASE("member lines: older forms, observers, IPv6") {
 }
 
 TEST_CASE("isro and ruok") {
-  CHECK(parse_isro(capture("isro_leader.txt")).kind == ReplyKind::facts);
+  CHECK(parse_isro(capture("isro_leader.txt")).error == ProbeError::ok);
   CHECK_FALSE(parse_isro("rw").facts.read_only);
   CHECK(parse_isro("ro").facts.read_only);
   CHECK(parse_ruok(capture("ruok_leader.txt")).facts.imok);
@@ -99,38 +99,38 @@ TEST_CASE("isro and ruok") {
 
 TEST_CASE("garbage is malformed, with an excerpt that is safe to print") {
   auto srvr = parse_srvr(std::string("\x01\x02HTTP/1.1 400\r\n", 17));
-  CHECK(srvr.kind == ReplyKind::malformed);
+  CHECK(srvr.error == ProbeError::malformed);
   CHECK_THAT(srvr.detail, Contains("\\x01\\x02HTTP/1.1 400"));
-  CHECK(parse_srvr("Zookeeper version: 3.8.0\nMode: leader\n").kind == ReplyKind::malformed);  // no Zxid
+  CHECK(parse_srvr("Zookeeper version: 3.8.0\nMode: leader\n").error == ProbeError::malformed);  // no Zxid
   CHECK_THAT(parse_srvr("Zookeeper version: x\nZxid: 0xZZ\nMode: leader\n").detail, Contains("bad Zxid"));
   CHECK_THAT(parse_srvr("Zookeeper version: x\nZxid: 0x1\nMode: boss\n").detail, Contains("unknown Mode 'boss'"));
-  CHECK(parse_mntr("hello").kind == ReplyKind::malformed);
-  CHECK(parse_conf("").kind == ReplyKind::malformed);
-  CHECK(parse_isro("maybe").kind == ReplyKind::malformed);
-  CHECK(parse_ruok("").kind == ReplyKind::malformed);
+  CHECK(parse_mntr("hello").error == ProbeError::malformed);
+  CHECK(parse_conf("").error == ProbeError::malformed);
+  CHECK(parse_isro("maybe").error == ProbeError::malformed);
+  CHECK(parse_ruok("").error == ProbeError::malformed);
   CHECK_THAT(excerpt(std::string(200, 'a'), 10), Contains("(200 bytes)"));
 }
 
 TEST_CASE("AdminServer JSON") {
   auto monitor = parse_admin_monitor(capture("admin_monitor_leader.json"));
-  REQUIRE(monitor.kind == ReplyKind::facts);
+  REQUIRE(monitor.error == ProbeError::ok);
   CHECK(monitor.facts.server_state == "leader");
   CHECK(monitor.facts.synced_followers == 4);
 
   auto conf = parse_admin_conf(capture("admin_conf_leader.json"));
-  REQUIRE(conf.kind == ReplyKind::facts);
+  REQUIRE(conf.error == ProbeError::ok);
   CHECK(conf.facts.server_id == 5);
 
   auto view = parse_admin_voting_view(capture("admin_voting_view_leader.json"));
-  REQUIRE(view.kind == ReplyKind::facts);
+  REQUIRE(view.error == ProbeError::ok);
   REQUIRE(view.facts.members.size() == 5);
   // The same membership as conf's, whichever way it was fetched.
   auto conf_members = parse_conf(capture("conf_follower.txt")).facts.members;
   CHECK(view.facts.members == conf_members);
 
-  CHECK(parse_admin_voting_view(capture("admin_voting_view_no_quorum.json")).kind == ReplyKind::not_serving);
+  CHECK(parse_admin_voting_view(capture("admin_voting_view_no_quorum.json")).error == ProbeError::not_serving);
   auto html = parse_admin_monitor(capture("admin_monitor_no_quorum.json"));  // Jetty's HTTP 500 page
-  CHECK(html.kind == ReplyKind::malformed);
+  CHECK(html.error == ProbeError::malformed);
   CHECK_THAT(html.detail, Contains("not a JSON object"));
-  CHECK(parse_admin_monitor(R"({"command":"monitor","error":"boom"})").kind == ReplyKind::malformed);
+  CHECK(parse_admin_monitor(R"({"command":"monitor","error":"boom"})").error == ProbeError::malformed);
 }

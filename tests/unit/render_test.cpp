@@ -3,7 +3,7 @@
 
 #include "synthetic.hpp"
 #include "verifier/judge/checks.hpp"
-#include "verifier/render/text.hpp"
+#include "verifier/render/report_view.hpp"
 
 using namespace zkverify::verifier;
 using Catch::Matchers::Contains;

@@ -13,6 +13,17 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Matches a zkverify::Error of one Failure.
+class FailureIs : public Catch::MatcherBase<zkverify::Error> {
+ public:
+  explicit FailureIs(zkverify::Failure failure) : failure_(failure) {}
+  bool match(const zkverify::Error& error) const override { return error.code() == failure_; }
+  std::string describe() const override { return "is a zkverify::Error of " + std::string(zkverify::to_string(failure_)); }
+
+ private:
+  zkverify::Failure failure_;
+};
+
 struct Dir {
   fs::path path = fs::temp_directory_path() / ("zkverify-unit-" + std::to_string(::getpid()));
   Dir() { fs::create_directories(path); }
@@ -43,7 +54,7 @@ TEST_CASE("state file: corrupt JSON names the path, a second holder is refused")
   auto file = dir.path / "ledger.json";
   std::ofstream(file) << "{ half";
   StateFile state(file, std::chrono::milliseconds(100));
-  CHECK_THROWS_AS(state.read(), StateFileError);
+  CHECK_THROWS_MATCHES(state.read(), zkverify::Error, FailureIs(zkverify::Failure::state_unreadable));
   CHECK_THROWS_WITH(state.read(), Contains(file.string()) && Contains("not valid JSON"));
   CHECK_THROWS_WITH(StateFile(file, std::chrono::milliseconds(100)), Contains("locked by another zkverify"));
 }
@@ -55,7 +66,8 @@ TEST_CASE("state file: a failed write leaves the old file and no temp file") {
   state.write(nlohmann::json{{"a", 1}});
   fs::create_directory(dir.path / "blocker");
   StateFile into_dir(dir.path / "blocker", std::chrono::milliseconds(100));  // rename onto a directory fails
-  CHECK_THROWS_AS(into_dir.write(nlohmann::json{{"b", 1}}), std::runtime_error);
+  CHECK_THROWS_MATCHES(into_dir.write(nlohmann::json{{"b", 1}}), zkverify::Error,
+                       FailureIs(zkverify::Failure::state_unwritable));
   CHECK((*state.read())["a"] == 1);
   for (const auto& entry : fs::directory_iterator(dir.path))
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);

@@ -15,11 +15,11 @@ inline ServerProbe server(const std::string& name, Mode mode, std::uint64_t zxid
   ServerProbe probe;
   probe.address = {name, "127.0.0.1", 2181, std::nullopt};
   probe.srvr_exchange.latency = std::chrono::microseconds(1500);
-  probe.srvr = Reply<SrvrFacts>{ReplyKind::facts, SrvrFacts{"3.8.0", Zxid{zxid}, mode, 5, 1, 0}, {}};
+  probe.srvr = Reply<SrvrFacts>{ProbeError::ok, SrvrFacts{"3.8.0", Zxid{zxid}, mode, 5, 1, 0}, {}};
   if (id) {
     ConfFacts conf;
     conf.server_id = id;
-    probe.conf = Reply<ConfFacts>{ReplyKind::facts, conf, {}};
+    probe.conf = Reply<ConfFacts>{ProbeError::ok, conf, {}};
   }
   return probe;
 }
@@ -27,15 +27,15 @@ inline ServerProbe server(const std::string& name, Mode mode, std::uint64_t zxid
 inline ServerProbe unreachable(const std::string& name) {
   ServerProbe probe;
   probe.address = {name, "127.0.0.1", 2181, std::nullopt};
-  probe.srvr_exchange.error = TransportError::connect_refused;
+  probe.srvr_exchange.error = ProbeError::connect_refused;
   return probe;
 }
 
 inline ServerProbe not_serving(const std::string& name) {
   ServerProbe probe;
   probe.address = {name, "127.0.0.1", 2181, std::nullopt};
-  probe.srvr = Reply<SrvrFacts>{ReplyKind::not_serving, {}, {}};
-  probe.ruok = Reply<RuokFacts>{ReplyKind::facts, {true}, {}};
+  probe.srvr = Reply<SrvrFacts>{ProbeError::not_serving, {}, {}};
+  probe.ruok = Reply<RuokFacts>{ProbeError::ok, {true}, {}};
   return probe;
 }
 
@@ -51,7 +51,7 @@ inline RoundTrip round_trip(const std::vector<ServerProbe>& probes, const std::s
   int id = 0;
   for (const auto& probe : probes) {
     ++id;
-    if (!probe.srvr || probe.srvr->kind != ReplyKind::facts) continue;
+    if (!probe.srvr || probe.srvr->error != ProbeError::ok) continue;
     ReadBack read;
     read.server = probe.address.name;
     read.error = ZkError::ok;

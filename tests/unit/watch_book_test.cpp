@@ -1,1 +1,256 @@
-// placeholder: being written
+// The watch's bookkeeping on synthetic times: no threads, no sessions, no clock.
+
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "probes/watch_book.hpp"
+
+using namespace zkverify::probes;
+using std::chrono::milliseconds;
+
+namespace {
+
+using Kind = WatchEventKind;
+
+// `ms` milliseconds after the run started.
+Moment at(long ms) {
+  return {Clock::time_point(milliseconds(ms)), std::chrono::system_clock::time_point(milliseconds(ms))};
+}
+
+// Three sessions at 50 writes a second: the unavailability threshold is 250ms.
+WatchBook three_sessions() { return WatchBook({"a", "b", "c"}, "/zkverify/watch/run", 50, at(0)); }
+
+SessionEvent connected_to(const std::string& server) { return {SessionState::connected, server, milliseconds(4000)}; }
+
+// Starts the next write and acknowledges it with `version` at `ms`.
+WatchBook::Write ack_next(WatchBook& book, std::int32_t version, long ms) {
+  auto write = book.start_write();
+  REQUIRE(write);
+  book.write_done(*write, ZkError::ok, version, at(ms));
+  return *write;
+}
+
+std::vector<Kind> kinds(const std::vector<WatchEvent>& events) {
+  std::vector<Kind> result;
+  std::ranges::transform(events, std::back_inserter(result), &WatchEvent::kind);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("watch book: the run's znodes are named after the sessions") {
+  auto book = three_sessions();
+  CHECK(book.ephemeral_path(1) == "/zkverify/watch/run/session-b");
+  CHECK(book.counter_paths() ==
+        std::vector<std::string>{"/zkverify/watch/run/counter-a", "/zkverify/watch/run/counter-b",
+                                 "/zkverify/watch/run/counter-c"});
+  CHECK(book.totals().sessions == 3);
+  CHECK(book.totals().run_path == "/zkverify/watch/run");
+  CHECK(unavailability_threshold(50) == milliseconds(250));
+  CHECK(unavailability_threshold(1) == milliseconds(4000));
+}
+
+TEST_CASE("watch book: writes go through the sessions in turn and in-order acks raise no event") {
+  auto book = three_sessions();
+  std::vector<std::size_t> writers;
+  for (int i = 0; i < 6; ++i) writers.push_back(ack_next(book, i / 3 + 1, 10 * i).session);
+  CHECK(writers == std::vector<std::size_t>{1, 2, 0, 1, 2, 0});
+  CHECK(book.take_events().empty());
+  CHECK(book.totals().writes_attempted == 6);
+  CHECK(book.totals().writes_acked == 6);
+  CHECK(book.totals().writes_out_of_order == 0);
+  CHECK(book.writes_in_flight() == 0);
+}
+
+TEST_CASE("watch book: an ack that does not move its counter forward is an out-of-order write") {
+  auto book = three_sessions();
+  auto first = book.start_write();
+  auto second = book.start_write();  // session c
+  auto third = book.start_write();   // session a
+  auto fourth = book.start_write();  // session b again
+  REQUIRE((first && second && third && fourth));
+  CHECK(book.writes_in_flight() == 4);
+  book.write_done(*fourth, ZkError::ok, 2, at(10));
+  book.write_done(*first, ZkError::ok, 1, at(20));  // sent first, applied after
+  auto events = book.take_events();
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == Kind::stale_read);
+  CHECK(events[0].session == "b");
+  CHECK(events[0].detail == "write 1 was applied as version 1, after version 2");
+  CHECK(events[0].elapsed == milliseconds(20));
+  CHECK(book.totals().writes_out_of_order == 1);
+  CHECK(book.writes_in_flight() == 2);
+}
+
+TEST_CASE("watch book: a window opens after the threshold without an ack and the next ack closes it") {
+  auto book = three_sessions();
+  book.tick(at(1000));  // nothing acknowledged yet: no window to speak of
+  ack_next(book, 1, 1000);
+  book.tick(at(1250));  // exactly the threshold: not yet
+  CHECK(book.take_events().empty());
+  book.tick(at(1300));
+  book.tick(at(1500));  // already open
+  auto events = book.take_events();
+  REQUIRE(kinds(events) == std::vector<Kind>{Kind::unavailable_start});
+  CHECK(events[0].duration == milliseconds(300));
+
+  ack_next(book, 1, 1900);
+  events = book.take_events();
+  REQUIRE(kinds(events) == std::vector<Kind>{Kind::unavailable_end});
+  CHECK(events[0].duration == milliseconds(900));
+  CHECK(events[0].detail == "writes succeed again after 900ms");
+  CHECK(book.totals().longest_unavailable == milliseconds(900));
+
+  ack_next(book, 1, 2000);  // a short gap: counted, but no window
+  CHECK(book.take_events().empty());
+  CHECK(book.totals().longest_unavailable == milliseconds(900));
+}
+
+TEST_CASE("watch book: a write failure is reported once per window, every failure is counted") {
+  auto book = three_sessions();
+  ack_next(book, 1, 0);
+  for (long ms : {100, 200}) {
+    auto write = book.start_write();
+    REQUIRE(write);
+    book.write_done(*write, ZkError::connection_loss, 0, at(ms));
+  }
+  auto events = book.take_events();
+  REQUIRE(kinds(events) == std::vector<Kind>{Kind::write_failed});
+  CHECK(events[0].detail == "write 2 failed: connection_loss");
+
+  ack_next(book, 2, 300);  // the window is over: the next failure is news again
+  auto write = book.start_write();
+  REQUIRE(write);
+  book.write_done(*write, ZkError::operation_timeout, 0, at(400));
+  CHECK(kinds(book.take_events()) == std::vector<Kind>{Kind::write_failed});
+  CHECK(book.totals().writes_failed == 3);
+  CHECK(book.totals().writes_acked == 2);
+}
+
+TEST_CASE("watch book: a disconnect and a reconnect are timed and want an ephemeral check and a read-back") {
+  auto book = three_sessions();
+  book.session_changed(0, connected_to("s1"), at(0));
+  book.session_changed(1, {SessionState::connected, "s2", milliseconds(3000)}, at(5));
+  CHECK_FALSE(book.checks_wanted());
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(200));  // still away
+  book.session_changed(0, connected_to("s2"), at(350));
+
+  auto events = book.take_events();
+  REQUIRE(kinds(events) == std::vector<Kind>{Kind::connected, Kind::connected, Kind::disconnected, Kind::reconnected});
+  CHECK(events[0].server == "s1");
+  CHECK(events[0].detail == "session timeout 4000ms");
+  CHECK(events[2].session == "a");
+  CHECK(events[3].server == "s2");
+  CHECK(events[3].duration == milliseconds(250));
+  CHECK(events[3].detail == "after 250ms (session timeout 3000ms)");
+  CHECK(book.totals().longest_disconnect == milliseconds(250));
+  CHECK(book.totals().negotiated_timeout == milliseconds(3000));
+
+  REQUIRE(book.checks_wanted());
+  CHECK(book.take_ephemeral_checks() == std::vector<std::size_t>{0});
+  CHECK(book.take_read_back_wanted());
+  CHECK_FALSE(book.take_read_back_wanted());
+  CHECK_FALSE(book.checks_wanted());
+
+  book.ephemeral_checked(0, ZkError::ok, at(400));
+  book.ephemeral_checked(0, ZkError::connection_loss, at(400));  // says nothing about the node
+  CHECK(book.take_events().empty());
+  book.ephemeral_checked(0, ZkError::no_node, at(400));
+  events = book.take_events();
+  REQUIRE(kinds(events) == std::vector<Kind>{Kind::ephemeral_lost});
+  CHECK(events[0].detail == "/zkverify/watch/run/session-a");
+  CHECK(book.totals().ephemerals_lost == 1);
+}
+
+TEST_CASE("watch book: an expiry is counted once and the expired session writes no more") {
+  auto book = three_sessions();
+  book.session_changed(2, connected_to("s3"), at(0));
+  book.session_changed(2, {SessionState::expired, "", milliseconds(0)}, at(100));
+  book.session_changed(2, {SessionState::expired, "", milliseconds(0)}, at(150));
+  auto events = book.take_events();
+  REQUIRE(kinds(events) == std::vector<Kind>{Kind::connected, Kind::expired, Kind::ephemeral_lost});
+  CHECK(events[1].session == "c");
+  CHECK(events[2].detail == "/zkverify/watch/run/session-c");
+  CHECK(book.totals().sessions_expired == 1);
+  CHECK(book.totals().ephemerals_lost == 1);
+  CHECK(book.live_sessions() == std::vector<std::size_t>{0, 1});
+
+  book.ephemeral_checked(2, ZkError::no_node, at(200));  // already counted with the expiry
+  CHECK(book.totals().ephemerals_lost == 1);
+  for (int i = 0; i < 6; ++i) CHECK(ack_next(book, 1 + i, 300).session != 2);
+
+  book.session_changed(0, {SessionState::expired, "", milliseconds(0)}, at(400));
+  book.session_changed(1, {SessionState::expired, "", milliseconds(0)}, at(400));
+  CHECK_FALSE(book.start_write());
+}
+
+TEST_CASE("watch book: session changes during the driver's own close are not news") {
+  auto book = three_sessions();
+  book.session_changed(0, connected_to("s1"), at(0));
+  book.take_events();
+  book.closing();
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
+  book.session_changed(0, {SessionState::expired, "", milliseconds(0)}, at(100));
+  CHECK(book.take_events().empty());
+  CHECK(book.totals().sessions_expired == 0);
+}
+
+TEST_CASE("watch book: a read-back is judged against the acks recorded before it began") {
+  auto book = three_sessions();
+  ack_next(book, 1, 0);  // 1 through b
+  ack_next(book, 1, 0);  // 2 through c
+  ack_next(book, 1, 0);  // 3 through a
+  ack_next(book, 2, 0);  // 4 through b
+  auto before = book.acked_so_far();
+  ack_next(book, 2, 10);  // 5 through c: after the read began, so not expected
+
+  SECTION("every acked write present") {
+    book.read_back_done(before, {"s1", ZkError::ok, {"3", "4", "2"}}, false, at(20));
+    auto events = book.take_events();
+    REQUIRE(kinds(events) == std::vector<Kind>{Kind::read_check});
+    CHECK(events[0].server == "s1");
+    CHECK(events[0].detail == "4 acknowledged writes present");
+    CHECK(book.totals().read_checks == 1);
+    CHECK(book.totals().stale_reads == 0);
+  }
+  SECTION("a counter below an acked value is a stale read, not yet a loss") {
+    book.read_back_done(before, {"s2", ZkError::ok, {"3", "1", "2"}}, false, at(20));
+    auto events = book.take_events();
+    REQUIRE(kinds(events) == std::vector<Kind>{Kind::stale_read});
+    CHECK(events[0].server == "s2");
+    CHECK(events[0].detail == "1 of 4 acknowledged writes missing after sync (first: write 4 of session b)");
+    CHECK(book.totals().stale_reads == 1);
+    CHECK(book.totals().writes_lost == 0);
+  }
+  SECTION("the final read-back's missing writes are lost: the most any server missed") {
+    book.read_back_done(before, {"s1", ZkError::ok, {"0", "1", "2"}}, true, at(20));
+    book.read_back_done(before, {"s2", ZkError::ok, {"3", "4", "2"}}, true, at(20));
+    auto events = book.take_events();
+    REQUIRE(kinds(events) == std::vector<Kind>{Kind::stale_read, Kind::read_check});
+    CHECK(events[0].detail == "2 of 4 acknowledged writes missing after sync (first: write 3 of session a)");
+    CHECK(events[1].detail == "4 acknowledged writes present (final)");
+    CHECK(book.totals().writes_lost == 2);
+    CHECK(book.totals().read_checks == 2);
+  }
+  SECTION("a server that could not be read is skipped, not judged") {
+    book.read_back_done(before, {"s3", ZkError::deadline_exceeded, {}}, true, at(20));
+    auto events = book.take_events();
+    REQUIRE(kinds(events) == std::vector<Kind>{Kind::read_skipped});
+    CHECK(events[0].detail == "read-back not possible: deadline_exceeded");
+    CHECK(book.totals().read_checks == 0);
+  }
+}
+
+TEST_CASE("watch book: a window still open at the end counts up to the end") {
+  auto book = three_sessions();
+  ack_next(book, 1, 0);
+  ack_next(book, 1, 100);
+  book.settle(at(5000));  // no window open: the quiet end of a run is not unavailability
+  CHECK(book.totals().longest_unavailable == milliseconds(100));
+
+  book.tick(at(5000));
+  book.settle(at(7000));
+  CHECK(book.totals().longest_unavailable == milliseconds(6900));
+}

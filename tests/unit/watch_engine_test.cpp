@@ -1,1 +1,192 @@
-// placeholder: being written
+// The watch engine, the thin driver around WatchBook, against the fake ensemble: real threads and
+// callbacks, injected faults, no JVM.
+
+#include <algorithm>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "fake_keeper.hpp"
+#include "probes/watch_engine.hpp"
+
+using namespace zkverify;
+using namespace zkverify::probes;
+using Catch::Matchers::EndsWith;
+using std::chrono::milliseconds;
+using Kind = WatchEventKind;
+
+namespace {
+
+// Short runs: 50 writes a second, short timeouts.
+WatchSettings quick_settings() {
+  WatchSettings settings;
+  settings.servers = parse_server_list("s1=127.0.0.1:2181,s2=127.0.0.1:2182,s3=127.0.0.1:2183");
+  settings.rate = 50;
+  settings.session_timeout = milliseconds(2000);
+  settings.request_timeout = milliseconds(400);
+  return settings;
+}
+
+fake::Rule rule(const std::string& server, fake::OpKind op, fake::Fault fault, int nth = 0) {
+  fake::Rule rule;
+  rule.server = server;
+  rule.op = op;
+  rule.fault = fault;
+  rule.nth = nth;
+  return rule;
+}
+
+// The events the engine delivered, as its sink saw them.
+class Recorder {
+ public:
+  WatchEngine::Sink sink() {
+    return [this](const WatchEvent& event) {
+      std::lock_guard lock(mutex_);
+      events_.push_back(event);
+      delivered_.notify_all();
+    };
+  }
+
+  bool wait_for(Kind kind, milliseconds timeout) {
+    std::unique_lock lock(mutex_);
+    return delivered_.wait_for(lock, timeout, [&] { return count_locked(kind) > 0; });
+  }
+
+  std::vector<WatchEvent> of(Kind kind) const {
+    std::lock_guard lock(mutex_);
+    std::vector<WatchEvent> matching;
+    std::ranges::copy_if(events_, std::back_inserter(matching), [&](const WatchEvent& e) { return e.kind == kind; });
+    return matching;
+  }
+
+ private:
+  long count_locked(Kind kind) const {
+    return std::ranges::count_if(events_, [&](const WatchEvent& e) { return e.kind == kind; });
+  }
+
+  mutable std::mutex mutex_;
+  std::condition_variable delivered_;
+  std::vector<WatchEvent> events_;
+};
+
+bool under(const std::string& path, const std::string& root) { return path.rfind(root, 0) == 0; }
+
+}  // namespace
+
+TEST_CASE("watch engine: a healthy run writes, reads every write back and leaves nothing behind") {
+  fake::Ensemble ensemble;
+  Recorder recorder;
+  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  auto run_path = engine.totals().run_path;
+  CHECK(ensemble.has_node(run_path + "/session-s2"));
+  CHECK(ensemble.data_of(run_path + "/counter-s3").has_value());
+  std::this_thread::sleep_for(milliseconds(300));
+  engine.stop();
+
+  auto totals = engine.totals();
+  CHECK(totals.sessions == 3);
+  CHECK(totals.writes_acked > 5);
+  CHECK(totals.writes_acked == totals.writes_attempted);
+  CHECK(totals.writes_lost == 0);
+  CHECK(totals.read_checks == 3);
+  CHECK(totals.stale_reads == 0);
+  CHECK(totals.sessions_expired == 0);
+  CHECK(recorder.of(Kind::connected).size() == 3);
+  auto checks = recorder.of(Kind::read_check);
+  REQUIRE(checks.size() == 3);
+  for (const auto& check : checks) CHECK_THAT(check.detail, EndsWith("acknowledged writes present (final)"));
+
+  CHECK_FALSE(ensemble.has_node(run_path));
+  CHECK_FALSE(ensemble.has_node("/zkverify/watch"));
+  CHECK(std::ranges::none_of(ensemble.paths(), [&](const std::string& path) { return under(path, run_path); }));
+  CHECK(ensemble.sessions_open() == 0);
+}
+
+TEST_CASE("watch engine: a session the ensemble expires is reported once and writes no more") {
+  fake::Ensemble ensemble;
+  Recorder recorder;
+  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  std::this_thread::sleep_for(milliseconds(100));
+  ensemble.expire_sessions_on("s2");
+  REQUIRE(recorder.wait_for(Kind::expired, milliseconds(1000)));
+  auto writes_when_expired = ensemble.operations(fake::OpKind::set, "s2");
+  std::this_thread::sleep_for(milliseconds(200));
+  engine.stop();
+
+  auto expired = recorder.of(Kind::expired);
+  REQUIRE(expired.size() == 1);
+  CHECK(expired[0].session == "s2");
+  auto totals = engine.totals();
+  CHECK(totals.sessions_expired == 1);
+  CHECK(totals.ephemerals_lost == 1);
+  CHECK(totals.writes_lost == 0);
+  CHECK(ensemble.operations(fake::OpKind::set, "s2") == writes_when_expired);
+}
+
+TEST_CASE("watch engine: a connection lost on a write fails it, reconnects, and loses nothing") {
+  fake::Ensemble ensemble;
+  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  Recorder recorder;
+  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(2000)));
+  REQUIRE(recorder.wait_for(Kind::read_check, milliseconds(2000)));  // the read-back after the reconnect
+  engine.stop();
+
+  auto failed = recorder.of(Kind::write_failed);
+  REQUIRE(failed.size() == 1);
+  CHECK_THAT(failed[0].detail, EndsWith("failed: connection_loss"));
+  auto disconnected = recorder.of(Kind::disconnected);
+  REQUIRE(disconnected.size() == 1);
+  CHECK(disconnected[0].session == "s1");
+  auto reconnected = recorder.of(Kind::reconnected);
+  REQUIRE(reconnected.size() == 1);
+  CHECK(reconnected[0].session == "s1");
+  CHECK(reconnected[0].server == "s2");  // its next server
+  auto totals = engine.totals();
+  CHECK(totals.writes_failed == 1);
+  CHECK(totals.writes_lost == 0);
+  CHECK(totals.stale_reads == 0);
+  CHECK(totals.read_checks == 6);  // after the reconnect and at the end, through 3 servers
+  CHECK(totals.ephemerals_lost == 0);
+}
+
+TEST_CASE("watch engine: closes that never complete do not hold stop() up") {
+  fake::Ensemble ensemble;
+  ensemble.inject(rule("", fake::OpKind::close, fake::Fault::never_complete));
+  auto settings = quick_settings();
+  WatchEngine engine(settings, ensemble.factory(), nullptr);
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  std::this_thread::sleep_for(milliseconds(200));
+  auto stopping = Clock::now();
+  engine.stop();
+  CHECK(Clock::now() - stopping < settings.request_timeout + std::chrono::seconds(2));
+  CHECK(engine.totals().writes_lost == 0);
+  CHECK_FALSE(ensemble.has_node(engine.totals().run_path + "/counter-s1"));
+}
+
+TEST_CASE("watch engine: start() says why it cannot start, and the engine still ends in time") {
+  fake::Ensemble ensemble;
+  std::string expected;
+  SECTION("no server takes a session") {
+    for (const auto& server : {"s1", "s2", "s3"}) ensemble.set_down(server);
+    expected = "session s1 could not connect: deadline_exceeded";
+  }
+  SECTION("a create never completes") {
+    ensemble.inject(rule("", fake::OpKind::create, fake::Fault::never_complete));
+    expected = "cannot create /zkverify: deadline_exceeded";
+  }
+  auto settings = quick_settings();
+  auto began = Clock::now();
+  {
+    WatchEngine engine(settings, ensemble.factory(), nullptr);
+    auto error = engine.start(Clock::now() + milliseconds(300));
+    REQUIRE(error);
+    CHECK(*error == expected);
+  }
+  CHECK(Clock::now() - began < settings.request_timeout * 4 + std::chrono::seconds(1));
+}

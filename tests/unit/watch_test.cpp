@@ -3,7 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "verifier/commands/watch.hpp"
+#include "verifier/judge/watch_judge.hpp"
+#include "verifier/render/watch_view.hpp"
 
 using namespace zkverify;
 using namespace zkverify::verifier;
@@ -67,10 +68,10 @@ TEST_CASE("watch events: one line each, text or JSON") {
   probes::WatchEvent event{std::chrono::system_clock::time_point(std::chrono::milliseconds(1764500000123)),
                            milliseconds(2500), probes::WatchEventKind::reconnected, "pzoo-0", "zoo-1",
                            "after 400ms", milliseconds(400)};
-  auto text = render_event(event, "text");
+  auto text = render_event(event, OutputFormat::text);
   CHECK(std::ranges::count(text, '\n') == 1);
   CHECK_THAT(text, Contains("reconnected") && Contains("session pzoo-0 @zoo-1") && Contains(".123Z"));
-  auto json = nlohmann::json::parse(render_event(event, "json"));
+  auto json = nlohmann::json::parse(render_event(event, OutputFormat::json));
   CHECK(json["event"] == "reconnected");
   CHECK(json["session"] == "pzoo-0");
   CHECK(json["server"] == "zoo-1");
@@ -80,10 +81,10 @@ TEST_CASE("watch events: one line each, text or JSON") {
 
 TEST_CASE("watch summary: the figures an operator asks for") {
   auto totals = calm();
-  auto text = render_watch_summary(totals, {}, "text");
+  auto text = render_watch_summary(totals, {}, OutputFormat::text);
   CHECK_THAT(text, Contains("sessions 5 kept, 0 expired; writes 198 acknowledged, 0 lost, 2 failed"));
   CHECK_THAT(text, Contains("longest write-unavailability 700ms; longest disconnect 400ms (session timeout 10.0s)"));
-  auto json = nlohmann::json::parse(render_watch_summary(totals, judge_watch(totals, milliseconds(100)), "json"));
+  auto json = nlohmann::json::parse(render_watch_summary(totals, judge_watch(totals, milliseconds(100)), OutputFormat::json));
   CHECK(json["event"] == "summary");
   CHECK(json["verdict"] == "failed");
   CHECK(json["longest_unavailable_ms"] == 700);

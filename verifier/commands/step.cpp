@@ -1,9 +1,13 @@
-#include "verifier/commands/step.hpp"
+// `zkverify step`: one manual step of a rolling upgrade, wrapped. Before: healthy and safe to restart
+// NAME, or COMMAND is not run. During: the watch engine, and a poller timing NAME's downtime and the
+// election. After: NAME serves and caught up, the ensemble is healthy for the stability window, the
+// ledger holds, no session expired, no acknowledged write was lost.
 
 #include <spawn.h>
 #include <sys/wait.h>
 
 #include <atomic>
+#include <cstring>
 #include <mutex>
 #include <ostream>
 #include <thread>
@@ -14,21 +18,47 @@
 
 #include "probes/four_letter.hpp"
 #include "probes/watch_engine.hpp"
-#include "verifier/render/durations.hpp"
-#include "verifier/render/text.hpp"
-#include "verifier/commands/restart.hpp"
-#include "verifier/judge/restart_plan.hpp"
+#include "verifier/commands/command.hpp"
+#include "verifier/commands/ensemble.hpp"
+#include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/watch.hpp"
+#include "verifier/judge/restart_plan.hpp"
+#include "verifier/judge/watch_judge.hpp"
+#include "verifier/render/report_view.hpp"
+#include "verifier/render/time_text.hpp"
+#include "verifier/render/watch_view.hpp"
+#include "verifier/store/ledger_file.hpp"
 
 extern char** environ;
 
 namespace zkverify::verifier {
 
+namespace {
+
 using probes::Clock;
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
-namespace {
+struct StepOptions {
+  std::vector<probes::ServerAddress> servers;
+  std::string restart;                        // NAME
+  std::vector<std::string> command;           // after --
+  std::chrono::milliseconds timeout{600000};  // for NAME and the ensemble to be healthy again
+  std::chrono::milliseconds check_timeout{5000};
+  std::optional<std::string> state_file;
+  OutputFormat output = OutputFormat::text;
+  std::string namespace_path = "/zkverify";
+  WatchTuning tuning;
+  int stable = 3;
+  std::chrono::milliseconds interval{1000};
+};
+
+// What the poller saw while the step ran.
+struct StepTimeline {
+  std::optional<milliseconds> downtime;  // NAME not serving, first to last
+  std::optional<std::string> leader_before, leader_after;
+  milliseconds longest_leaderless{0};    // the election, when the leader moved
+};
 
 // Polls srvr on every server ten times a second: when NAME stopped and started serving, and how
 // long the ensemble had no leader.
@@ -61,17 +91,15 @@ class Poller {
       limits.deadline = started + milliseconds(300);
       limits.connect_timeout = limits.exchange_timeout = milliseconds(300);
       limits.srvr_only = true;
-      auto probes = probes::probe_servers(servers_, limits);
+      auto probed = probes::probe_servers(servers_, limits);
+      probing.unlock();
       std::optional<std::string> leader;
       bool name_serving = false;
-      for (const auto& probe : probes) {
-        if (!probe.srvr || probe.srvr->kind != probes::ReplyKind::facts) continue;
-        auto mode = probe.srvr->facts.mode;
+      for (const auto& probe : probed) {
+        auto mode = probes::mode_of(probe);
         if (mode == probes::Mode::leader) leader = probe.address.name;
-        if (probe.address.name == name_)
-          name_serving = mode == probes::Mode::leader || mode == probes::Mode::follower || mode == probes::Mode::observer;
+        if (probe.address.name == name_) name_serving = mode && probes::is_serving(*mode);
       }
-      probing.unlock();
       record(started, leader, name_serving);
       std::this_thread::sleep_until(started + milliseconds(100));
     }
@@ -87,7 +115,8 @@ class Poller {
       if (!timeline_.leader_before) timeline_.leader_before = leader;
       timeline_.leader_after = leader;
       if (leaderless_since_)
-        timeline_.longest_leaderless = std::max(timeline_.longest_leaderless, duration_cast<milliseconds>(at - *leaderless_since_));
+        timeline_.longest_leaderless =
+            std::max(timeline_.longest_leaderless, duration_cast<milliseconds>(at - *leaderless_since_));
       leaderless_since_.reset();
     } else if (!leaderless_since_) {
       leaderless_since_ = at;
@@ -104,30 +133,24 @@ class Poller {
   std::thread thread_;
 };
 
-// Runs COMMAND with our stdin/stdout/stderr; returns its exit status (128+signal when killed).
-int run_command(const std::vector<std::string>& command, std::string& error) {
+// COMMAND's outcome: its exit status (128+signal when killed; 127 when it could not start).
+struct CommandOutcome {
+  int status = 0;
+  std::string spawn_error;
+};
+
+// Runs COMMAND with our stdin/stdout/stderr.
+CommandOutcome run_command(const std::vector<std::string>& command) {
   std::vector<char*> argv;
   for (const auto& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
-  if (int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); rc != 0) {
-    error = fmt::format("cannot run {}: {}", command.front(), std::strerror(rc));
-    return 127;
-  }
+  if (int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); rc != 0)
+    return {127, fmt::format("cannot run {}: {}", command.front(), std::strerror(rc))};
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-QuorumOptions check_options(const StepOptions& options) {
-  QuorumOptions check;
-  check.servers = options.servers;
-  check.timeout = options.check_timeout;
-  check.namespace_path = options.namespace_path;
-  check.state_file = options.state_file;
-  check.output = options.output;
-  return check;
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), ""};
 }
 
 std::string summary_line(const StepOptions& options, int command_status, const StepTimeline& timeline,
@@ -146,123 +169,170 @@ std::string summary_line(const StepOptions& options, int command_status, const S
                      totals.sessions_expired, totals.writes_acked, totals.writes_lost);
 }
 
-// Everything after the options were checked; throws StateFileError / runtime_error for the state file.
-int step_after_validation(const StepOptions& options, const QuorumOptions& check,
-                          const std::vector<probes::ServerAddress>& servers, std::ostream& out, std::ostream& err) {
-  bool no_reset = false;
-  auto before = check_and_record(check, no_reset, err);
-  auto safety =
-      restart_safety(before, options.restart, restarted_this_round(options.state_file, options.check_timeout));
-  if (before.verdict != Verdict::healthy || !safety.safe) {
-    out << render(before, options.output);
-    out << fmt::format("step {}: {}; COMMAND not run\n", options.restart,
-                       before.verdict != Verdict::healthy
-                           ? fmt::format("the ensemble is {} before the step", to_string(before.verdict))
-                           : "not safe to restart: " + safety.reason);
-    return 1;
-  }
-  if (options.state_file) record_restart(*options.state_file, options.restart, before.servers, options.check_timeout);
+nlohmann::json step_json(const StepOptions& options, int status, const StepTimeline& timeline,
+                         const std::string& summary) {
+  auto optional_ms = [](const std::optional<milliseconds>& value) {
+    return value ? nlohmann::json(value->count()) : nlohmann::json(nullptr);
+  };
+  return {{"server", options.restart},
+          {"command_status", status},
+          {"downtime_ms", optional_ms(timeline.downtime)},
+          {"leader_before", timeline.leader_before.value_or("")},
+          {"leader_after", timeline.leader_after.value_or("")},
+          {"longest_leaderless_ms", timeline.longest_leaderless.count()},
+          {"summary", summary}};
+}
 
-  std::mutex out_mutex;
-  probes::WatchEngine engine(watch_settings(servers, options.namespace_path, options.tuning), [&](const probes::WatchEvent& event) {
-    if (options.output == "json") return;  // one JSON object at the end
-    std::lock_guard lock(out_mutex);
-    out << render_event(event, "text") << std::flush;
+class StepCommand final : public Command {
+ public:
+  std::string_view name() const override { return "step"; }
+  CLI::App& add_to(CLI::App& app) override;
+  int run(const Context& context) override;
+
+ private:
+  EnsembleOptions check_options() const;
+  // Before: healthy and safe to restart NAME; otherwise prints why and returns false.
+  bool ready_to_restart(const Context& context, LedgerUse& ledger);
+  // After: checks until healthy --stable times in a row, data loss, a stop signal or --timeout.
+  struct Recovery {
+    Report report;
+    int healthy_streak = 0;
+  };
+  Recovery wait_for_recovery(const Context& context, LedgerUse& ledger, Poller& poller) const;
+  std::vector<Finding> step_findings(const probes::WatchTotals& totals, const CommandOutcome& outcome,
+                                     const Recovery& recovery) const;
+
+  StepOptions options_;
+  std::mutex out_mutex_;  // the engine's events and the final report take turns on stdout
+};
+
+CLI::App& StepCommand::add_to(CLI::App& app) {
+  auto& command = *app.add_subcommand(
+      "step", "Wrap one restart: check it is safe, run COMMAND with a watch running, wait until healthy, verify");
+  add_servers_option(command, options_.servers);
+  command.add_option("--restart", options_.restart, "The server COMMAND restarts, as named in --servers")->required();
+  add_duration_option(command, "--timeout", options_.timeout,
+                      "How long to wait for the server and the ensemble afterwards (default 10m)");
+  add_state_option(command, options_.state_file, "Ledger file, as for quorum --state");
+  add_output_option(command, options_.output);
+  add_namespace_option(command, options_.namespace_path);
+  add_watch_tuning_options(command, options_.tuning);
+  command.add_option("COMMAND", options_.command, "After --: the command that restarts the server")->expected(-1);
+  command.final_callback([this] {
+    require_listed(options_.servers, options_.restart, "--restart ");
+    if (options_.command.empty()) throw_usage("no COMMAND after --: what restarts the server?");
   });
-  if (auto error = engine.start(Clock::now() + options.check_timeout)) {
-    err << "zkverify step: the watch could not start: " << *error << "; COMMAND not run\n";
-    return 1;
+  return command;
+}
+
+EnsembleOptions StepCommand::check_options() const {
+  EnsembleOptions check;
+  check.servers = options_.servers;
+  check.timeout = options_.check_timeout;
+  check.namespace_path = options_.namespace_path;
+  check.output = options_.output;
+  return check;
+}
+
+bool StepCommand::ready_to_restart(const Context& context, LedgerUse& ledger) {
+  auto before = check_and_record(check_options(), ledger, context.keepers, context.err);
+  auto restarted = restarted_this_round(options_.state_file, options_.check_timeout);
+  auto safety = restart_safety(before, options_.restart, restarted);
+  if (before.verdict == Verdict::healthy && safety.safe) {
+    if (options_.state_file)
+      record_restart(*options_.state_file, options_.restart, before.servers, iso_now(), options_.check_timeout);
+    return true;
   }
-  Poller poller(servers, options.restart);
-  install_stop_signals();
+  context.out << render(before, options_.output);
+  context.out << fmt::format("step {}: {}; COMMAND not run\n", options_.restart,
+                             before.verdict != Verdict::healthy
+                                 ? fmt::format("the ensemble is {} before the step", to_string(before.verdict))
+                                 : "not safe to restart: " + safety.reason);
+  return false;
+}
 
-  err << fmt::format("zkverify step: running: {}\n", fmt::join(options.command, " "));
-  std::string spawn_error;
-  int status = run_command(options.command, spawn_error);
-  if (!spawn_error.empty()) err << "zkverify step: " << spawn_error << "\n";
-  err << fmt::format("zkverify step: command exited {}; waiting up to {} for {} and the ensemble\n", status,
-                     format_duration(options.timeout), options.restart);
-
-  // After: healthy `stable` times in a row (which includes NAME serving and reading the write back).
-  auto give_up = Clock::now() + options.timeout;
-  Report after;
-  int streak = 0;
+StepCommand::Recovery StepCommand::wait_for_recovery(const Context& context, LedgerUse& ledger, Poller& poller) const {
+  auto give_up = Clock::now() + options_.timeout;
+  auto check = check_options();
+  Recovery recovery;
   while (true) {
     {
       std::lock_guard exclusive(poller.probing());
-      after = check_and_record(check, no_reset, err);
+      recovery.report = check_and_record(check, ledger, context.keepers, context.err);
     }
-    streak = after.verdict == Verdict::healthy ? streak + 1 : 0;
-    if (streak >= options.stable || Clock::now() + options.interval >= give_up) break;
-    if (std::ranges::any_of(after.findings, [](const Finding& f) { return f.code == "data-loss"; })) break;
+    recovery.healthy_streak = recovery.report.verdict == Verdict::healthy ? recovery.healthy_streak + 1 : 0;
+    if (recovery.healthy_streak >= options_.stable || Clock::now() + options_.interval >= give_up) break;
+    if (std::ranges::any_of(recovery.report.findings, [](const Finding& f) { return f.code == "data-loss"; })) break;
     if (g_stop_requested) break;  // SIGINT/SIGTERM: clean up and report what was seen
-    std::this_thread::sleep_for(options.interval);
+    std::this_thread::sleep_for(options_.interval);
   }
+  return recovery;
+}
+
+std::vector<Finding> StepCommand::step_findings(const probes::WatchTotals& totals, const CommandOutcome& outcome,
+                                                const Recovery& recovery) const {
+  auto findings = judge_watch(totals, options_.tuning.max_unavailable);
+  if (outcome.status != 0)
+    findings.push_back({Severity::warning, "command-failed", options_.restart,
+                        fmt::format("COMMAND exited {}{}", outcome.status,
+                                    outcome.spawn_error.empty() ? "" : ": " + outcome.spawn_error)});
+  if (g_stop_requested)
+    findings.push_back({Severity::warning, "interrupted", options_.restart, "interrupted by a signal before the end"});
+  else if (recovery.healthy_streak < options_.stable)
+    findings.push_back({recovery.report.verdict == Verdict::critical ? Severity::critical : Severity::warning,
+                        "not-recovered", options_.restart,
+                        fmt::format("the ensemble was not healthy {} times in a row within {}", options_.stable,
+                                    format_duration(options_.timeout))});
+  return findings;
+}
+
+int StepCommand::run(const Context& context) {
+  LedgerUse ledger{options_.state_file, false};
+  if (!ready_to_restart(context, ledger)) return kExitDegraded;
+
+  probes::WatchEngine engine(watch_settings(options_.servers, options_.namespace_path, options_.tuning), context.keepers,
+                             [&](const probes::WatchEvent& event) {
+                               if (options_.output == OutputFormat::json) return;  // one JSON object at the end
+                               std::lock_guard lock(out_mutex_);
+                               context.out << render_event(event, OutputFormat::text) << std::flush;
+                             });
+  if (auto error = engine.start(Clock::now() + options_.check_timeout)) {
+    context.err << "zkverify step: the watch could not start: " << *error << "; COMMAND not run\n";
+    return kExitDegraded;
+  }
+  Poller poller(options_.servers, options_.restart);
+  install_stop_signals();
+
+  context.err << fmt::format("zkverify step: running: {}\n", fmt::join(options_.command, " "));
+  auto outcome = run_command(options_.command);
+  if (!outcome.spawn_error.empty()) context.err << "zkverify step: " << outcome.spawn_error << "\n";
+  context.err << fmt::format("zkverify step: command exited {}; waiting up to {} for {} and the ensemble\n",
+                             outcome.status, format_duration(options_.timeout), options_.restart);
+
+  auto recovery = wait_for_recovery(context, ledger, poller);
   poller.stop();
   engine.stop();
   auto totals = engine.totals();
   auto timeline = poller.timeline();
 
-  auto findings = judge_watch(totals, options.tuning.max_unavailable);
-  if (status != 0)
-    findings.push_back({Severity::warning, "command-failed", options.restart,
-                        fmt::format("COMMAND exited {}{}", status, spawn_error.empty() ? "" : ": " + spawn_error)});
-  if (g_stop_requested)
-    findings.push_back({Severity::warning, "interrupted", options.restart, "interrupted by a signal before the end"});
-  else if (streak < options.stable)
-    findings.push_back({after.verdict == Verdict::critical ? Severity::critical : Severity::warning, "not-recovered",
-                        options.restart,
-                        fmt::format("the ensemble was not healthy {} times in a row within {}", options.stable,
-                                    format_duration(options.timeout))});
-  Report result = after;
-  for (auto& finding : findings) result.findings.push_back(std::move(finding));
+  Report result = recovery.report;
+  for (auto& finding : step_findings(totals, outcome, recovery)) result.findings.push_back(std::move(finding));
   finalize(result);
-
-  auto summary = summary_line(options, status, timeline, totals);
-  if (options.output == "json") {
+  auto summary = summary_line(options_, outcome.status, timeline, totals);
+  std::lock_guard lock(out_mutex_);
+  if (options_.output == OutputFormat::json) {
     auto json = to_json(result);
-    json["step"] = {{"server", options.restart},
-                    {"command_status", status},
-                    {"downtime_ms", timeline.downtime ? nlohmann::json(timeline.downtime->count()) : nlohmann::json(nullptr)},
-                    {"leader_before", timeline.leader_before.value_or("")},
-                    {"leader_after", timeline.leader_after.value_or("")},
-                    {"longest_leaderless_ms", timeline.longest_leaderless.count()},
-                    {"summary", summary}};
+    json["step"] = step_json(options_, outcome.status, timeline, summary);
     json["watch"] = to_json(totals);
-    out << json.dump(2) << "\n";
+    context.out << json.dump(2) << "\n";
   } else {
-    std::lock_guard lock(out_mutex);
-    out << "\n" << render_text(result) << "\n" << summary << "\n";
+    context.out << "\n" << render_text(result) << "\n" << summary << "\n";
   }
   return exit_code(result.verdict);
 }
 
 }  // namespace
 
-int run_step(const StepOptions& options, std::ostream& out, std::ostream& err) {
-  auto check = check_options(options);
-  std::vector<probes::ServerAddress> servers;
-  try {
-    validate(check);
-    validate(options.tuning);
-    servers = probes::parse_server_list(options.servers);
-    if (std::ranges::find(servers, options.restart, &probes::ServerAddress::name) == servers.end())
-      throw std::invalid_argument(fmt::format("--restart '{}' is not in --servers", options.restart));
-    if (options.command.empty()) throw std::invalid_argument("no COMMAND after --: what restarts the server?");
-  } catch (const std::invalid_argument& error) {
-    err << "zkverify step: " << error.what() << "\n";
-    return kExitUsage;
-  }
-
-  try {
-    return step_after_validation(options, check, servers, out, err);
-  } catch (const std::invalid_argument& error) {  // a state file that is corrupt or locked
-    err << "zkverify step: " << error.what() << "\n";
-    return kExitUsage;
-  } catch (const std::runtime_error& error) {  // a state file that could not be written
-    err << "zkverify step: " << error.what() << "\n";
-    return kExitIoError;
-  }
-}
+std::unique_ptr<Command> make_step_command() { return std::make_unique<StepCommand>(); }
 
 }  // namespace zkverify::verifier

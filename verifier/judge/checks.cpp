@@ -13,25 +13,46 @@
 namespace zkverify::verifier {
 
 using probes::Mode;
-using probes::ReplyKind;
+using probes::ProbeError;
 using probes::ServerProbe;
 using probes::ZkError;
 
 namespace {
 
-bool has_facts(const auto& reply) { return reply && reply->kind == ReplyKind::facts; }
+using probes::has_facts;
+using probes::mode_of;
 
-std::optional<Mode> mode_of(const ServerProbe& probe) {
-  if (has_facts(probe.srvr)) return probe.srvr->facts.mode;
-  return std::nullopt;
-}
-
-bool is_voter_serving(const ServerProbe& probe) {
+bool is_serving(const ServerProbe& probe) {
   auto mode = mode_of(probe);
-  return mode == Mode::leader || mode == Mode::follower;
+  return mode && probes::is_serving(*mode);
 }
 
-bool is_serving(const ServerProbe& probe) { return is_voter_serving(probe) || mode_of(probe) == Mode::observer; }
+bool is_serving_voter(const ServerProbe& probe) {
+  auto mode = mode_of(probe);
+  return mode && probes::is_serving_voter(*mode);
+}
+
+// What a server's srvr exchange says of it; the row's error says why when it says nothing.
+void describe_srvr(const ServerProbe& probe, ServerRow& row) {
+  if (probe.srvr_exchange.error != ProbeError::ok) {
+    row.state = ServerState::unreachable;
+    row.error = probes::describe(probe.srvr_exchange);
+    return;
+  }
+  row.latency_ms = static_cast<double>(probe.srvr_exchange.latency.count()) / 1000.0;
+  const auto& srvr = *probe.srvr;
+  if (srvr.ok()) {
+    row.state = state_of(srvr.facts.mode);
+    row.zxid = srvr.facts.zxid;
+    row.node_count = srvr.facts.node_count;
+  } else if (srvr.error == ProbeError::not_serving) {
+    row.state = ServerState::not_serving;
+    row.error = "not currently serving requests";
+  } else {  // srvr cannot be disabled in 3.8, but an old server may refuse it
+    row.state = ServerState::bad_reply;
+    row.error = srvr.error == ProbeError::malformed ? srvr.detail : "srvr refused (not whitelisted)";
+  }
+}
 
 class Judge {
  public:
@@ -70,31 +91,10 @@ class Judge {
       const auto* read = read_of(probe.address.name);
       if (!row.id && read && read->session_server_id) row.id = read->session_server_id;
 
-      if (probe.srvr_exchange.error != probes::TransportError::none) {
-        row.mode = "unreachable";
-        row.error = probes::describe(probe.srvr_exchange);
-      } else {
-        row.latency_ms = static_cast<double>(probe.srvr_exchange.latency.count()) / 1000.0;
-        switch (probe.srvr->kind) {
-          case ReplyKind::facts:
-            row.mode = probes::to_string(probe.srvr->facts.mode);
-            row.zxid = probe.srvr->facts.zxid;
-            row.node_count = probe.srvr->facts.node_count;
-            break;
-          case ReplyKind::not_serving:
-            row.mode = "not-serving";
-            row.error = "not currently serving requests";
-            break;
-          case ReplyKind::not_whitelisted:  // srvr cannot be disabled in 3.8, but an old server may say so
-          case ReplyKind::malformed:
-            row.mode = "bad-reply";
-            row.error = probe.srvr->kind == ReplyKind::malformed ? probe.srvr->detail : "srvr refused (not whitelisted)";
-            break;
-        }
-      }
+      describe_srvr(probe, row);
       if (read && read->read_mzxid && (!row.zxid || *row.zxid < *read->read_mzxid)) row.zxid = read->read_mzxid;
       if (read && facts_.round_trip->write_zxid) row.read_back = read->error == ZkError::ok && read->bytes_match;
-      if (has_facts(probe.ruok) && !is_serving(probe) && row.mode == "not-serving")
+      if (has_facts(probe.ruok) && row.state == ServerState::not_serving)
         row.note = "ruok says imok, but it is not serving";
       report_.servers.push_back(std::move(row));
     }
@@ -105,12 +105,12 @@ class Judge {
       const auto& probe = facts_.probes[i];
       const auto& row = report_.servers[i];
       const auto& name = probe.address.name;
-      if (row.mode == "unreachable") {
+      if (row.state == ServerState::unreachable) {
         add(Severity::warning, "unreachable", name, fmt::format("{} ({}): {}", name, row.address, row.error));
-      } else if (row.mode == "not-serving") {
+      } else if (row.state == ServerState::not_serving) {
         add(Severity::warning, "not-serving", name,
             fmt::format("{} is up but not serving requests: it has no quorum or is still joining", name));
-      } else if (row.mode == "bad-reply") {
+      } else if (row.state == ServerState::bad_reply) {
         add(Severity::warning, "bad-reply", name, fmt::format("{} answered srvr with something else: {}", name, row.error));
       } else if (mode_of(probe) == Mode::standalone && facts_.probes.size() > 1) {
         add(Severity::warning, "standalone", name,
@@ -137,7 +137,7 @@ class Judge {
     for (const auto& probe : facts_.probes)
       if (mode_of(probe) == Mode::leader) leaders.push_back(probe.address.name);
     report_.expected_voters = expected_voters();
-    report_.serving_voters = static_cast<int>(std::ranges::count_if(facts_.probes, is_voter_serving));
+    report_.serving_voters = static_cast<int>(std::ranges::count_if(facts_.probes, is_serving_voter));
     int majority = report_.expected_voters / 2 + 1;
 
     if (leaders.size() == 1) report_.leader = leaders.front();
@@ -216,7 +216,7 @@ class Judge {
       // After the write every server that serves must have reached it (the round trip reads check that)
       // and so be on the write's epoch.
       for (const auto& row : report_.servers)
-        if (row.zxid && row.zxid->epoch() != trip->write_zxid->epoch() && row.mode != "unreachable")
+        if (row.zxid && row.zxid->epoch() != trip->write_zxid->epoch() && row.state != ServerState::unreachable)
           add(Severity::warning, "epoch-mismatch", row.name,
               fmt::format("{} is on epoch {} but the ensemble wrote in epoch {}", row.name, row.zxid->epoch(),
                           trip->write_zxid->epoch()));
@@ -324,33 +324,6 @@ void finalize(Report& report) {
     else if (finding.severity == Severity::warning && report.verdict == Verdict::healthy)
       report.verdict = Verdict::degraded;
   }
-}
-
-int exit_code(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::healthy: return 0;
-    case Verdict::degraded: return 1;
-    case Verdict::critical: return 2;
-  }
-  return 2;
-}
-
-std::string_view to_string(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::healthy: return "healthy";
-    case Verdict::degraded: return "degraded";
-    case Verdict::critical: return "critical";
-  }
-  return "critical";
-}
-
-std::string_view to_string(Severity severity) {
-  switch (severity) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::critical: return "critical";
-  }
-  return "critical";
 }
 
 }  // namespace zkverify::verifier

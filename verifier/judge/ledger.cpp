@@ -44,13 +44,11 @@ const json& field(const json& object, const char* name) {
 // marker catch data loss in small ensembles.
 constexpr std::int64_t kNodeCountFloor = 100;
 
-bool is_serving_mode(const std::string& mode) { return mode == "leader" || mode == "follower" || mode == "observer"; }
-
 std::string zxid_text(Zxid zxid) { return fmt::format("{} (epoch {})", zxid_hex(zxid), zxid.epoch()); }
 
 std::vector<std::string> membership_of(const EnsembleFacts& facts) {
   for (const auto& probe : facts.probes) {
-    if (!probe.conf || probe.conf->kind != probes::ReplyKind::facts || probe.conf->facts.members.empty()) continue;
+    if (!probes::has_facts(probe.conf) || probe.conf->facts.members.empty()) continue;
     std::vector<std::string> lines;
     for (const auto& m : probe.conf->facts.members)
       lines.push_back(fmt::format("server.{}={}:{}:{};{}", m.id, m.quorum_address,
@@ -127,83 +125,105 @@ Ledger ledger_from_json(const json& in) {
   return ledger;
 }
 
-LedgerOutcome apply_ledger(const EnsembleFacts& facts, const Report& report, const std::optional<Ledger>& previous,
-                           const std::string& now) {
-  LedgerOutcome out;
-  Ledger& next = out.next;
-  if (previous) next = *previous;
-  next.updated = now;
-  auto add = [&](Severity severity, std::string code, std::string server, std::string message) {
-    out.findings.push_back({severity, std::move(code), std::move(server), std::move(message)});
-  };
-  auto record_loss = [&](const std::string& message) {
-    add(Severity::critical, "data-loss", "", message);
-    if (!next.data_loss) next.data_loss = DataLoss{now, message};
-  };
+namespace {
 
-  if (previous && previous->data_loss)
-    add(Severity::critical, "data-loss", "",
-        fmt::format("data loss was detected at {}: {}. This stays critical until --reset-state",
-                    previous->data_loss->detected, previous->data_loss->message));
+// One run's comparison with the previous ledger: each check adds findings and updates `next`.
+class LedgerUpdate {
+ public:
+  LedgerUpdate(const EnsembleFacts& facts, const Report& report, const std::optional<Ledger>& previous,
+               const std::string& now)
+      : facts_(facts), report_(report), previous_(previous), now_(now) {
+    if (previous_) out_.next = *previous_;
+    out_.next.updated = now_;
+  }
+
+  LedgerOutcome run() && {
+    carry_data_loss_alarm();
+    check_zxid();
+    check_leader();
+    check_membership();
+    record_servers();
+    if (previous_ && previous_->marker && facts_.round_trip) check_marker(*previous_->marker, *facts_.round_trip);
+    else if (!out_.next.marker && facts_.round_trip) adopt_marker(*facts_.round_trip);
+    return std::move(out_);
+  }
+
+ private:
+  void add(Severity severity, std::string code, std::string server, std::string message) {
+    out_.findings.push_back({severity, std::move(code), std::move(server), std::move(message)});
+  }
+  void record_loss(const std::string& message) {
+    add(Severity::critical, "data-loss", "", message);
+    if (!out_.next.data_loss) out_.next.data_loss = DataLoss{now_, message};
+  }
+
+  void carry_data_loss_alarm() {
+    if (previous_ && previous_->data_loss)
+      add(Severity::critical, "data-loss", "",
+          fmt::format("data loss was detected at {}: {}. This stays critical until --reset-state",
+                      previous_->data_loss->detected, previous_->data_loss->message));
+  }
 
   // The ensemble's zxid: the highest any serving server showed (after the write, when there was one).
-  std::optional<Zxid> current;
-  for (const auto& row : report.servers)
-    if (row.zxid && is_serving_mode(row.mode) && (!current || *current < *row.zxid)) current = row.zxid;
-  if (current && report.leader) {
-    if (previous && *current < previous->high_zxid && !previous->data_loss)
+  void check_zxid() {
+    std::optional<Zxid> current;
+    for (const auto& row : report_.servers)
+      if (row.zxid && is_serving(row.state) && (!current || *current < *row.zxid)) current = row.zxid;
+    if (!current || !report_.leader) return;
+    if (previous_ && *current < previous_->high_zxid && !previous_->data_loss)
       record_loss(fmt::format("the ensemble's zxid went backwards: {} was seen before, now the highest is {}",
-                              zxid_text(previous->high_zxid), zxid_text(*current)));
-    else if (previous && current->epoch() > previous->high_zxid.epoch())
+                              zxid_text(previous_->high_zxid), zxid_text(*current)));
+    else if (previous_ && current->epoch() > previous_->high_zxid.epoch())
       add(Severity::info, "epoch-changed", "",
-          fmt::format("epoch {} -> {}: a leader was elected since the last run", previous->high_zxid.epoch(),
+          fmt::format("epoch {} -> {}: a leader was elected since the last run", previous_->high_zxid.epoch(),
                       current->epoch()));
-    next.high_zxid = std::max(next.high_zxid, *current);
+    out_.next.high_zxid = std::max(out_.next.high_zxid, *current);
   }
 
-  if (report.leader) {
-    if (previous && previous->leader && *previous->leader != *report.leader)
-      add(Severity::info, "leader-changed", *report.leader,
-          fmt::format("the leader moved from {} to {}", *previous->leader, *report.leader));
-    next.leader = report.leader;
-    for (const auto& row : report.servers)
-      if (row.name == *report.leader && row.node_count) {
-        auto before = previous ? previous->node_count : std::nullopt;
-        if (before && *before >= kNodeCountFloor && *row.node_count < *before / 2)
-          add(Severity::warning, "node-count-drop", row.name,
-              fmt::format("the leader has {} znodes; the last run saw {}", *row.node_count, *before));
-        next.node_count = row.node_count;
-      }
+  void check_leader() {
+    if (!report_.leader) return;
+    const auto& leader = *report_.leader;
+    if (previous_ && previous_->leader && *previous_->leader != leader)
+      add(Severity::info, "leader-changed", leader, fmt::format("the leader moved from {} to {}", *previous_->leader, leader));
+    out_.next.leader = leader;
+    auto row = std::ranges::find(report_.servers, leader, &ServerRow::name);
+    if (row == report_.servers.end() || !row->node_count) return;
+    auto before = previous_ ? previous_->node_count : std::nullopt;
+    if (before && *before >= kNodeCountFloor && *row->node_count < *before / 2)
+      add(Severity::warning, "node-count-drop", leader,
+          fmt::format("the leader has {} znodes; the last run saw {}", *row->node_count, *before));
+    out_.next.node_count = row->node_count;
   }
 
-  auto membership = membership_of(facts);
-  if (!membership.empty()) {
-    if (previous && !previous->membership.empty() && previous->membership != membership) {
+  void check_membership() {
+    auto membership = membership_of(facts_);
+    if (membership.empty()) return;
+    if (previous_ && !previous_->membership.empty() && previous_->membership != membership) {
       std::vector<std::string> added, removed;
-      std::ranges::set_difference(membership, previous->membership, std::back_inserter(added));
-      std::ranges::set_difference(previous->membership, membership, std::back_inserter(removed));
+      std::ranges::set_difference(membership, previous_->membership, std::back_inserter(added));
+      std::ranges::set_difference(previous_->membership, membership, std::back_inserter(removed));
       add(Severity::info, "membership-changed", "",
           fmt::format("the membership changed: added [{}], removed [{}]", fmt::join(added, " "), fmt::join(removed, " ")));
     }
-    next.membership = membership;
+    out_.next.membership = std::move(membership);
   }
 
-  for (const auto& row : report.servers) {
-    if (!row.zxid) continue;
-    auto& entry = next.servers[row.name];
-    if (row.id) entry.id = row.id;
-    entry.high_zxid = std::max(entry.high_zxid, *row.zxid);
-    if (row.node_count) entry.node_count = row.node_count;
-    entry.mode = row.mode;
-    entry.last_seen = now;
+  void record_servers() {
+    for (const auto& row : report_.servers) {
+      if (!row.zxid) continue;
+      auto& entry = out_.next.servers[row.name];
+      if (row.id) entry.id = row.id;
+      entry.high_zxid = std::max(entry.high_zxid, *row.zxid);
+      if (row.node_count) entry.node_count = row.node_count;
+      entry.mode = to_string(row.state);
+      entry.last_seen = now_;
+    }
   }
 
-  // The durability marker: it must be on every server, unchanged, for as long as the ledger lives.
-  const auto& trip = facts.round_trip;
-  if (previous && previous->marker && trip) {
-    const auto& marker = *previous->marker;
+  // The durability marker must be on every server, unchanged, for as long as the ledger lives.
+  void check_marker(const Marker& marker, const probes::RoundTrip& trip) {
     std::vector<std::string> gone, changed;
-    for (const auto& read : trip->reads) {
+    for (const auto& read : trip.reads) {
       if (read.marker_error == ZkError::no_node) gone.push_back(read.server);
       else if (read.marker_error == ZkError::ok && (read.marker_czxid != marker.czxid || read.marker_data != marker.content))
         changed.push_back(read.server);
@@ -218,17 +238,31 @@ LedgerOutcome apply_ledger(const EnsembleFacts& facts, const Report& report, con
     if (!changed.empty())
       record_loss(fmt::format("the durability marker {} on {} is not the one recorded (czxid {}): it was recreated",
                               marker.path, fmt::join(changed, ", "), zxid_hex(marker.czxid)));
-  } else if (!next.marker && trip) {
-    // The first ledger run: adopt the marker as the servers show it (created now, or already there).
-    for (const auto& read : trip->reads) {
+  }
+
+  // The first ledger run: adopt the marker as the servers show it (created now, or already there).
+  void adopt_marker(const probes::RoundTrip& trip) {
+    for (const auto& read : trip.reads) {
       if (read.marker_error != ZkError::ok || !read.marker_czxid) continue;
-      next.marker = Marker{trip->marker_path, *read.marker_czxid, read.marker_data};
+      out_.next.marker = Marker{trip.marker_path, *read.marker_czxid, read.marker_data};
       add(Severity::info, "marker-recorded", "",
-          fmt::format("durability marker {} recorded (czxid {})", trip->marker_path, zxid_hex(*read.marker_czxid)));
-      break;
+          fmt::format("durability marker {} recorded (czxid {})", trip.marker_path, zxid_hex(*read.marker_czxid)));
+      return;
     }
   }
-  return out;
+
+  const EnsembleFacts& facts_;
+  const Report& report_;
+  const std::optional<Ledger>& previous_;
+  const std::string& now_;
+  LedgerOutcome out_;
+};
+
+}  // namespace
+
+LedgerOutcome apply_ledger(const EnsembleFacts& facts, const Report& report, const std::optional<Ledger>& previous,
+                           const std::string& now) {
+  return LedgerUpdate(facts, report, previous, now).run();
 }
 
 std::string describe_forgotten(const Ledger& ledger) {

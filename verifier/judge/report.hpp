@@ -13,6 +13,17 @@ namespace zkverify::verifier {
 enum class Severity { info, warning, critical };
 enum class Verdict { healthy, degraded, critical };
 
+// A server as a report shows it: the mode srvr reported, or why there is none.
+enum class ServerState { leader, follower, observer, standalone, read_only, unknown, not_serving, unreachable, bad_reply };
+
+// The names reports print: "leader", ..., "read-only", "not-serving", "unreachable", "bad-reply".
+std::string_view to_string(ServerState state);
+ServerState state_of(probes::Mode mode);
+// The mode behind a state; none for not_serving, unreachable and bad_reply.
+std::optional<probes::Mode> mode_of(ServerState state);
+bool is_serving(ServerState state);        // probes::is_serving of its mode
+bool is_serving_voter(ServerState state);  // probes::is_serving_voter of its mode
+
 struct Finding {
   Severity severity = Severity::info;
   std::string code;     // stable, for scripts: "no-quorum", "unreachable", ...
@@ -24,7 +35,7 @@ struct ServerRow {
   std::string name;
   std::string address;
   std::optional<int> id;
-  std::string mode;  // leader, follower, observer, standalone, read-only, not-serving, unreachable, bad-reply
+  ServerState state = ServerState::unreachable;
   std::optional<probes::Zxid> zxid;  // highest seen: srvr's, or the round-trip write this server read back
   std::optional<double> latency_ms;  // of the srvr exchange
   std::optional<std::int64_t> node_count;  // srvr's "Node count"
@@ -51,8 +62,6 @@ struct Report {
   std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible
 };
 
-// 0 healthy, 1 degraded, 2 critical: the exit codes of `zkverify quorum`.
-int exit_code(Verdict verdict);
 std::string_view to_string(Verdict verdict);
 std::string_view to_string(Severity severity);
 

@@ -9,16 +9,16 @@ namespace zkverify::verifier {
 
 namespace {
 
-bool is_voter_serving(const ServerRow& row) { return row.mode == "leader" || row.mode == "follower"; }
-
 // Serving, and (when the round trip ran) it read the write back: it is in sync with the leader.
-bool is_synced_voter(const ServerRow& row) { return is_voter_serving(row) && row.read_back.value_or(true); }
+bool is_synced_voter(const ServerRow& row) { return is_serving_voter(row.state) && row.read_back.value_or(true); }
 
 int rank(const ServerRow& row) {
-  if (row.mode == "leader") return 3;
-  if (row.mode == "follower") return row.read_back.value_or(true) ? 2 : 0;
-  if (row.mode == "observer") return 1;
-  return 0;  // unreachable, not serving, standalone, read-only, bad reply
+  switch (row.state) {
+    case ServerState::leader: return 3;
+    case ServerState::follower: return row.read_back.value_or(true) ? 2 : 0;
+    case ServerState::observer: return 1;
+    default: return 0;  // unreachable, not serving, standalone, read-only, bad reply
+  }
 }
 
 std::string reason_for(const ServerRow& row) {
@@ -27,8 +27,8 @@ std::string reason_for(const ServerRow& row) {
     case 2: return "follower";
     case 1: return "observer: not a voter";
     default:
-      return row.error.empty() ? fmt::format("{}: not serving as a synced voter already", row.mode)
-                               : fmt::format("{}: {}", row.mode, row.error);
+      return row.error.empty() ? fmt::format("{}: not serving as a synced voter already", to_string(row.state))
+                               : fmt::format("{}: {}", to_string(row.state), row.error);
   }
 }
 
@@ -58,10 +58,10 @@ RestartSafety restart_safety(const Report& report, const std::string& name, cons
                                down, voters, name, remaining, majority)};
   }
 
-  if (target->mode == "leader") {
+  if (target->state == ServerState::leader) {
     std::vector<std::string> waiting;
     for (const auto& row : report.servers)
-      if (row.name != name && (row.mode == "follower" || row.mode == "observer") && !already_restarted.contains(row.name))
+      if (row.name != name && is_serving(row.state) && row.state != ServerState::leader && !already_restarted.contains(row.name))
         waiting.push_back(row.name);
     if (!waiting.empty())
       return {false, fmt::format("{} is the leader; restart it last, after {} (zkverify order; with --state, zkverify "
@@ -71,7 +71,7 @@ RestartSafety restart_safety(const Report& report, const std::string& name, cons
 
   if (!is_synced_voter(*target))
     return {true, fmt::format("{} is {}: restarting it does not lower the {} synced voters (quorum {})", name,
-                              target->mode, synced, majority)};
+                              to_string(target->state), synced, majority)};
   return {true, fmt::format("{} synced voters of {}; without {} {} remain, a quorum needs {}", synced, voters, name,
                             remaining, majority)};
 }

@@ -5,17 +5,15 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
+#include "probes/errors.hpp"
+
 namespace zkverify::verifier {
 
-// An unreadable, corrupt or locked state file: a usage error (exit 64), naming the path and why.
-struct StateFileError : std::invalid_argument {
-  using std::invalid_argument::invalid_argument;
-};
-
+// Errors name the path and why: zkverify::Error with Failure::state_unreadable (unreadable, corrupt,
+// locked) or Failure::state_unwritable (the write failed; the previous file stands).
 class StateFile {
  public:
   // Takes the lock, waiting up to `wait` for another zkverify to release it.

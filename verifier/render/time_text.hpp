@@ -1,4 +1,6 @@
 #pragma once
+// Durations and times as people type and read them.
+
 #include <chrono>
 #include <string>
 #include <string_view>
@@ -11,5 +13,8 @@ std::chrono::milliseconds parse_duration(std::string_view text);
 
 // "1.5s", "250ms", "2m03s": short, for humans.
 std::string format_duration(std::chrono::milliseconds duration);
+
+// ISO 8601 in UTC: "2026-11-30T15:04:05Z", or with milliseconds "2026-11-30T15:04:05.123Z".
+std::string iso8601(std::chrono::system_clock::time_point when, bool with_millis = false);
 
 }  // namespace zkverify::verifier

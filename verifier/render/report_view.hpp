@@ -1,5 +1,5 @@
 #pragma once
-// Renderers: a Report as text for a terminal, or as one JSON object (schema in README.md).
+// A Report as text for a terminal, or as one JSON object (schema in README.md).
 
 #include <string>
 

@@ -1,6 +1,7 @@
-#include "verifier/render/durations.hpp"
+#include "verifier/render/time_text.hpp"
 
 #include <charconv>
+#include <ctime>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -30,6 +31,17 @@ std::string format_duration(std::chrono::milliseconds duration) {
   if (ms < 1000) return fmt::format("{}ms", ms);
   if (ms < 60'000) return fmt::format("{:.1f}s", static_cast<double>(ms) / 1000.0);
   return fmt::format("{}m{:02}s", ms / 60'000, (ms % 60'000) / 1000);
+}
+
+std::string iso8601(std::chrono::system_clock::time_point when, bool with_millis) {
+  auto seconds = std::chrono::system_clock::to_time_t(when);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  if (!with_millis) return fmt::format("{}Z", text);
+  auto millis = std::chrono::duration_cast<std::chrono::milliseconds>(when.time_since_epoch()).count() % 1000;
+  return fmt::format("{}.{:03}Z", text, millis);
 }
 
 }  // namespace zkverify::verifier

@@ -1,4 +1,4 @@
-#include "verifier/render/text.hpp"
+#include "verifier/render/report_view.hpp"
 
 #include <algorithm>
 
@@ -30,7 +30,7 @@ std::string render_text(const Report& report) {
   };
   std::vector<Cells> rows{{"NAME", "ID", "MODE", "ZXID", "EPOCH", "LATENCY", "NOTE"}};
   for (const auto& server : report.servers) {
-    rows.push_back({server.name, or_dash(server.id), server.mode, server.zxid ? zxid_hex(*server.zxid) : "-",
+    rows.push_back({server.name, or_dash(server.id), std::string(to_string(server.state)), server.zxid ? zxid_hex(*server.zxid) : "-",
                     server.zxid ? std::to_string(server.zxid->epoch()) : "-",
                     server.latency_ms ? fmt::format("{:.1f}ms", *server.latency_ms) : "-",
                     server.error.empty() || server.note.empty() ? server.error + server.note
@@ -64,7 +64,7 @@ nlohmann::json to_json(const Report& report) {
         {"name", server.name},
         {"address", server.address},
         {"id", server.id ? json(*server.id) : json(nullptr)},
-        {"mode", server.mode},
+        {"mode", to_string(server.state)},
         {"zxid", server.zxid ? json(zxid_hex(*server.zxid)) : json(nullptr)},
         {"epoch", server.zxid ? json(server.zxid->epoch()) : json(nullptr)},
         {"latency_ms", server.latency_ms ? json(*server.latency_ms) : json(nullptr)},

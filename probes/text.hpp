@@ -1,0 +1,28 @@
+#pragma once
+// Small string_view helpers the parsers share.
+
+#include <string_view>
+#include <vector>
+
+namespace zkverify::probes {
+
+// `s` without leading and trailing spaces, tabs and line ends.
+inline std::string_view trim(std::string_view s) {
+  auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// The parts of `s` between separators, each trimmed; "" gives one empty part.
+inline std::vector<std::string_view> split(std::string_view s, char separator) {
+  std::vector<std::string_view> parts;
+  for (;;) {
+    auto at = s.find(separator);
+    parts.push_back(trim(s.substr(0, at)));
+    if (at == std::string_view::npos) return parts;
+    s.remove_prefix(at + 1);
+  }
+}
+
+}  // namespace zkverify::probes

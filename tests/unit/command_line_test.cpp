@@ -1,0 +1,154 @@
+// Whole commands, run as main() runs them, against fakes: four-letter-word peers that answer srvr as
+// a healthy 5-server ensemble (under a ruok-only whitelist), and the fake keeper for the sessions.
+// The failure paths a real ensemble cannot be made to show on demand are tested here.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "fake_keeper.hpp"
+#include "fake_peer.hpp"
+#include "test_data.hpp"
+#include "verifier/commands/command.hpp"
+
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+namespace verifier = zkverify::verifier;
+using zkverify::fake::Fault;
+using zkverify::fake::OpKind;
+using zkverify::fake::Rule;
+
+namespace {
+
+// Five servers answering srvr (pzoo-0 leads), refusing every other word as a ruok-only whitelist does.
+class FakeEnsemble {
+ public:
+  FakeEnsemble() {
+    const char* names[] = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
+    for (int i = 0; i < 5; ++i) {
+      peers_.push_back(std::make_unique<::fake::Peer>(
+          std::map<std::string, ::fake::Script>{
+              {"srvr", {::fake::Behaviour::answer, capture(i == 0 ? "srvr_leader.txt" : "srvr_follower.txt")}}},
+          ::fake::Script{::fake::Behaviour::answer, capture("mntr_whitelist_ruok_only.txt")}));
+      zookeeper.set_server_id(names[i], i + 1);
+      if (i) servers_ += ',';
+      servers_ += std::string(names[i]) + "=127.0.0.1:" + std::to_string(peers_.back()->port());
+    }
+  }
+  const std::string& servers() const { return servers_; }
+  zkverify::fake::Ensemble zookeeper;
+
+ private:
+  std::vector<std::unique_ptr<::fake::Peer>> peers_;
+  std::string servers_;
+};
+
+struct Ran {
+  int exit_code = 0;
+  std::string out, err;
+  nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+Ran run(zkverify::fake::Ensemble& zookeeper, std::vector<std::string> args) {
+  std::ostringstream out, err;
+  std::vector<const char*> argv{"zkverify"};
+  for (const auto& arg : args) argv.push_back(arg.c_str());
+  verifier::Context context{zookeeper.factory(), out, err};
+  int code = verifier::run_command_line(static_cast<int>(argv.size()), argv.data(), context);
+  return {code, out.str(), err.str()};
+}
+
+bool has_finding(const nlohmann::json& report, const std::string& code, const std::string& server = "") {
+  for (const auto& finding : report["findings"])
+    if (finding["code"] == code && (server.empty() || finding["server"] == server)) return true;
+  return false;
+}
+
+// A file that exists only if COMMAND ran.
+struct Witness {
+  fs::path path = fs::temp_directory_path() / ("zkverify-step-ran-" + std::to_string(::getpid()));
+  Witness() { fs::remove(path); }
+  ~Witness() { fs::remove(path); }
+};
+
+}  // namespace
+
+TEST_CASE("command line: quorum on fakes is healthy, and leaves only its namespace behind") {
+  FakeEnsemble ensemble;
+  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "2s"});
+  INFO(ran.out << ran.err);
+  REQUIRE(ran.exit_code == 0);
+  auto report = ran.json();
+  CHECK(report["leader"] == "pzoo-0");
+  CHECK(report["round_trip"]["reads_ok"] == 5);
+  CHECK(report["servers"][3]["id"] == 4);  // from the session id's top byte
+  CHECK(ensemble.zookeeper.paths() == std::vector<std::string>{"/zkverify"});
+}
+
+TEST_CASE("command line: a connection lost in the middle of one server's read is critical, naming it") {
+  FakeEnsemble ensemble;
+  ensemble.zookeeper.inject(Rule{"zoo-1", OpKind::get, Fault::connection_loss, 0, "/zkverify/roundtrip-"});
+  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "2s"});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 2);
+  CHECK(has_finding(ran.json(), "round-trip-failed", "zoo-1"));
+  CHECK_FALSE(has_finding(ran.json(), "round-trip-failed", "zoo-0"));
+}
+
+TEST_CASE("command line: an expired writer session fails the round trip, not the process") {
+  FakeEnsemble ensemble;
+  ensemble.zookeeper.inject(Rule{"pzoo-0", OpKind::create, Fault::session_expired, 0, "/zkverify/roundtrip-"});
+  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "2s"});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 2);
+  CHECK(has_finding(ran.json(), "round-trip-failed", "pzoo-0"));
+}
+
+TEST_CASE("command line: step does not run COMMAND when its watch cannot start") {
+  FakeEnsemble ensemble;
+  Witness witness;
+  ensemble.zookeeper.inject(Rule{"", OpKind::create, Fault::connection_loss, 0, "/zkverify/watch/"});
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "2s",
+                                      "--", "touch", witness.path.string()});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);
+  CHECK_THAT(ran.err, Contains("the watch could not start: cannot create") && Contains("connection_loss") &&
+                        Contains("COMMAND not run"));
+  CHECK_FALSE(fs::exists(witness.path));
+}
+
+TEST_CASE("command line: a session expired while COMMAND runs fails the step, and nothing is left behind") {
+  FakeEnsemble ensemble;
+  Witness witness;
+  std::thread expirer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ensemble.zookeeper.expire_sessions_on("zoo-0");
+  });
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "1s",
+                                      "--output", "json", "--", "sh", "-c", "sleep 0.6; touch " + witness.path.string()});
+  expirer.join();
+  INFO(ran.out << ran.err);
+  CHECK(fs::exists(witness.path));
+  CHECK(ran.exit_code == 2);
+  auto report = ran.json();
+  CHECK(has_finding(report, "session-expired"));
+  CHECK(report["watch"]["sessions_expired"].get<int>() >= 1);
+  CHECK(ensemble.zookeeper.paths() == std::vector<std::string>{"/zkverify"});
+}
+
+TEST_CASE("command line: bad input is a usage error naming it, for every command") {
+  zkverify::fake::Ensemble zookeeper;
+  CHECK(run(zookeeper, {"quorum", "--servers", "a:1", "--stable", "0", "--wait", "1s"}).exit_code == 64);
+  auto ran = run(zookeeper, {"step", "--servers", "a=h:1", "--restart", "b", "--", "true"});
+  CHECK(ran.exit_code == 64);
+  CHECK(ran.err == "zkverify step: --restart 'b' is not in --servers (names: a)\n");
+  CHECK(run(zookeeper, {"quorum", "--servers", "a:1", "--reset-state"}).exit_code == 64);
+  CHECK(run(zookeeper, {"watch", "--servers", "a:1", "--rate", "0"}).exit_code == 64);
+  CHECK(run(zookeeper, {"order", "--servers", "a:1,b:2", "--admin-port", "1,2,3"}).exit_code == 64);
+  CHECK(zookeeper.sessions_opened() == 0);
+}

@@ -1,0 +1,145 @@
+#include "verifier/commands/ensemble.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <ostream>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "probes/four_letter.hpp"
+#include "probes/round_trip.hpp"
+#include "verifier/render/report_view.hpp"
+#include "verifier/render/time_text.hpp"
+#include "verifier/store/ledger_file.hpp"
+
+namespace zkverify::verifier {
+
+using probes::Clock;
+
+std::string iso_now() { return iso8601(std::chrono::system_clock::now()); }
+
+std::string render(const Report& report, OutputFormat output) {
+  return output == OutputFormat::json ? render_json(report) : render_text(report);
+}
+
+namespace {
+
+std::string make_payload() {
+  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+  return fmt::format("zkverify {} host={} pid={} unix_ms={} nonce={:016x}", ZKVERIFY_VERSION, probes::local_host_name(),
+                     getpid(), now.count(), std::random_device{}());
+}
+
+std::string marker_content() {
+  const auto* user = getpwuid(getuid());
+  return fmt::format("zkverify durability marker, written {} by {}@{} (zkverify {}). Its loss means the ensemble "
+                     "lost data.",
+                     iso_now(), user ? user->pw_name : "?", probes::local_host_name(), ZKVERIFY_VERSION);
+}
+
+// The round trip goes through the serving servers, written through the leader when there is one.
+probes::RoundTripPlan round_trip_plan(const EnsembleOptions& options, const std::vector<probes::ServerProbe>& probed,
+                                      const std::optional<MarkerPlan>& marker) {
+  probes::RoundTripPlan plan;
+  std::optional<std::size_t> leader;
+  for (const auto& probe : probed) {
+    auto mode = probes::mode_of(probe);
+    if (!mode || !probes::is_serving(*mode)) continue;
+    if (mode == probes::Mode::leader) leader = plan.servers.size();
+    plan.servers.push_back(probe.address);
+  }
+  plan.writer = leader.value_or(0);
+  plan.namespace_path = options.namespace_path;
+  plan.write = !options.no_write;
+  plan.payload = make_payload();
+  if (marker) {
+    plan.marker_path = marker->path;
+    if (!options.no_write) plan.marker_content = marker->create_with;
+  }
+  return plan;
+}
+
+}  // namespace
+
+EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keepers,
+                     const std::optional<MarkerPlan>& marker) {
+  // The budget: probes get half (all servers at once, so a stalled one costs at most that), the round
+  // trip what is left; a tenth is kept back for closing sessions and printing.
+  bool sessions = !options.no_write || marker;
+  auto start = Clock::now();
+  auto end = start + options.timeout * 9 / 10;
+  auto probe_end = sessions ? start + options.timeout / 2 : end;
+  auto probe_span = std::chrono::duration_cast<std::chrono::milliseconds>(probe_end - start);
+
+  EnsembleFacts facts;
+  probes::ProbeLimits limits;
+  limits.deadline = probe_end;
+  limits.connect_timeout = probe_span;
+  limits.exchange_timeout = probe_span;
+  facts.probes = probes::probe_servers(options.servers, limits);
+  facts.write_skipped = options.no_write;
+  if (!sessions) return facts;
+
+  auto plan = round_trip_plan(options, facts.probes, marker);
+  if (plan.servers.empty()) return facts;
+  plan.deadline = end;
+  plan.close_deadline = start + options.timeout;
+  facts.round_trip = probes::run_round_trip(plan, keepers);
+  return facts;
+}
+
+namespace {
+
+struct CheckResult {
+  Report report;
+  std::optional<Ledger> next_ledger;
+};
+
+CheckResult check_with_ledger(const EnsembleOptions& options, probes::KeeperFactory& keepers,
+                              const std::optional<Ledger>& ledger) {
+  MarkerPlan marker{marker_path(options.namespace_path), std::nullopt};
+  if (!ledger || !ledger->marker) marker.create_with = marker_content();
+  else marker.path = ledger->marker->path;
+  auto facts = gather(options, keepers, marker);
+  CheckResult result{judge(facts), std::nullopt};
+  auto outcome = apply_ledger(facts, result.report, ledger, iso_now());
+  for (auto& finding : outcome.findings) result.report.findings.push_back(std::move(finding));
+  finalize(result.report);
+  result.next_ledger = std::move(outcome.next);
+  return result;
+}
+
+// The ledger to compare with: the file's, or none on a first run or after --reset-state.
+std::optional<Ledger> ledger_to_use(const StateFile& state, LedgerUse& use, std::ostream& err) {
+  std::optional<Ledger> ledger;
+  try {
+    ledger = read_ledger(state);
+  } catch (const Error&) {
+    if (!use.reset_pending) throw;
+    err << fmt::format("zkverify: --reset-state: discarding {}, which was not a readable ledger\n", state.path().string());
+  }
+  if (use.reset_pending) {
+    if (ledger)
+      err << fmt::format("zkverify: --reset-state: forgetting the ledger {}: {}\n", state.path().string(),
+                         describe_forgotten(*ledger));
+    ledger.reset();
+    use.reset_pending = false;
+  }
+  return ledger;
+}
+
+}  // namespace
+
+Report check_and_record(const EnsembleOptions& options, LedgerUse& use, probes::KeeperFactory& keepers,
+                        std::ostream& err) {
+  if (!use.state_file) return judge(gather(options, keepers));
+  StateFile state(*use.state_file, options.timeout);
+  auto ledger = ledger_to_use(state, use, err);
+  auto result = check_with_ledger(options, keepers, ledger);
+  state.write(to_json(*result.next_ledger));
+  return std::move(result.report);
+}
+
+}  // namespace zkverify::verifier

@@ -1,0 +1,95 @@
+#include "verifier/commands/options.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "probes/errors.hpp"
+#include "verifier/render/time_text.hpp"
+
+namespace zkverify::verifier {
+
+OutputFormat parse_output(std::string_view text) {
+  if (text == "text") return OutputFormat::text;
+  if (text == "json") return OutputFormat::json;
+  throw std::invalid_argument(fmt::format("--output '{}': use text or json", text));
+}
+
+std::string parse_namespace(std::string_view path) {
+  auto fail = [&](std::string_view why) {
+    return std::invalid_argument(fmt::format("--namespace '{}': {}", path, why));
+  };
+  if (path.empty() || path.front() != '/') throw fail("must be an absolute znode path, like /zkverify");
+  if (path == "/") throw fail("must not be the root: zkverify writes only below its own namespace");
+  if (path.back() == '/') throw fail("must not end with '/'");
+  if (path.find("//") != std::string_view::npos) throw fail("has an empty path component");
+  if (path == "/zookeeper" || path.starts_with("/zookeeper/")) throw fail("/zookeeper is reserved by the server");
+  for (char c : path)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw fail("has a control character");
+  return std::string(path);
+}
+
+void add_servers_option(CLI::App& command, std::vector<probes::ServerAddress>& servers) {
+  command
+      .add_option_function<std::string>(
+          "--servers", [&servers](const std::string& list) { servers = probes::parse_server_list(list); },
+          "Connect string host:port,...; entries may be NAME=host:port")
+      ->required();
+}
+
+void add_admin_port_option(CLI::App& command, std::vector<probes::ServerAddress>& servers) {
+  // CLI11 runs option callbacks once every flag was read, in the order the options were added, so
+  // --servers (added first) is parsed by now, wherever the flags stand on the command line.
+  command.add_option_function<std::string>(
+      "--admin-port", [&servers](const std::string& ports) { probes::assign_admin_ports(servers, ports); },
+      "AdminServer HTTP port: one for all servers, or one per server in list order");
+}
+
+CLI::Option* add_duration_option(CLI::App& command, const std::string& flag, std::chrono::milliseconds& target,
+                                 const std::string& help) {
+  return command.add_option_function<std::string>(
+      flag, [&target](const std::string& text) { target = parse_duration(text); }, help);
+}
+
+CLI::Option* add_duration_option(CLI::App& command, const std::string& flag,
+                                 std::optional<std::chrono::milliseconds>& target, const std::string& help) {
+  return command.add_option_function<std::string>(
+      flag, [&target](const std::string& text) { target = parse_duration(text); }, help);
+}
+
+void add_output_option(CLI::App& command, OutputFormat& output, const std::string& help) {
+  command.add_option_function<std::string>(
+      "--output", [&output](const std::string& text) { output = parse_output(text); }, help);
+}
+
+void add_namespace_option(CLI::App& command, std::string& namespace_path) {
+  command.add_option_function<std::string>(
+      "--namespace", [&namespace_path](const std::string& path) { namespace_path = parse_namespace(path); },
+      "Znode under which zkverify writes (default /zkverify)");
+}
+
+void add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help) {
+  command.add_option_function<std::string>(
+      "--state", [&state_file](const std::string& path) { state_file = path; }, help);
+}
+
+void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags) {
+  add_servers_option(command, options.servers);
+  add_duration_option(command, "--timeout", options.timeout, "Deadline for one check, e.g. 500ms, 2s, 5m (default 5s)");
+  add_output_option(command, options.output);
+  add_admin_port_option(command, options.servers);
+  if (!with_write_flags) return;
+  add_namespace_option(command, options.namespace_path);
+  command.add_flag("--no-write", options.no_write, "Skip the write/read round trip");
+}
+
+void require_listed(const std::vector<probes::ServerAddress>& servers, const std::string& name, std::string_view what) {
+  if (std::ranges::find(servers, name, &probes::ServerAddress::name) != servers.end()) return;
+  std::vector<std::string> names;  // a loop, not views::transform: clang 14 cannot build libstdc++ 12's views
+  for (const auto& server : servers) names.push_back(server.name);
+  throw_usage(fmt::format("{}'{}' is not in --servers (names: {})", what, name, fmt::join(names, ",")));
+}
+
+}  // namespace zkverify::verifier
