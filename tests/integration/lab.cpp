@@ -58,9 +58,10 @@ const nlohmann::json& Run::json() const {
   return *parsed_;
 }
 
-Lab::Lab(std::string whitelist) : dir_((scratch_dir() / "lab").string()) {
+Lab::Lab(std::string whitelist, std::string up_options) : dir_((scratch_dir() / "lab").string()) {
   std::string args = "up " + dir_;
   if (!whitelist.empty()) args += " --whitelist " + whitelist;
+  if (!up_options.empty()) args += " " + up_options;
   try {
     zklab(args);
   } catch (...) {

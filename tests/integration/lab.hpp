@@ -26,13 +26,14 @@ struct Run {
 
 class Lab {
  public:
-  // Starts the default five servers (pzoo-0..2, zoo-0..1) and waits until all serve.
-  explicit Lab(std::string whitelist = "");
+  // Starts the default five servers (pzoo-0..2, zoo-0..1) and waits until all serve. `up_options`
+  // go to `zklab up` as they are (e.g. "--host ::1 --observers 2 --no-client-address").
+  explicit Lab(std::string whitelist = "", std::string up_options = "");
   ~Lab();
   Lab(const Lab&) = delete;
   Lab& operator=(const Lab&) = delete;
 
-  std::string servers() const;      // NAME=127.0.0.1:PORT,...
+  std::string servers() const;      // NAME=127.0.0.1:PORT,... ([::1]:PORT on IPv6)
   std::string admin_ports() const;  // P1,P2,...
   std::string leader() const;       // "" when none says it leads
   const std::string& dir() const { return dir_; }
