@@ -21,6 +21,9 @@ ServerAddress parse_entry(std::string_view entry) {
     server.name = std::string(trim(entry.substr(0, eq)));
     endpoint = trim(entry.substr(eq + 1));
     if (server.name.empty()) throw std::invalid_argument(fmt::format("server entry '{}' has an empty name before '='", entry));
+    // Names become parts of znode names (the watch's counters): a '/' would make a path of them.
+    if (server.name.find('/') != std::string::npos)
+      throw std::invalid_argument(fmt::format("server name '{}' has a '/'; use letters, digits, '-' or '.'", server.name));
   }
   std::string_view host, port;
   if (endpoint.starts_with('[')) {

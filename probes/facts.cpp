@@ -8,6 +8,10 @@ namespace zkverify::probes {
 
 std::string zxid_hex(Zxid zxid) { return fmt::format("{:#x}", zxid.value); }
 
+MemberIdentity identity_of(const Member& member) {
+  return {member.id, member.quorum_address, member.election_address, member.role};
+}
+
 bool is_serving(Mode mode) { return is_serving_voter(mode) || mode == Mode::observer; }
 bool is_serving_voter(Mode mode) { return mode == Mode::leader || mode == Mode::follower; }
 

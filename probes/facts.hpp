@@ -71,9 +71,20 @@ struct Member {  // one server.N line of the dynamic configuration
   auto operator<=>(const Member&) const = default;
 };
 
+// What every server knows of a member, whatever its own config says: a server's view of the
+// others' client addresses depends on how server.N lines were written (kubernetes-kafka writes
+// none), so membership is compared without them.
+struct MemberIdentity {
+  int id = 0;
+  std::string quorum_address, election_address, role;
+  auto operator<=>(const MemberIdentity&) const = default;
+};
+MemberIdentity identity_of(const Member& member);
+
 struct ConfFacts {  // conf, or the AdminServer's "configuration" + "voting_view"
   std::optional<int> server_id;
   std::vector<Member> members;  // sorted by id; empty when not reported
+  bool voters_only = false;     // the members came from voting_view, which lists no observers
   std::optional<std::int64_t> config_version;
 };
 

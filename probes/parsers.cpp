@@ -289,6 +289,7 @@ Reply<ConfFacts> parse_admin_conf(std::string_view body) {
   if (!id) return malformed<ConfFacts>("AdminServer configuration without server_id", body);
   ConfFacts conf;
   conf.server_id = static_cast<int>(*id);
+  conf.voters_only = true;  // the AdminServer's members, when added, come from voting_view
   return facts(std::move(conf));
 }
 
@@ -319,6 +320,7 @@ Reply<ConfFacts> parse_admin_voting_view(std::string_view body) {
     conf.members.push_back(std::move(member));
   }
   std::ranges::sort(conf.members, {}, &Member::id);
+  conf.voters_only = true;
   return facts(std::move(conf));
 }
 

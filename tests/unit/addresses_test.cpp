@@ -32,6 +32,7 @@ TEST_CASE("server list: bad input names what is wrong") {
   CHECK_THROWS_WITH(parse_server_list("=h:1"), Contains("empty name"));
   CHECK_THROWS_WITH(parse_server_list("a=h:1,a=h:2"), Contains("name 'a' appears twice"));
   CHECK_THROWS_WITH(parse_server_list("a=h:1,b=h:1"), Contains("h:1 appears twice"));
+  CHECK_THROWS_WITH(parse_server_list("pods/zoo-0=h:1"), Contains("server name 'pods/zoo-0' has a '/'"));
   CHECK_THROWS_WITH(parse_server_list("::1:2181"), Contains("[addr]:port"));
   CHECK_THROWS_WITH(parse_server_list(":2181"), Contains("empty host"));
 }
@@ -69,4 +70,7 @@ TEST_CASE("namespace validation keeps writes inside a proper namespace") {
   CHECK_THROWS_WITH(parse_namespace("/a/"), Contains("end with"));
   CHECK_THROWS_WITH(parse_namespace("/a//b"), Contains("empty path component"));
   CHECK_THROWS_WITH(parse_namespace("/zookeeper/x"), Contains("reserved"));
+  CHECK_THROWS_WITH(parse_namespace("/a/./b"), Contains("'.' or '..' component"));
+  CHECK_THROWS_WITH(parse_namespace("/a/.."), Contains("'.' or '..' component"));
+  CHECK(parse_namespace("/a/.b/..c") == "/a/.b/..c");  // only whole components are refused
 }

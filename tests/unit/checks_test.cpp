@@ -212,3 +212,85 @@ TEST_CASE("refused words: one info finding with the zoo.cfg line") {
   CHECK_THAT(finding->message, Contains("4lw.commands.whitelist=srvr,ruok,mntr,conf,isro"));
   CHECK(report.verdict == Verdict::healthy);
 }
+
+TEST_CASE("observers without a membership: voters are the listed servers less the observers, and it says so") {
+  // 3 voters + 2 observers under a ruok-only whitelist: srvr alone. One follower down keeps 2 of 3.
+  auto facts = healthy_five();
+  facts.probes[3].srvr->facts.mode = Mode::observer;
+  facts.probes[4].srvr->facts.mode = Mode::observer;
+  facts.probes[2] = unreachable("pzoo-2");
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  auto report = judge(facts);
+  CHECK(report.expected_voters == 3);
+  CHECK(report.serving_voters == 2);
+  CHECK_FALSE(find(report, "no-quorum"));
+  CHECK(report.verdict == Verdict::degraded);
+  REQUIRE(find(report, "voters-counted"));
+  CHECK(find(report, "voters-counted")->severity == Severity::info);
+  CHECK_THAT(find(report, "voters-counted")->message, Contains("3 voters: the 5 listed servers less 2 observers"));
+
+  // mntr's zk_quorum_size, where allowed, is the better estimate.
+  facts.probes[0].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"follower", 5, {}, {}, 3}, {}};
+  report = judge(facts);
+  CHECK(report.expected_voters == 3);
+  CHECK_THAT(find(report, "voters-counted")->message, Contains("from pzoo-0's mntr (zk_quorum_size)"));
+}
+
+TEST_CASE("the AdminServer's voting_view lists no observers: they are not unknown members") {
+  auto facts = healthy_five();
+  ConfFacts view;  // as parse_admin_voting_view gives it: voters only, client addresses only for itself
+  view.voters_only = true;
+  for (int id = 1; id <= 3; ++id) view.members.push_back({id, "h:1" + std::to_string(id), "h:2", "participant", ""});
+  for (int i = 0; i < 5; ++i) {
+    auto own = view;
+    if (i < 3) own.members[static_cast<std::size_t>(i)].client_address = "127.0.0.1:2181";
+    facts.probes[static_cast<std::size_t>(i)].conf = Reply<ConfFacts>{ProbeError::ok, own, {}};
+    facts.probes[static_cast<std::size_t>(i)].conf->facts.server_id = i + 1;
+  }
+  facts.probes[3].srvr->facts.mode = Mode::observer;
+  facts.probes[4].srvr->facts.mode = Mode::observer;
+  auto report = judge(facts);
+  CHECK(report.expected_voters == 3);
+  CHECK_FALSE(find(report, "membership-mismatch"));  // each view names only its own client address
+  CHECK_FALSE(find(report, "membership-unknown"));
+  CHECK(report.verdict == Verdict::healthy);
+
+  facts.probes[1].conf->facts.members[2].quorum_address = "elsewhere:1";  // a real disagreement still shows
+  CHECK(find(judge(facts), "membership-mismatch"));
+}
+
+TEST_CASE("the leader not listed: followers serve, so a leader holds a quorum somewhere unlisted") {
+  auto facts = healthy_five();
+  ConfFacts conf;
+  for (int id = 1; id <= 5; ++id) conf.members.push_back({id, "h:1", "h:2", "participant", ""});
+  facts.probes.resize(3);  // pzoo-0..2 listed; the leader pzoo-1 is made a follower, ids 4 and 5 unlisted
+  facts.probes[1].srvr->facts.mode = Mode::follower;
+  for (int i = 0; i < 3; ++i) {
+    facts.probes[static_cast<std::size_t>(i)].conf = Reply<ConfFacts>{ProbeError::ok, conf, {}};
+    facts.probes[static_cast<std::size_t>(i)].conf->facts.server_id = i + 1;
+  }
+  facts.round_trip.reset();
+  facts.write_skipped = true;
+  auto report = judge(facts);
+  CHECK_FALSE(find(report, "no-leader"));
+  REQUIRE(find(report, "leader-unlisted"));
+  CHECK_THAT(find(report, "leader-unlisted")->message,
+             Contains("it is not among the listed servers (the membership names ids 4, 5 that are not listed)"));
+  CHECK(report.verdict == Verdict::degraded);
+
+  for (auto& probe : facts.probes) probe.srvr = Reply<SrvrFacts>{ProbeError::not_serving, {}, {}};
+  CHECK(find(judge(facts), "no-leader"));  // nobody follows anyone: no leader, as before
+}
+
+TEST_CASE("mixed versions, as in the middle of an upgrade: an info finding naming who runs what") {
+  auto facts = healthy_five();
+  facts.probes[3].srvr->facts.version = "3.9.2-e454e8c7283100c7caec6dcae2bc82aaecb63023, built on 2024-02-12 20:59 UTC";
+  facts.probes[4].srvr->facts.version = "3.9.2-e454e8c7283100c7caec6dcae2bc82aaecb63023, built on 2024-02-12 20:59 UTC";
+  auto report = judge(facts);
+  REQUIRE(find(report, "mixed-versions"));
+  CHECK(find(report, "mixed-versions")->severity == Severity::info);
+  CHECK_THAT(find(report, "mixed-versions")->message,
+             Contains("3.8.0 on pzoo-0, pzoo-1, pzoo-2; 3.9.2 on zoo-0, zoo-1"));
+  CHECK(report.verdict == Verdict::healthy);
+  CHECK_FALSE(find(judge(healthy_five()), "mixed-versions"));
+}

@@ -91,6 +91,22 @@ TEST_CASE("a marker that cannot be read is a warning, not data loss") {
   CHECK_FALSE(find(out.findings, "data-loss"));
 }
 
+TEST_CASE("no server returning the marker is said, never skipped silently") {
+  auto first = run(with_marker(1, 0x100000003), std::nullopt).next;
+  auto facts = with_marker(1, 0x100000003);
+  for (auto& read : facts.round_trip->reads) read.marker_error = ZkError::not_attempted;
+  auto out = run(facts, first);
+  auto* unread = find(out.findings, "marker-unread");
+  REQUIRE(unread);
+  CHECK(unread->server.empty());
+  CHECK(unread->severity == Severity::warning);
+  CHECK_THAT(unread->message, Contains("no server returned the durability marker /zkverify/marker"));
+
+  facts.round_trip.reset();  // no serving server: no round trip at all
+  CHECK(find(run(facts, first).findings, "marker-unread"));
+  CHECK_FALSE(find(run(with_marker(1, 0x100000003), first).findings, "marker-unread"));
+}
+
 TEST_CASE("node count halving is a warning, a leader change and membership change are news") {
   auto facts = with_marker(1, 0x100000003);
   for (auto& probe : facts.probes) probe.srvr->facts.node_count = 400;
@@ -139,26 +155,73 @@ TEST_CASE("restart order: down first, then followers, the leader last") {
   CHECK_THAT(steps.back().reason, Contains("leader"));
 }
 
-TEST_CASE("safe to restart: the quorum of synced voters, and the leader last") {
+TEST_CASE("safe to restart: the quorum of synced voters") {
   auto facts = healthy_five();
   auto report = judge(facts);
-  CHECK(restart_safety(report, "pzoo-0", {}).safe);
-  auto leader = restart_safety(report, "pzoo-1", {});
-  CHECK_FALSE(leader.safe);
-  CHECK_THAT(leader.reason, Contains("after pzoo-0, pzoo-2, zoo-0, zoo-1"));
-  CHECK(restart_safety(report, "pzoo-1", {"pzoo-0", "pzoo-2", "zoo-0", "zoo-1"}).safe);
+  auto follower = restart_safety(report, "pzoo-0", {});
+  CHECK(follower.safe);
+  CHECK(follower.reason == "5 synced voters of 5; without pzoo-0 4 remain, a quorum needs 3");
 
   facts.probes[3] = unreachable("zoo-0");
   facts.probes[4] = not_serving("zoo-1");
   facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
   report = judge(facts);
+  REQUIRE(report.verdict == Verdict::degraded);
   auto refused = restart_safety(report, "pzoo-0", {});
   CHECK_FALSE(refused.safe);
-  CHECK_THAT(refused.reason, Contains("2 of 5 voters already down or not synced: restarting pzoo-0 would leave 2"));
-  CHECK(restart_safety(report, "zoo-0", {}).safe);
+  CHECK(refused.reason == "2 of 5 voters down or not proven synced: restarting pzoo-0 would leave 2 synced; a quorum needs 3");
+  CHECK(restart_safety(report, "zoo-0", {}).safe);  // down already: restarting it costs nothing
+}
 
-  facts = healthy_five();
+TEST_CASE("safe to restart: a critical ensemble restarts nothing") {
+  auto facts = healthy_five();
   facts.round_trip->reads[0].error = ZkError::deadline_exceeded;  // pzoo-0 serves but did not read the write
   facts.round_trip->reads[2].bytes_match = false;
-  CHECK_FALSE(restart_safety(judge(facts), "zoo-0", {}).safe);
+  auto report = judge(facts);
+  REQUIRE(report.verdict == Verdict::critical);
+  auto refused = restart_safety(report, "zoo-0", {});
+  CHECK_FALSE(refused.safe);
+  CHECK_THAT(refused.reason, Contains("critical"));
+}
+
+TEST_CASE("safe to restart: unproven sync is not sync") {
+  auto facts = healthy_five();
+  facts.round_trip.reset();  // --no-write, and no mntr: nothing proves the followers synced
+  facts.write_skipped = true;
+  auto report = judge(facts);
+  REQUIRE(report.verdict == Verdict::healthy);
+  CHECK_FALSE(report.servers[0].synced.has_value());
+  CHECK(report.servers[1].synced == true);  // the leader
+  auto refused = restart_safety(report, "pzoo-0", {});
+  CHECK_FALSE(refused.safe);
+  CHECK(refused.reason == "4 of 5 voters down or not proven synced: restarting pzoo-0 would leave 1 synced; a quorum needs 3");
+
+  // The leader's mntr counting every follower as synced is proof too.
+  facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, 4, 4, 5}, {}};
+  report = judge(facts);
+  CHECK(report.servers[0].synced == true);
+  CHECK(restart_safety(report, "pzoo-0", {}).safe);
+  facts.probes[1].mntr->facts.synced_followers = 3;  // one follower not synced, and we cannot tell which
+  CHECK_FALSE(restart_safety(judge(facts), "pzoo-0", {}).safe);
+}
+
+TEST_CASE("safe to restart: the leader, when every other voter is proven synced, and last in a recorded round") {
+  auto report = judge(healthy_five());
+  auto leader = restart_safety(report, "pzoo-1", {});
+  CHECK(leader.safe);
+  CHECK_THAT(leader.reason, Contains("An election follows; in a rolling restart the leader goes last"));
+
+  auto in_round = restart_safety(report, "pzoo-1", {"pzoo-0"});
+  CHECK_FALSE(in_round.safe);
+  CHECK_THAT(in_round.reason, Contains("still has pzoo-2, zoo-0, zoo-1 to restart first"));
+  CHECK(restart_safety(report, "pzoo-1", {"pzoo-0", "pzoo-2", "zoo-0", "zoo-1"}).safe);
+
+  auto facts = healthy_five();
+  facts.round_trip->reads.pop_back();  // zoo-1 was not read through: its sync is not proven
+  auto without_zoo1 = judge(facts);
+  REQUIRE_FALSE(without_zoo1.servers[4].synced.has_value());
+  CHECK(restart_safety(without_zoo1, "pzoo-0", {}).safe);  // 4 proven; 3 remain
+  auto unproven = restart_safety(without_zoo1, "pzoo-1", {});
+  CHECK_FALSE(unproven.safe);
+  CHECK_THAT(unproven.reason, Contains("pzoo-1 is the leader; zoo-1 not proven in sync"));
 }

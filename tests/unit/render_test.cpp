@@ -55,3 +55,16 @@ TEST_CASE("text: a server that is not serving but says imok shows both") {
   facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
   CHECK_THAT(render_text(judge(facts)), Contains("not currently serving requests; ruok says imok, but it is not serving"));
 }
+
+TEST_CASE("JSON output never aborts on bytes that are not UTF-8: they are replaced") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[2] = synthetic::unreachable("pzoo-2");
+  facts.probes[2].srvr_exchange.error = zkverify::probes::ProbeError::read_timeout;
+  facts.probes[2].srvr_exchange.reply = "Zookeeper \xff\xfe version";  // half a reply, from a peer we do not control
+  auto report = judge(facts);
+  report.servers[2].error = "reply \xff\xfe\xc3";
+  std::string text;
+  REQUIRE_NOTHROW(text = render_json(report));
+  auto parsed = nlohmann::json::parse(text);
+  CHECK(parsed["servers"][2]["error"] == "reply \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // U+FFFD each
+}

@@ -132,12 +132,20 @@ std::optional<Ledger> ledger_to_use(const StateFile& state, LedgerUse& use, std:
 
 }  // namespace
 
+EnsembleOptions within_what_is_left(const EnsembleOptions& options, Clock::time_point started) {
+  auto left = options;
+  auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+  left.timeout = std::max(options.timeout - spent, std::chrono::milliseconds(1));
+  return left;
+}
+
 Report check_and_record(const EnsembleOptions& options, LedgerUse& use, probes::KeeperFactory& keepers,
                         std::ostream& err) {
   if (!use.state_file) return judge(gather(options, keepers));
+  auto started = Clock::now();
   StateFile state(*use.state_file, options.timeout);
   auto ledger = ledger_to_use(state, use, err);
-  auto result = check_with_ledger(options, keepers, ledger);
+  auto result = check_with_ledger(within_what_is_left(options, started), keepers, ledger);
   state.write(to_json(*result.next_ledger));
   return std::move(result.report);
 }

@@ -23,6 +23,9 @@ struct MarkerPlan {
 EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keepers,
                      const std::optional<MarkerPlan>& marker = std::nullopt);
 
+// `options` with the --timeout that is left since `started` (at least 1 ms: a check always runs).
+EnsembleOptions within_what_is_left(const EnsembleOptions& options, probes::Clock::time_point started);
+
 // The ledger's side of a check.
 struct LedgerUse {
   std::optional<std::string> state_file;  // none: no ledger
@@ -30,7 +33,8 @@ struct LedgerUse {
 };
 
 // One check under the state file's lock (when there is one): read the ledger (forgetting it first
-// when reset_pending, which it then clears, saying on `err` what it forgot), check, store the new ledger.
+// when reset_pending, which it then clears, saying on `err` what it forgot), check, store the new
+// ledger. Waiting for the lock comes out of options.timeout.
 Report check_and_record(const EnsembleOptions& options, LedgerUse& ledger, probes::KeeperFactory& keepers,
                         std::ostream& err);
 

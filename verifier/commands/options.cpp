@@ -28,6 +28,11 @@ std::string parse_namespace(std::string_view path) {
   if (path == "/zookeeper" || path.starts_with("/zookeeper/")) throw fail("/zookeeper is reserved by the server");
   for (char c : path)
     if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw fail("has a control character");
+  for (auto rest = path.substr(1); !rest.empty();) {
+    auto component = rest.substr(0, rest.find('/'));
+    if (component == "." || component == "..") throw fail("has a '.' or '..' component, which ZooKeeper refuses");
+    rest.remove_prefix(std::min(rest.size(), component.size() + 1));
+  }
   return std::string(path);
 }
 

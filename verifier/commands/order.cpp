@@ -8,6 +8,7 @@
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/ensemble.hpp"
 #include "verifier/judge/restart_plan.hpp"
+#include "verifier/render/json_text.hpp"
 
 namespace zkverify::verifier {
 
@@ -36,7 +37,7 @@ class OrderCommand final : public Command {
         json["servers"].push_back({{"name", step.name}, {"reason", step.reason}});
       }
       json["verdict"] = to_string(report.verdict);
-      context.out << json.dump(2) << "\n";
+      context.out << json_text(json) << "\n";
     } else {
       for (const auto& step : steps) context.out << step.name << "\n";
     }

@@ -9,6 +9,7 @@
 #include "verifier/commands/ensemble.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/judge/restart_plan.hpp"
+#include "verifier/render/json_text.hpp"
 #include "verifier/store/ledger_file.hpp"
 
 namespace zkverify::verifier {
@@ -30,13 +31,18 @@ class SafeToRestartCommand final : public Command {
     return command;
   }
 
+  // With --state, the ledger's lock is held from the read of the restart round to the record of
+  // this approval, so two concurrent calls decide one after the other; its wait comes out of --timeout.
   int run(const Context& context) override {
-    auto restarted = restarted_this_round(state_file_, options_.timeout);
-    auto report = judge(gather(options_, context.keepers));
+    auto started = probes::Clock::now();
+    std::optional<StateFile> state;
+    if (state_file_) state.emplace(*state_file_, options_.timeout);
+    auto restarted = state ? restarted_this_round(*state) : std::set<std::string>{};
+    auto report = judge(gather(within_what_is_left(options_, started), context.keepers));
     auto safety = restart_safety(report, name_, restarted);
-    if (safety.safe && state_file_) record_restart(*state_file_, name_, report.servers, iso_now(), options_.timeout);
+    if (safety.safe && state) record_restart(*state, name_, report.servers, iso_now());
     if (options_.output == OutputFormat::json)
-      context.out << nlohmann::json{{"server", name_}, {"safe", safety.safe}, {"reason", safety.reason}}.dump(2) << "\n";
+      context.out << json_text({{"server", name_}, {"safe", safety.safe}, {"reason", safety.reason}}) << "\n";
     else
       context.out << (safety.safe ? "safe: " : "not safe: ") << safety.reason << "\n";
     return safety.safe ? kExitHealthy : kExitDegraded;

@@ -24,6 +24,7 @@
 #include "verifier/commands/watch.hpp"
 #include "verifier/judge/restart_plan.hpp"
 #include "verifier/judge/watch_judge.hpp"
+#include "verifier/render/json_text.hpp"
 #include "verifier/render/report_view.hpp"
 #include "verifier/render/time_text.hpp"
 #include "verifier/render/watch_view.hpp"
@@ -324,7 +325,7 @@ int StepCommand::run(const Context& context) {
     auto json = to_json(result);
     json["step"] = step_json(options_, outcome.status, timeline, summary);
     json["watch"] = to_json(totals);
-    context.out << json.dump(2) << "\n";
+    context.out << json_text(json) << "\n";
   } else {
     context.out << "\n" << render_text(result) << "\n" << summary << "\n";
   }

@@ -66,6 +66,7 @@ class Judge {
     check_sync();
     check_round_trip();
     check_capabilities();
+    check_versions();
     finalize(report_);
     return std::move(report_);
   }
@@ -122,29 +123,78 @@ class Judge {
     }
   }
 
-  // Voters the ensemble is configured with: the participants of the reported membership, or, when no
-  // server reports one, every listed server.
-  int expected_voters() const {
-    for (const auto& probe : facts_.probes) {
-      if (!has_facts(probe.conf) || probe.conf->facts.members.empty()) continue;
-      return static_cast<int>(std::ranges::count(probe.conf->facts.members, std::string("participant"), &probes::Member::role));
-    }
-    return static_cast<int>(facts_.probes.size());
+  // The membership a server reports (conf, or the AdminServer's voting_view), if any does.
+  const probes::ConfFacts* membership() const {
+    for (const auto& probe : facts_.probes)
+      if (has_facts(probe.conf) && !probe.conf->facts.members.empty()) return &probe.conf->facts;
+    return nullptr;
+  }
+
+  // Voters the ensemble is configured with: the participants of the reported membership; else
+  // mntr's zk_quorum_size; else the listed servers less those srvr says are observers. The last
+  // two are estimates, and an info finding says which was used.
+  int expected_voters() {
+    if (const auto* conf = membership())
+      return conf->voters_only ? static_cast<int>(conf->members.size())
+                               : static_cast<int>(std::ranges::count(conf->members, std::string("participant"),
+                                                                     &probes::Member::role));
+    for (const auto& probe : facts_.probes)
+      if (has_facts(probe.mntr) && probe.mntr->facts.quorum_size) {
+        add(Severity::info, "voters-counted", "",
+            fmt::format("{} voters, from {}'s mntr (zk_quorum_size): no membership was available",
+                        *probe.mntr->facts.quorum_size, probe.address.name));
+        return static_cast<int>(*probe.mntr->facts.quorum_size);
+      }
+    auto observers = std::ranges::count(facts_.probes, std::optional(Mode::observer), mode_of);
+    auto voters = static_cast<int>(facts_.probes.size() - static_cast<std::size_t>(observers));
+    add(Severity::info, "voters-counted", "",
+        fmt::format("{} voters: the {} listed servers less {} observers; no membership or zk_quorum_size was "
+                    "available (unlisted voters would not be counted)",
+                    voters, facts_.probes.size(), observers));
+    return voters;
+  }
+
+  // Ids the membership names that no listed server has.
+  std::vector<int> unlisted_member_ids() const {
+    const auto* conf = membership();
+    if (!conf) return {};
+    std::set<int> listed;
+    for (const auto& row : report_.servers)
+      if (row.id) listed.insert(*row.id);
+    std::vector<int> unlisted;
+    for (const auto& member : conf->members)
+      if (!listed.contains(member.id)) unlisted.push_back(member.id);
+    return unlisted;
   }
 
   void check_leaders_and_quorum() {
-    std::vector<std::string> leaders;
-    for (const auto& probe : facts_.probes)
+    std::vector<std::string> leaders, followers;
+    for (const auto& probe : facts_.probes) {
       if (mode_of(probe) == Mode::leader) leaders.push_back(probe.address.name);
+      if (mode_of(probe) == Mode::follower) followers.push_back(probe.address.name);
+    }
     report_.expected_voters = expected_voters();
     report_.serving_voters = static_cast<int>(std::ranges::count_if(facts_.probes, is_serving_voter));
     int majority = report_.expected_voters / 2 + 1;
 
-    if (leaders.size() == 1) report_.leader = leaders.front();
-    else if (leaders.empty()) add(Severity::critical, "no-leader", "", "no server reports itself as leader");
-    else
+    if (leaders.size() == 1) {
+      report_.leader = leaders.front();
+    } else if (leaders.size() > 1) {
       add(Severity::critical, "multiple-leaders", "",
           fmt::format("{} servers report themselves as leader: {}", leaders.size(), fmt::join(leaders, ", ")));
+    } else if (!followers.empty()) {
+      // A follower serves only while it follows a leader that holds a quorum: that leader is unlisted.
+      auto unlisted = unlisted_member_ids();
+      add(Severity::warning, "leader-unlisted", "",
+          fmt::format("no listed server leads, but {} follow a leader: it is not among the listed servers{}",
+                      fmt::join(followers, ", "),
+                      unlisted.empty() ? std::string(" (list every server)")
+                                       : fmt::format(" (the membership names ids {} that are not listed)",
+                                                     fmt::join(unlisted, ", "))));
+      return;  // the quorum is the unlisted leader's: the listed servers alone cannot count it
+    } else {
+      add(Severity::critical, "no-leader", "", "no server reports itself as leader");
+    }
 
     if (report_.serving_voters < majority)
       add(Severity::critical, "no-quorum", "",
@@ -153,10 +203,13 @@ class Judge {
   }
 
   void check_membership() {
-    std::map<std::vector<probes::Member>, std::vector<std::string>> views;
-    for (const auto& probe : facts_.probes)
-      if (has_facts(probe.conf) && !probe.conf->facts.members.empty())
-        views[probe.conf->facts.members].push_back(probe.address.name);
+    std::map<std::vector<probes::MemberIdentity>, std::vector<std::string>> views;
+    for (const auto& probe : facts_.probes) {
+      if (!has_facts(probe.conf) || probe.conf->facts.members.empty()) continue;
+      std::vector<probes::MemberIdentity> view;
+      for (const auto& member : probe.conf->facts.members) view.push_back(probes::identity_of(member));
+      views[view].push_back(probe.address.name);
+    }
     if (views.size() > 1) {
       std::vector<std::string> groups;
       for (const auto& [members, names] : views)
@@ -178,8 +231,11 @@ class Judge {
     const auto& members = views.rbegin()->first;  // any view: a mismatch is reported above
     std::set<int> member_ids, listed_ids;
     for (const auto& member : members) member_ids.insert(member.id);
+    bool voters_only = membership()->voters_only;
     for (const auto& [id, names] : names_by_id) {
       listed_ids.insert(id);
+      auto row = std::ranges::find(report_.servers, names.front(), &ServerRow::name);
+      if (voters_only && row->state == ServerState::observer) continue;  // voting_view lists no observers
       if (!member_ids.contains(id))
         add(Severity::warning, "membership-unknown", names.front(),
             fmt::format("{} has server id {}, which is not in the ensemble's membership", names.front(), id));
@@ -199,10 +255,12 @@ class Judge {
     for (const auto& probe : facts_.probes)
       if (report_.leader && probe.address.name == *report_.leader) leader = &probe;
     bool checked_by_mntr = false;
+    bool mntr_counts_every_follower = false;
     if (leader && has_facts(leader->mntr) && leader->mntr->facts.synced_followers) {
       checked_by_mntr = true;
       auto synced = *leader->mntr->facts.synced_followers;
       auto expected = report_.expected_voters - 1;
+      mntr_counts_every_follower = synced >= expected;
       if (synced < expected)
         add(Severity::warning, "followers-not-synced", leader->address.name,
             fmt::format("leader {} has {} synced followers; the ensemble has {} other voters", leader->address.name,
@@ -210,6 +268,8 @@ class Judge {
       for (auto& row : report_.servers)
         if (row.name == leader->address.name) row.note = fmt::format("synced followers {}/{}", synced, expected);
     }
+
+    for (auto& row : report_.servers) row.synced = proven_synced(row, mntr_counts_every_follower);
 
     const auto& trip = facts_.round_trip;
     if (trip && trip->write_zxid) {
@@ -233,6 +293,33 @@ class Judge {
     if (!checked_by_mntr && report_.leader)
       add(Severity::info, "sync-unverified", "",
           "follower sync not verified: neither the leader's mntr nor a round trip was available");
+  }
+
+  static std::optional<bool> proven_synced(const ServerRow& row, bool mntr_counts_every_follower) {
+    if (row.state == ServerState::leader) return true;
+    if (!is_serving(row.state)) return false;
+    if (row.read_back) return row.read_back;
+    if (row.state == ServerState::follower && mntr_counts_every_follower) return true;
+    return std::nullopt;
+  }
+
+  // Mid-upgrade, servers run different versions: expected, and worth a line.
+  void check_versions() {
+    std::map<std::string, std::vector<std::string>> servers_by_version;
+    for (const auto& probe : facts_.probes)
+      if (has_facts(probe.srvr) && !probe.srvr->facts.version.empty())
+        servers_by_version[release_of(probe.srvr->facts.version)].push_back(probe.address.name);
+    if (servers_by_version.size() < 2) return;
+    std::vector<std::string> parts;
+    for (const auto& [version, names] : servers_by_version)
+      parts.push_back(fmt::format("{} on {}", version, fmt::join(names, ", ")));
+    add(Severity::info, "mixed-versions", "",
+        fmt::format("servers run different ZooKeeper versions (expected during an upgrade): {}", fmt::join(parts, "; ")));
+  }
+
+  // "3.8.0" of "3.8.0-5a02a05eddb59aee6ac762f7ea82e92a68eb9c0f, built on ...".
+  static std::string release_of(const std::string& version) {
+    return version.substr(0, version.find_first_of("-, "));
   }
 
   void check_round_trip() {

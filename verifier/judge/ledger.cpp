@@ -143,7 +143,7 @@ class LedgerUpdate {
     check_leader();
     check_membership();
     record_servers();
-    if (previous_ && previous_->marker && facts_.round_trip) check_marker(*previous_->marker, *facts_.round_trip);
+    if (previous_ && previous_->marker) check_marker(*previous_->marker, facts_.round_trip);
     else if (!out_.next.marker && facts_.round_trip) adopt_marker(*facts_.round_trip);
     return std::move(out_);
   }
@@ -221,9 +221,11 @@ class LedgerUpdate {
   }
 
   // The durability marker must be on every server, unchanged, for as long as the ledger lives.
-  void check_marker(const Marker& marker, const probes::RoundTrip& trip) {
+  void check_marker(const Marker& marker, const std::optional<probes::RoundTrip>& trip) {
     std::vector<std::string> gone, changed;
-    for (const auto& read : trip.reads) {
+    bool answered = false;  // some server said whether the marker is there
+    for (const auto& read : trip ? trip->reads : std::vector<probes::ReadBack>{}) {
+      answered = answered || read.marker_error == ZkError::ok || read.marker_error == ZkError::no_node;
       if (read.marker_error == ZkError::no_node) gone.push_back(read.server);
       else if (read.marker_error == ZkError::ok && (read.marker_czxid != marker.czxid || read.marker_data != marker.content))
         changed.push_back(read.server);
@@ -232,6 +234,9 @@ class LedgerUpdate {
             fmt::format("could not read the durability marker through {}: {}", read.server,
                         probes::to_string(read.marker_error)));
     }
+    if (!answered)
+      add(Severity::warning, "marker-unread", "",
+          fmt::format("no server returned the durability marker {}: data loss was not checked this run", marker.path));
     if (!gone.empty())
       record_loss(fmt::format("the durability marker {} (czxid {}) is gone on {}", marker.path, zxid_hex(marker.czxid),
                               fmt::join(gone, ", ")));

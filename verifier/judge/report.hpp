@@ -40,6 +40,9 @@ struct ServerRow {
   std::optional<double> latency_ms;  // of the srvr exchange
   std::optional<std::int64_t> node_count;  // srvr's "Node count"
   std::optional<bool> read_back;     // the round trip's write was read back here (unset: not attempted)
+  // Proven in sync with the leader: it leads, it read the round trip's write back, or the leader's
+  // zk_synced_followers counts every follower. Unset: not proven either way.
+  std::optional<bool> synced;
   std::string error;                 // empty when the server answered srvr
   std::string note;
 };

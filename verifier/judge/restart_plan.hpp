@@ -23,9 +23,10 @@ struct RestartSafety {
   std::string reason;
 };
 
-// Safe when taking `name` down keeps a majority of synced, serving voters, and `name` is not the
-// leader while a follower or observer outside `already_restarted` is still to be restarted.
-// `name` must be one of the report's servers.
+// Safe when the ensemble is not critical and taking `name` down keeps a majority of voters that
+// serve and are proven in sync (ServerRow::synced). The leader is safe only when every other voter
+// is proven in sync and, when a restart round is recorded (`already_restarted` not empty), after
+// the round's other servers. `name` must be one of the report's servers.
 RestartSafety restart_safety(const Report& report, const std::string& name, const std::set<std::string>& already_restarted);
 
 }  // namespace zkverify::verifier

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "verifier/render/json_text.hpp"
+
 namespace zkverify::verifier {
 
 using probes::zxid_hex;
@@ -104,6 +106,6 @@ nlohmann::json to_json(const Report& report) {
   };
 }
 
-std::string render_json(const Report& report) { return to_json(report).dump(2) + "\n"; }
+std::string render_json(const Report& report) { return json_text(to_json(report)) + "\n"; }
 
 }  // namespace zkverify::verifier

@@ -2,21 +2,21 @@
 
 #include <fmt/format.h>
 
+#include "verifier/render/json_text.hpp"
 #include "verifier/render/time_text.hpp"
 
 namespace zkverify::verifier {
 
 std::string render_event(const probes::WatchEvent& event, OutputFormat output) {
   if (output == OutputFormat::json) {
-    return nlohmann::json{{"time", iso8601(event.when, true)},
-                          {"elapsed_ms", event.elapsed.count()},
-                          {"event", probes::to_string(event.kind)},
-                          {"session", event.session.empty() ? nlohmann::json(nullptr) : nlohmann::json(event.session)},
-                          {"server", event.server.empty() ? nlohmann::json(nullptr) : nlohmann::json(event.server)},
-                          {"duration_ms", event.duration.count()},
-                          {"detail", event.detail}}
-               .dump() +
-           "\n";
+    nlohmann::json json{{"time", iso8601(event.when, true)},
+                        {"elapsed_ms", event.elapsed.count()},
+                        {"event", probes::to_string(event.kind)},
+                        {"session", event.session.empty() ? nlohmann::json(nullptr) : nlohmann::json(event.session)},
+                        {"server", event.server.empty() ? nlohmann::json(nullptr) : nlohmann::json(event.server)},
+                        {"duration_ms", event.duration.count()},
+                        {"detail", event.detail}};
+    return json_text(json, -1) + "\n";
   }
   std::string who = event.session.empty() ? "" : "session " + event.session;
   if (!event.server.empty()) {
@@ -52,7 +52,7 @@ std::string render_watch_summary(const probes::WatchTotals& totals, const std::v
     json["verdict"] = findings.empty() ? "ok" : "failed";
     json["findings"] = nlohmann::json::array();
     for (const auto& f : findings) json["findings"].push_back({{"severity", to_string(f.severity)}, {"code", f.code}, {"message", f.message}});
-    return json.dump() + "\n";
+    return json_text(json, -1) + "\n";
   }
   std::string text = fmt::format(
       "summary: sessions {} kept, {} expired; writes {} acknowledged, {} lost, {} failed; longest write-unavailability "

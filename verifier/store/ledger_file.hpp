@@ -16,11 +16,16 @@ namespace zkverify::verifier {
 // Failure::state_unreadable, naming the path and the field.
 std::optional<Ledger> read_ledger(const StateFile& state);
 
-// The servers this restart round approved (empty without a state file).
+// The servers this restart round approved.
+std::set<std::string> restarted_this_round(const StateFile& state);
+// The same, taking the file's lock for the read only (empty without a state file).
 std::set<std::string> restarted_this_round(const std::optional<std::string>& state_file, std::chrono::milliseconds wait);
 
 // Records `name` as approved in the ledger's restart round; the round ends (is cleared) once every
-// server was. `now` is an ISO 8601 time.
+// server was. `now` is an ISO 8601 time. Hold `state` from the read that decided to the record, so
+// two approvals cannot interleave.
+void record_restart(const StateFile& state, const std::string& name, const std::vector<ServerRow>& servers,
+                    const std::string& now);
 void record_restart(const std::string& state_file, const std::string& name, const std::vector<ServerRow>& servers,
                     const std::string& now, std::chrono::milliseconds wait);
 
