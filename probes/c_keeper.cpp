@@ -213,7 +213,7 @@ std::shared_ptr<Req> take_back(const void* context) {
 NodeStat node_stat(const Stat* stat) {
   if (!stat) return {};
   return {Zxid{static_cast<std::uint64_t>(stat->czxid)}, Zxid{static_cast<std::uint64_t>(stat->mzxid)},
-          stat->version};
+          stat->version, std::chrono::sys_time<std::chrono::milliseconds>(std::chrono::milliseconds(stat->ctime))};
 }
 
 // A result whose error is the client's return code (ZOK included).

@@ -32,6 +32,9 @@ struct NodeStat {
   Zxid czxid;
   Zxid mzxid;
   std::int32_t version = 0;
+  // When the node was created, by the wall clock of the server that created it: compare it with
+  // another node's ctime (same servers' clocks), not with this machine's clock.
+  std::chrono::sys_time<std::chrono::milliseconds> ctime{};
 };
 
 struct CreateResult {

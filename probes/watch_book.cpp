@@ -13,6 +13,8 @@ namespace {
 using std::chrono::duration_cast;
 using std::chrono::milliseconds;
 
+constexpr std::string_view kCounterPrefix = "counter-";
+
 milliseconds since(Clock::time_point then, Moment now) { return duration_cast<milliseconds>(now.steady - then); }
 
 // A counter's data as the number it holds; data that is not a number holds none of the writes.
@@ -37,6 +39,7 @@ std::string_view to_string(WatchEventKind kind) {
     case WatchEventKind::read_check: return "read-check";
     case WatchEventKind::stale_read: return "stale-read";
     case WatchEventKind::read_skipped: return "read-skipped";
+    case WatchEventKind::swept: return "swept";
   }
   return "unknown";
 }
@@ -59,8 +62,10 @@ std::string WatchBook::ephemeral_path(std::size_t session) const {
 }
 
 std::string WatchBook::counter_path(std::size_t session) const {
-  return fmt::format("{}/counter-{}", run_path(), session_name(session));
+  return fmt::format("{}/{}{}", run_path(), kCounterPrefix, session_name(session));
 }
+
+bool WatchBook::is_counter_name(std::string_view child) { return child.starts_with(kCounterPrefix); }
 
 std::vector<std::string> WatchBook::counter_paths() const {
   std::vector<std::string> paths;
@@ -246,6 +251,12 @@ void WatchBook::read_back_done(const AckedSoFar& before, const ServerRead& read,
   ++totals_.stale_reads;
   emit(now, WatchEventKind::stale_read, "", read.server,
        fmt::format("{} of {} acknowledged writes missing after sync (first: {})", missing, expected, first_missing));
+}
+
+void WatchBook::run_swept(const std::string& run, std::size_t counters, milliseconds age, Moment now) {
+  emit(now, WatchEventKind::swept, "", "",
+       fmt::format("removed {} and its {} counters: no session of its watch is left; created {}s before this run",
+                   run, counters, age.count() / 1000));
 }
 
 }  // namespace zkverify::probes

@@ -29,6 +29,7 @@ enum class WatchEventKind {
   read_check,          // a read-back through one server found every acknowledged write, in order
   stale_read,          // a read-back missed acknowledged writes, or a client's writes were applied out of order
   read_skipped,        // a read-back could not reach a server
+  swept,               // at start: a run node another watch left behind was removed (detail: which, why)
 };
 
 std::string_view to_string(WatchEventKind kind);
@@ -99,6 +100,8 @@ class WatchBook {
   [[nodiscard]] std::string ephemeral_path(std::size_t session) const;
   [[nodiscard]] std::string counter_path(std::size_t session) const;
   [[nodiscard]] std::vector<std::string> counter_paths() const;
+  // Whether a child of a run node is a counter (the other children are the sessions' ephemerals).
+  [[nodiscard]] static bool is_counter_name(std::string_view child);
 
   // Sessions.
   void session_changed(std::size_t session, const SessionEvent& event, Moment now);
@@ -127,6 +130,10 @@ class WatchBook {
   [[nodiscard]] AckedSoFar acked_so_far() const;
   // `final`: the read-back at the end, whose missing writes count as lost.
   void read_back_done(const AckedSoFar& before, const ServerRead& read, bool final, Moment now);
+
+  // At start the driver removed `run`, a run node another watch left behind: no session node was
+  // left under it, only `counters` counters, and it was created `age` before this run's node.
+  void run_swept(const std::string& run, std::size_t counters, std::chrono::milliseconds age, Moment now);
 
   // The events produced since the last call, in order.
   std::vector<WatchEvent> take_events();

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 #include <utility>
@@ -35,7 +36,25 @@ KeeperOptions session_options(std::chrono::milliseconds session_timeout) {
   return options;
 }
 
+// Sweeping one run node: its counters, then the node itself. All or nothing, and the node last: if
+// anything else is under it by then (a session node of a watch that was only starting), removing
+// it fails and nothing is removed.
+std::vector<MultiOp> sweep_ops(const std::string& run, const std::vector<std::string>& children) {
+  std::vector<MultiOp> ops;
+  for (const auto& child : children)
+    ops.push_back({MultiOp::Kind::remove, run + "/" + child, "", CreateMode::persistent, -1});
+  ops.push_back({MultiOp::Kind::remove, run, "", CreateMode::persistent, -1});
+  return ops;
+}
+
 }  // namespace
+
+// A run node of another watch that the sweep may remove: only counters under it, and old enough.
+struct WatchEngine::AbandonedRun {
+  std::string path;
+  std::vector<std::string> children;
+  milliseconds age{0};  // its ctime before this run's
+};
 
 // The book behind one mutex, and the events it produced on their way to the sink. Callbacks of the
 // sessions only feed the book and queue events here: they never wait for the sink or for I/O.
@@ -115,6 +134,7 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   open_sessions();
   if (auto error = connect_sessions(deadline)) return error;
   if (auto error = create_znodes(deadline)) return error;
+  sweep_abandoned_runs();
   writer_ = std::thread([this] { write_at_rate(); });
   checker_ = std::thread([this] { check_after_reconnects(); });
   return std::nullopt;
@@ -140,6 +160,7 @@ std::optional<std::string> WatchEngine::connect_sessions(Clock::time_point deadl
 
 std::optional<std::string> WatchEngine::create_znodes(Clock::time_point deadline) {
   auto& first = *sessions_.front();
+  creates_sent_ = true;
   for (const auto& path : {settings_.namespace_path, settings_.namespace_path + "/watch", run_path_}) {
     auto error = create_now(first, path, "", CreateMode::persistent, deadline).error;
     if (error != ZkError::ok && error != ZkError::node_exists)
@@ -154,6 +175,59 @@ std::optional<std::string> WatchEngine::create_znodes(Clock::time_point deadline
       return fmt::format("cannot create the znodes of session {}: {}", znodes.name, to_string(error));
   }
   return std::nullopt;
+}
+
+// A watch that is gone (SIGKILL, a crash, a lost machine, a cleanup that could not reach the
+// ensemble) leaves its run node and counters behind; its sessions took their session nodes with
+// them. Sweeping is best effort, bounded by one request timeout: what stays is swept next time.
+void WatchEngine::sweep_abandoned_runs() {
+  auto deadline = Clock::now() + settings_.request_timeout;
+  auto& keeper = *sessions_.front();
+  auto runs = find_abandoned_runs(keeper, deadline);
+  std::vector<Expect<MultiResult>> removals(runs.size());
+  for (std::size_t i = 0; i < runs.size(); ++i)
+    keeper.multi(sweep_ops(runs[i].path, runs[i].children), removals[i].callback());
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    // Any error leaves the node be: not_empty (a session node appeared), no_node (another watch
+    // swept it first), or no answer.
+    if (removals[i].await(deadline).error != ZkError::ok) continue;
+    const auto& run = runs[i];
+    shared_->feed([&](WatchBook& book, Moment now) { book.run_swept(run.path, run.children.size(), run.age, now); });
+  }
+}
+
+// The other run nodes with no session node under them (a watch with a live session is never
+// touched) and older than sweep_age. Age is by the ensemble's clocks, each node's ctime against this
+// run's node's, so this machine's clock being off does not matter.
+std::vector<WatchEngine::AbandonedRun> WatchEngine::find_abandoned_runs(Keeper& keeper,
+                                                                        Clock::time_point deadline) const {
+  auto parent = settings_.namespace_path + "/watch";
+  Expect<ChildrenResult> listing;
+  Expect<StatResult> ours;
+  keeper.children(parent, listing.callback());
+  keeper.exists(run_path_, ours.callback());
+  auto listed = listing.await(deadline);
+  auto reference = ours.await(deadline);
+  if (listed.error != ZkError::ok || reference.error != ZkError::ok) return {};
+  std::vector<std::string> paths;
+  std::vector<Expect<ChildrenResult>> children;
+  std::vector<Expect<StatResult>> stats;
+  for (const auto& name : listed.children) {
+    if (parent + "/" + name == run_path_) continue;
+    paths.push_back(parent + "/" + name);
+    keeper.children(paths.back(), children.emplace_back().callback());
+    keeper.exists(paths.back(), stats.emplace_back().callback());
+  }
+  std::vector<AbandonedRun> abandoned;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    auto under = children[i].await(deadline);
+    auto stat = stats[i].await(deadline);
+    if (under.error != ZkError::ok || stat.error != ZkError::ok) continue;
+    auto age = duration_cast<milliseconds>(reference.stat.ctime - stat.stat.ctime);
+    if (age >= settings_.sweep_age && std::ranges::all_of(under.children, WatchBook::is_counter_name))
+      abandoned.push_back({paths[i], std::move(under.children), age});
+  }
+  return abandoned;
 }
 
 void WatchEngine::write_at_rate() {
@@ -214,12 +288,16 @@ void WatchEngine::check_ephemerals(const std::vector<std::size_t>& sessions) {
 // Through a session pinned to each server, all at once: sync, then every session's counter, judged
 // against the acks recorded before that server's read was sent.
 void WatchEngine::read_back_everywhere(bool final) {
-  auto deadline = Clock::now() + settings_.request_timeout;
   std::vector<std::unique_ptr<Keeper>> pinned;
   for (const auto& server : settings_.servers)
     pinned.push_back(keepers_.open({server}, session_options(settings_.session_timeout)));
+  // The sessions connect at the same time, so waiting for each in turn costs one timeout in all;
+  // the reads then get a deadline of their own, so a server that is down (and uses up the
+  // connection wait) does not leave the others no time to read.
+  auto connected_by = Clock::now() + settings_.request_timeout;
   std::vector<PendingRead> reads;
-  for (auto& session : pinned) reads.push_back(start_read(*session, deadline));
+  for (auto& session : pinned) reads.push_back(start_read(*session, connected_by));
+  auto deadline = Clock::now() + settings_.request_timeout;
   for (std::size_t i = 0; i < reads.size(); ++i) {
     auto read = reads[i].collect(settings_.servers[i].name, deadline);
     shared_->feed([&](WatchBook& book, Moment now) { book.read_back_done(reads[i].before, read, final, now); });
@@ -255,16 +333,15 @@ void WatchEngine::stop() {
   if (checker_.joinable()) checker_.join();
   if (was_running) finish_run();
   close_sessions();
-  remove_run_node();
+  if (creates_sent_) remove_run_znodes();
   end_delivery();
 }
 
-// The final checks, then the removal of the writes.
+// The final checks.
 void WatchEngine::finish_run() {
   settle_writes();
   check_ephemerals(live_sessions());
   read_back_everywhere(true);
-  remove_counters();
 }
 
 // Writes still in flight get a moment to be acknowledged (or fail) before the final count.
@@ -277,25 +354,22 @@ void WatchEngine::settle_writes() {
   shared.queue_events();
 }
 
-// The counters go now, through the first live session that can; the ephemerals go with their
-// sessions, the run's node after them.
-void WatchEngine::remove_counters() {
-  auto deadline = Clock::now() + settings_.request_timeout;
-  auto counters = shared_->ask([](const WatchBook& book) { return book.counter_paths(); });
-  for (auto session : live_sessions())
-    if (remove_all_now(*sessions_[session], counters, deadline) == ZkError::ok) return;
-}
-
 void WatchEngine::close_sessions() {
   shared_->feed([](WatchBook& book, Moment) { book.closing(); });
   close_all(sessions_, Clock::now() + settings_.request_timeout);  // the servers delete the ephemerals
   sessions_.clear();
 }
 
-void WatchEngine::remove_run_node() {
+// Whatever this run created that its sessions did not take with them: the counters (only some when
+// start() failed half-way: a missing one is no error), then the run's node, which can go once the closed
+// sessions' nodes are gone. Through a session of its own, whatever became of the run's (expired,
+// or never connected). What stays (no server reachable; a close abandoned, so its session node
+// stays until the session expires) is swept by a later watch.
+void WatchEngine::remove_run_znodes() {
   auto cleaner = keepers_.open(settings_.servers, session_options(settings_.session_timeout));
   auto deadline = Clock::now() + settings_.request_timeout;
   if (cleaner->wait_connected(deadline) == ZkError::ok) {
+    remove_all_now(*cleaner, shared_->ask([](const WatchBook& book) { return book.counter_paths(); }), deadline);
     remove_now(*cleaner, run_path_, deadline);
     remove_now(*cleaner, settings_.namespace_path + "/watch", deadline);  // fails harmlessly while another watch runs
   }

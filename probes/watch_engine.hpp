@@ -25,6 +25,9 @@ struct WatchSettings {
   double rate = 20;  // writes per second
   std::chrono::milliseconds session_timeout{10000};
   std::chrono::milliseconds request_timeout{3000};  // one read-back or cleanup step
+  // At start, a run node another watch left behind is removed once no session node is left under it
+  // and it is at least this old: a younger one may be a watch still creating its session nodes.
+  std::chrono::milliseconds sweep_age{60000};
 };
 
 class WatchEngine {
@@ -38,19 +41,21 @@ class WatchEngine {
   WatchEngine& operator=(const WatchEngine&) = delete;
 
   // Connects one session per server (each to its own server first, the others as fallback, in list
-  // order), creates the run's znodes and starts writing. Returns an error text when it cannot.
-  // Call it once.
+  // order), creates the run's znodes, sweeps away the run nodes of watches that are gone (a `swept`
+  // event each) and starts writing. Returns an error text when it cannot; stop() (or the
+  // destructor) then removes whatever it created. Call it once.
   std::optional<std::string> start(Clock::time_point deadline);
-  // Stops writing, waits for the writes in flight, reads back through every server, removes the
-  // run's znodes and closes the sessions; the sink has seen every event when it returns. Each step
-  // is bounded by the request timeout, so a hung server delays it by a few of them at most.
-  // Idempotent; not to be called concurrently with itself.
+  // Stops writing, waits for the writes in flight, reads back through every server, closes the
+  // sessions and removes the run's znodes (also after a start() that failed half-way); the sink has
+  // seen every event when it returns. Each step is bounded by the request timeout, so a hung server
+  // delays it by a few of them at most. Idempotent; not to be called concurrently with itself.
   void stop();
   WatchTotals totals() const;
 
  private:
   struct Shared;
   struct PendingRead;
+  struct AbandonedRun;
   struct SessionZnodes {
     std::string name;       // the server the session prefers
     std::string ephemeral;  // its ephemeral znode
@@ -60,6 +65,8 @@ class WatchEngine {
   void open_sessions();
   std::optional<std::string> connect_sessions(Clock::time_point deadline);
   std::optional<std::string> create_znodes(Clock::time_point deadline);
+  void sweep_abandoned_runs();
+  std::vector<AbandonedRun> find_abandoned_runs(Keeper& keeper, Clock::time_point deadline) const;
   void write_at_rate();
   void send_write(const WatchBook::Write& write);
   void check_after_reconnects();
@@ -68,9 +75,8 @@ class WatchEngine {
   PendingRead start_read(Keeper& pinned, Clock::time_point deadline);
   void finish_run();
   void settle_writes();
-  void remove_counters();
   void close_sessions();
-  void remove_run_node();
+  void remove_run_znodes();
   void deliver_events();
   void end_delivery();
   [[nodiscard]] std::vector<std::size_t> live_sessions() const;
@@ -85,6 +91,7 @@ class WatchEngine {
   // The book and what the sessions' callbacks touch: shared with them, since a callback can run
   // after the engine is gone.
   std::shared_ptr<Shared> shared_;
+  bool creates_sent_ = false;  // create_znodes() sent a create: stop() has znodes to remove
   bool stopped_ = false;
   std::thread writer_;
   std::thread checker_;

@@ -101,7 +101,8 @@ probes::CreateResult create_node(Tree& tree, const std::string& path, const std:
     return result;
   }
   if (is_sequential(mode)) ++parent->second.next_sequence;
-  Node node{data, {zxid, zxid, 0}, is_ephemeral(mode) ? session : 0, 0};
+  auto now = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
+  Node node{data, {zxid, zxid, 0, now}, is_ephemeral(mode) ? session : 0, 0};
   result = {ZkError::ok, name, node.stat};
   tree.emplace(name, std::move(node));
   return result;

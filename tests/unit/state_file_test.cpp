@@ -1,7 +1,17 @@
+#include <grp.h>
+#include <pwd.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <sstream>
 
 #include <catch2/catch.hpp>
 
@@ -29,6 +39,91 @@ struct Dir {
   Dir() { fs::create_directories(path); }
   ~Dir() { fs::remove_all(path); }
 };
+
+// A directory that an unprivileged child can reach: under /tmp, since TMPDIR may be private (0700).
+struct SharedDir {
+  fs::path path;
+  SharedDir() {
+    std::string pattern = "/tmp/zkverify-unit-XXXXXX";
+    REQUIRE(::mkdtemp(pattern.data()));
+    path = pattern;
+    fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                              fs::perms::others_read | fs::perms::others_exec);
+  }
+  ~SharedDir() {
+    std::error_code ignored;  // a destructor must not throw, also when a test left a directory closed
+    fs::remove_all(path, ignored);
+  }
+};
+
+// Runs `body` in a forked child without root's privileges and returns its exit code. Root bypasses
+// permission bits, so when the tests run as root the child becomes nobody; otherwise it is the
+// user, whom the bits already bind. `body` must not use Catch's assertions (they belong to the
+// parent): it answers with its exit code.
+int unprivileged(const std::function<int()>& body) {
+  auto* nobody = ::getpwnam("nobody");
+  REQUIRE(nobody);
+  auto child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    if (::geteuid() == 0 &&
+        (::setgroups(0, nullptr) != 0 || ::setgid(nobody->pw_gid) != 0 || ::setuid(nobody->pw_uid) != 0))
+      ::_exit(90);
+    try {
+      ::_exit(body());
+    } catch (...) {
+      ::_exit(91);
+    }
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  return WEXITSTATUS(status);
+}
+
+std::string bytes_of(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream bytes;
+  bytes << in.rdbuf();
+  return bytes.str();
+}
+
+bool has_temp_file(const fs::path& dir) {
+  return std::ranges::any_of(fs::directory_iterator(dir), [](const fs::directory_entry& entry) {
+    return entry.path().filename().string().find(".tmp.") != std::string::npos;
+  });
+}
+
+// A tmpfs of `size` mounted on a fresh directory, unmounted whatever happens.
+class SmallDisk {
+ public:
+  explicit SmallDisk(const std::string& size) {
+    mounted_ = ::mount("tmpfs", dir_.path.c_str(), "tmpfs", 0, ("size=" + size).c_str()) == 0;
+    if (!mounted_) error_ = std::strerror(errno);
+  }
+  ~SmallDisk() {
+    if (mounted_ && ::umount(dir_.path.c_str()) != 0) ::umount2(dir_.path.c_str(), MNT_DETACH);
+  }
+  SmallDisk(const SmallDisk&) = delete;
+  SmallDisk& operator=(const SmallDisk&) = delete;
+
+  [[nodiscard]] bool mounted() const { return mounted_; }
+  [[nodiscard]] const std::string& error() const { return error_; }
+  [[nodiscard]] const fs::path& path() const { return dir_.path; }
+
+ private:
+  SharedDir dir_;
+  bool mounted_ = false;
+  std::string error_;  // why it could not be mounted
+};
+
+// Writes zeros to `path` until the file system is full.
+void fill(const fs::path& path) {
+  std::ofstream out(path, std::ios::binary);
+  std::string block(4096, '\0');
+  while (out.write(block.data(), static_cast<std::streamsize>(block.size()))) {
+  }
+}
 
 }  // namespace
 
@@ -71,4 +166,108 @@ TEST_CASE("state file: a failed write leaves the old file and no temp file") {
   CHECK((*state.read())["a"] == 1);
   for (const auto& entry : fs::directory_iterator(dir.path))
     CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+}
+
+TEST_CASE("state file: a symlink planted at the temp file's name is not followed") {
+  Dir dir;
+  auto file = dir.path / "ledger.json";
+  auto victim = dir.path / "victim";
+  std::ofstream(victim) << "precious";
+  // The name the temp file had before it was random: anyone could plant a link there in advance.
+  fs::create_symlink(victim, dir.path / (".ledger.json.tmp." + std::to_string(::getpid())));
+  StateFile state(file, std::chrono::milliseconds(100));
+  state.write(nlohmann::json{{"a", 1}});
+  CHECK(bytes_of(victim) == "precious");
+  CHECK_FALSE(fs::is_symlink(file));
+  CHECK(state.read() == nlohmann::json{{"a", 1}});
+}
+
+TEST_CASE("state file: the replacement keeps the old file's mode, group and owner") {
+  Dir dir;
+  auto file = dir.path / "ledger.json";
+  StateFile state(file, std::chrono::milliseconds(100));
+  state.write(nlohmann::json{{"a", 1}});
+  if (::geteuid() == 0) {  // a ledger a colleague wrote, shared with a group
+    auto* nobody = ::getpwnam("nobody");
+    REQUIRE(nobody);
+    REQUIRE(::chown(file.c_str(), nobody->pw_uid, nobody->pw_gid) == 0);
+  }
+  REQUIRE(::chmod(file.c_str(), 0660) == 0);
+  struct stat before {};
+  REQUIRE(::stat(file.c_str(), &before) == 0);
+  state.write(nlohmann::json{{"a", 2}});
+  struct stat after {};
+  REQUIRE(::stat(file.c_str(), &after) == 0);
+  CHECK((after.st_mode & 07777) == 0660);
+  CHECK(after.st_gid == before.st_gid);
+  CHECK(after.st_uid == before.st_uid);
+  CHECK(after.st_ino != before.st_ino);  // replaced, not rewritten in place
+}
+
+TEST_CASE("state file: a user who may not write the lock file still takes it and reads") {
+  SharedDir dir;
+  auto file = dir.path / "ledger.json";
+  {
+    StateFile state(file, std::chrono::milliseconds(100));
+    state.write(nlohmann::json{{"a", 1}});
+  }
+  REQUIRE(::chmod((file.string() + ".lock").c_str(), 0444) == 0);
+  auto code = unprivileged([&] {
+    StateFile state(file, std::chrono::milliseconds(100));
+    return state.read() == nlohmann::json{{"a", 1}} ? 0 : 1;
+  });
+  CHECK(code == 0);  // 91: it threw (the lock could not be opened)
+}
+
+TEST_CASE("state file: a ledger that cannot be looked at is unreadable, not a first run") {
+  // 0 when read() threw state_unreadable naming the file; 1 when it answered (as if a first run).
+  auto read_outcome = [](const fs::path& file) {
+    StateFile state(file, std::chrono::milliseconds(100));
+    try {
+      static_cast<void>(state.read());
+    } catch (const zkverify::Error& error) {
+      bool named = std::string(error.what()).find(file.string()) != std::string::npos;
+      return error.code() == zkverify::Failure::state_unreadable && named ? 0 : 2;
+    }
+    return 1;
+  };
+  SECTION("a symlink loop (ELOOP)") {
+    Dir dir;
+    auto file = dir.path / "ledger.json";
+    fs::create_symlink(file, file);
+    CHECK(read_outcome(file) == 0);
+  }
+  SECTION("a directory this user may not search (EACCES)") {
+    SharedDir dir;
+    auto secret = dir.path / "secret";
+    fs::create_directory(secret);
+    std::ofstream(secret / "ledger.json") << R"({"a": 1})";
+    auto file = dir.path / "ledger.json";
+    fs::create_symlink(secret / "ledger.json", file);
+    { StateFile creates_the_lock(file, std::chrono::milliseconds(100)); }
+    REQUIRE(::chmod(secret.c_str(), 0) == 0);
+    REQUIRE(::chmod((file.string() + ".lock").c_str(), 0666) == 0);  // so that only the ledger is out of reach
+    auto code = unprivileged([&] { return read_outcome(file); });
+    REQUIRE(::chmod(secret.c_str(), 0700) == 0);
+    CHECK(code == 0);
+  }
+}
+
+TEST_CASE("state file: a full disk is unwritable and the old ledger stands") {
+  SmallDisk disk("64k");
+  if (!disk.mounted()) {
+    WARN("cannot mount a tmpfs (" << disk.error() << "): a full disk is not tested");
+    return;
+  }
+  auto file = disk.path() / "ledger.json";
+  StateFile state(file, std::chrono::milliseconds(100));
+  state.write(nlohmann::json{{"a", 1}});
+  auto old_bytes = bytes_of(file);
+  fill(disk.path() / "filler");
+  nlohmann::json big;
+  big["pad"] = std::string(32768, 'x');
+  CHECK_THROWS_MATCHES(state.write(big), zkverify::Error, FailureIs(zkverify::Failure::state_unwritable));
+  CHECK_THROWS_WITH(state.write(big), Contains(std::strerror(ENOSPC)));  // the disk, not something else
+  CHECK(bytes_of(file) == old_bytes);
+  CHECK_FALSE(has_temp_file(disk.path()));
 }

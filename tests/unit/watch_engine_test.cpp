@@ -14,6 +14,7 @@
 using namespace zkverify;
 using namespace zkverify::probes;
 using Catch::Matchers::EndsWith;
+using Catch::Matchers::StartsWith;
 using std::chrono::milliseconds;
 using Kind = WatchEventKind;
 
@@ -73,6 +74,27 @@ class Recorder {
 
 bool under(const std::string& path, const std::string& root) { return path.rfind(root, 0) == 0; }
 
+std::unique_ptr<Keeper> connected_session(fake::Ensemble& ensemble) {
+  auto session = ensemble.factory().open(parse_server_list("s1=127.0.0.1:2181"), {});
+  REQUIRE(session->wait_connected(Clock::now() + milliseconds(1000)) == ZkError::ok);
+  return session;
+}
+
+// The znodes of another watch, made through `owner`: its run node and two counters, and, with
+// `with_session`, a session node, which lives as long as `owner`'s session.
+std::string plant_run(Keeper& owner, const std::string& name, bool with_session) {
+  auto deadline = Clock::now() + milliseconds(1000);
+  auto run = "/zkverify/watch/" + name;
+  create_now(owner, "/zkverify", "", CreateMode::persistent, deadline);
+  create_now(owner, "/zkverify/watch", "", CreateMode::persistent, deadline);
+  REQUIRE(create_now(owner, run, "", CreateMode::persistent, deadline).error == ZkError::ok);
+  for (const auto& counter : {"/counter-s1", "/counter-s2"})
+    REQUIRE(create_now(owner, run + counter, "7", CreateMode::persistent, deadline).error == ZkError::ok);
+  if (with_session)
+    REQUIRE(create_now(owner, run + "/session-s1", "s1", CreateMode::ephemeral, deadline).error == ZkError::ok);
+  return run;
+}
+
 }  // namespace
 
 TEST_CASE("watch engine: a healthy run writes, reads every write back and leaves nothing behind") {
@@ -103,6 +125,25 @@ TEST_CASE("watch engine: a healthy run writes, reads every write back and leaves
   CHECK_FALSE(ensemble.has_node("/zkverify/watch"));
   CHECK(std::ranges::none_of(ensemble.paths(), [&](const std::string& path) { return under(path, run_path); }));
   CHECK(ensemble.sessions_open() == 0);
+}
+
+TEST_CASE("watch engine: a server that is down costs its own read-back only, not the others'") {
+  fake::Ensemble ensemble;
+  Recorder recorder;
+  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  std::this_thread::sleep_for(milliseconds(200));
+  ensemble.set_down("s1");  // the first listed: a read-back session pinned to it never connects
+  ensemble.delay_completions(milliseconds(20));  // answers take time, as a server's do
+  engine.stop();
+
+  auto checks = recorder.of(Kind::read_check);
+  CHECK(checks.size() == 2);  // s2 and s3 still read every acknowledged write back
+  for (const auto& check : checks) CHECK(check.server != "s1");
+  auto skipped = recorder.of(Kind::read_skipped);
+  REQUIRE(skipped.size() == 1);
+  CHECK(skipped.front().server == "s1");
+  CHECK(engine.totals().writes_lost == 0);
 }
 
 TEST_CASE("watch engine: a session the ensemble expires is reported once and writes no more") {
@@ -189,4 +230,68 @@ TEST_CASE("watch engine: start() says why it cannot start, and the engine still 
     CHECK(*error == expected);
   }
   CHECK(Clock::now() - began < settings.request_timeout * 4 + std::chrono::seconds(1));
+}
+
+TEST_CASE("watch engine: a start() that fails half-way removes what it created") {
+  fake::Ensemble ensemble;
+  // The creates: the namespace, /watch, the run's node, then each session's node and counter: the
+  // 7th is session s2's counter.
+  ensemble.inject(rule("", fake::OpKind::create, fake::Fault::connection_loss, 7));
+  {
+    WatchEngine engine(quick_settings(), ensemble.factory(), nullptr);
+    auto error = engine.start(Clock::now() + milliseconds(2000));
+    REQUIRE(error);
+    CHECK(*error == "cannot create the znodes of session s2: connection_loss");
+  }
+  CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});
+}
+
+TEST_CASE("watch engine: with every session expired, the counters and the run's node still go") {
+  fake::Ensemble ensemble;
+  Recorder recorder;
+  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  std::this_thread::sleep_for(milliseconds(100));
+  for (const auto& server : {"s1", "s2", "s3"}) ensemble.expire_sessions_on(server);
+  engine.stop();
+  CHECK(recorder.of(Kind::expired).size() == 3);
+  CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});
+}
+
+TEST_CASE("watch engine: at start, a run left behind is swept once no session is left and it is old enough") {
+  fake::Ensemble ensemble;
+  auto settings = quick_settings();
+  settings.sweep_age = milliseconds(500);
+  auto killed = connected_session(ensemble);
+  auto abandoned = plant_run(*killed, "gone-1-1", true);
+  killed->close(Clock::now() + milliseconds(1000));  // its session node goes with its session
+  std::this_thread::sleep_for(settings.sweep_age + milliseconds(200));
+  auto starting = connected_session(ensemble);
+  auto young = plant_run(*starting, "starting-2-2", false);  // a watch yet to create its session nodes
+  Recorder recorder;
+  WatchEngine engine(settings, ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  CHECK(std::ranges::none_of(ensemble.paths(), [&](const std::string& path) { return under(path, abandoned); }));
+  CHECK(ensemble.has_node(young + "/counter-s1"));
+  REQUIRE(recorder.wait_for(Kind::swept, milliseconds(1000)));
+  engine.stop();
+  auto swept = recorder.of(Kind::swept);
+  REQUIRE(swept.size() == 1);
+  CHECK_THAT(swept[0].detail, StartsWith("removed " + abandoned + " and its 2 counters: no session"));
+  CHECK(ensemble.has_node(young + "/counter-s2"));
+}
+
+TEST_CASE("watch engine: a run whose watch still has a session is never swept, however old") {
+  fake::Ensemble ensemble;
+  auto settings = quick_settings();
+  settings.sweep_age = milliseconds(300);
+  auto alive = connected_session(ensemble);
+  auto run = plant_run(*alive, "alive-1-1", true);
+  std::this_thread::sleep_for(settings.sweep_age + milliseconds(200));
+  Recorder recorder;
+  WatchEngine engine(settings, ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  engine.stop();
+  CHECK(recorder.of(Kind::swept).empty());
+  for (const auto& node : {"/session-s1", "/counter-s1", "/counter-s2"}) CHECK(ensemble.has_node(run + node));
 }

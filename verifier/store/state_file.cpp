@@ -2,13 +2,14 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <random>
 #include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -20,6 +21,48 @@ namespace {
 
 std::string os_error() { return std::strerror(errno); }
 
+// A descriptor closed on every path.
+class UniqueFd {
+ public:
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  ~UniqueFd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+
+  [[nodiscard]] int get() const { return fd_; }
+  // Closes now; false when the close reports an error (some file systems report failed writes there).
+  bool close() { return ::close(std::exchange(fd_, -1)) == 0; }
+
+ private:
+  int fd_;
+};
+
+// The lock beside the ledger, read-write (created if missing) when this user may, read-only when it
+// may not: flock needs no write access, so a user who may only read the ledger can still wait for
+// a writer to finish. Never through a symlink: O_CREAT would create the file it points to.
+int open_lock(const std::string& lock_path) {
+  int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd >= 0 || (errno != EACCES && errno != EROFS)) return fd;
+  int denied = errno;
+  fd = ::open(lock_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) errno = denied;  // why it could not be written says more than "no such file"
+  return fd;
+}
+
+std::string read_all(int fd, const fs::path& path) {
+  std::string bytes;
+  char buffer[16384];
+  while (true) {
+    auto n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(Failure::state_unreadable, fmt::format("state file {}: cannot be read: {}", path.string(), os_error()));
+    if (n == 0) return bytes;
+    bytes.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
 void write_all(int fd, const std::string& bytes, const fs::path& path) {
   std::size_t done = 0;
   while (done < bytes.size()) {
@@ -30,12 +73,48 @@ void write_all(int fd, const std::string& bytes, const fs::path& path) {
   }
 }
 
+// The file being replaced, if there is one. Only ENOENT means none: any other error (EACCES, ELOOP)
+// is a file this user cannot see, which must not be replaced as if it were a first run.
+std::optional<struct stat> existing_file(const fs::path& path) {
+  struct stat old {};
+  if (::stat(path.c_str(), &old) == 0) return old;
+  if (errno == ENOENT) return std::nullopt;
+  throw Error(Failure::state_unreadable, fmt::format("state file {}: cannot be read: {}", path.string(), os_error()));
+}
+
+// A name beside the ledger that nobody can know in advance, to plant something at.
+fs::path temp_beside(const fs::path& path, const fs::path& dir) {
+  std::random_device random;
+  return dir / fmt::format(".{}.tmp.{:08x}{:08x}", path.filename().string(), random(), random());
+}
+
+// Created exclusively and never through a symlink (O_EXCL refuses any existing name, O_NOFOLLOW says
+// so twice): in a shared directory, nothing planted there may redirect the write. A replacement
+// starts private and gets the old file's mode before any byte is written; a first ledger gets 0644
+// less the umask.
+int create_temp(const fs::path& temp, bool replacing) {
+  return ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, replacing ? 0600 : 0644);
+}
+
+// The replacement keeps the old file's owner, group and mode, so that a ledger a group shares stays
+// theirs whoever ran last. Ownership first: a chown may clear the set-group-ID bit that the chmod
+// then restores. It is best effort: only root may give a file away, and a user may give it only a
+// group it belongs to; short of that, the replacement has the writer's group.
+void keep_access(int fd, const struct stat& old, const fs::path& temp) {
+  static_cast<void>(::fchown(fd, old.st_uid, old.st_gid) == 0 ||
+                    ::fchown(fd, static_cast<uid_t>(-1), old.st_gid) == 0);
+  if (::fchmod(fd, old.st_mode & 07777) != 0)
+    throw Error(Failure::state_unwritable, fmt::format("chmod {}: {}", temp.string(), os_error()));
+}
+
 }  // namespace
 
 StateFile::StateFile(fs::path path, std::chrono::milliseconds wait) : path_(std::move(path)) {
   auto lock_path = path_.string() + ".lock";
-  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) throw Error(Failure::state_unreadable, fmt::format("state file {}: cannot open its lock {}: {}", path_.string(), lock_path, os_error()));
+  lock_fd_ = open_lock(lock_path);
+  if (lock_fd_ < 0)
+    throw Error(Failure::state_unreadable,
+                fmt::format("state file {}: cannot open its lock {}: {}", path_.string(), lock_path, os_error()));
   auto give_up = std::chrono::steady_clock::now() + wait;
   while (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= give_up) {
@@ -52,14 +131,12 @@ StateFile::~StateFile() {
 }
 
 std::optional<nlohmann::json> StateFile::read() const {
-  std::error_code ec;
-  if (!fs::exists(path_, ec)) return std::nullopt;
-  std::ifstream in(path_, std::ios::binary);
-  if (!in) throw Error(Failure::state_unreadable, fmt::format("state file {}: cannot be read: {}", path_.string(), os_error()));
-  std::ostringstream text;
-  text << in.rdbuf();
+  UniqueFd fd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0 && errno == ENOENT) return std::nullopt;  // a first run; any other error is not
+  if (fd.get() < 0)
+    throw Error(Failure::state_unreadable, fmt::format("state file {}: cannot be read: {}", path_.string(), os_error()));
   try {
-    return nlohmann::json::parse(text.str());
+    return nlohmann::json::parse(read_all(fd.get(), path_));
   } catch (const nlohmann::json::parse_error& error) {
     throw Error(Failure::state_unreadable, fmt::format("state file {} is not valid JSON ({}); fix it, or start over with --reset-state",
                                      path_.string(), error.what()));
@@ -68,27 +145,26 @@ std::optional<nlohmann::json> StateFile::read() const {
 
 void StateFile::write(const nlohmann::json& content) const {
   auto dir = path_.has_parent_path() ? path_.parent_path() : fs::path(".");
-  auto temp = dir / fmt::format(".{}.tmp.{}", path_.filename().string(), ::getpid());
-  int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(Failure::state_unwritable, fmt::format("state file {}: cannot create {}: {}", path_.string(), temp.string(), os_error()));
+  auto old = existing_file(path_);
+  auto temp = temp_beside(path_, dir);
+  UniqueFd fd(create_temp(temp, old.has_value()));
+  if (fd.get() < 0)
+    throw Error(Failure::state_unwritable,
+                fmt::format("state file {}: cannot create {}: {}", path_.string(), temp.string(), os_error()));
   try {
-    write_all(fd, content.dump(2) + "\n", temp);
-    if (::fsync(fd) != 0) throw Error(Failure::state_unwritable, fmt::format("fsync {}: {}", temp.string(), os_error()));
-    ::close(fd);
-    fd = -1;
+    if (old) keep_access(fd.get(), *old, temp);
+    write_all(fd.get(), content.dump(2) + "\n", temp);
+    if (::fsync(fd.get()) != 0) throw Error(Failure::state_unwritable, fmt::format("fsync {}: {}", temp.string(), os_error()));
+    if (!fd.close()) throw Error(Failure::state_unwritable, fmt::format("close {}: {}", temp.string(), os_error()));
     if (::rename(temp.c_str(), path_.c_str()) != 0)
       throw Error(Failure::state_unwritable, fmt::format("rename {} to {}: {}", temp.string(), path_.string(), os_error()));
   } catch (...) {
-    if (fd >= 0) ::close(fd);
     ::unlink(temp.c_str());
     throw;
   }
   // The rename is durable only once the directory entry is on disk.
-  int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dir_fd >= 0) {
-    ::fsync(dir_fd);
-    ::close(dir_fd);
-  }
+  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());
 }
 
 }  // namespace zkverify::verifier

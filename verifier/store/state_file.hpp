@@ -1,6 +1,8 @@
 #pragma once
-// The ledger's file: read it (a missing file is a first run), write it atomically (temp file, fsync,
-// rename, fsync of the directory), and hold an exclusive lock (flock on FILE.lock) meanwhile.
+// The ledger's file: read it (a missing file is a first run; a file that cannot be looked at is not),
+// write it atomically (a temp file created exclusively under a random name, fsync, rename, fsync of
+// the directory) keeping the old file's mode, group and, when allowed, owner, and hold an exclusive
+// lock (flock on FILE.lock, opened read-only by a user who may not write it) meanwhile.
 
 #include <chrono>
 #include <filesystem>
@@ -16,7 +18,8 @@ namespace zkverify::verifier {
 // locked) or Failure::state_unwritable (the write failed; the previous file stands).
 class StateFile {
  public:
-  // Takes the lock, waiting up to `wait` for another zkverify to release it.
+  // Takes the lock, waiting up to `wait` for another zkverify to release it. A user who may only read
+  // the ledger takes it too (and a write then fails).
   StateFile(std::filesystem::path path, std::chrono::milliseconds wait);
   ~StateFile();  // releases the lock
   StateFile(const StateFile&) = delete;
