@@ -14,11 +14,12 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 
-asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::string command, ProbeLimits limits) {
+asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::vector<asio::ip::address> addresses,
+                                              std::string command, ProbeLimits limits) {
   Exchange exchange;
   auto started = Clock::now();
   beast::tcp_stream stream(co_await asio::this_coro::executor);
-  if (co_await tcp::connect(stream, server.host, server.port, limits, exchange)) {
+  if (co_await tcp::connect(stream, std::move(addresses), server.port, limits, exchange)) {
     boost::system::error_code ec;
     http::request<http::empty_body> request{http::verb::get, "/commands/" + command, 11};
     request.set(http::field::host, server.endpoint());

@@ -4,16 +4,21 @@
 #include "probes/io.hpp"
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/ip/address.hpp>
 
 #include "probes/facts.hpp"
 #include "probes/four_letter.hpp"
 
 namespace zkverify::probes {
 
-// GET http://host:admin_port/commands/<command>; the body in Exchange::reply on HTTP 200.
-// Any other status is ProbeError::http_error with the status in the detail.
-boost::asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::string command, ProbeLimits limits);
+// GET http://host:port/commands/<command> from `server` (its port the AdminServer's), connecting
+// to the addresses its host resolved to; the body in Exchange::reply on HTTP 200. Any other status
+// is ProbeError::http_error with the status in the detail.
+boost::asio::awaitable<Exchange> fetch_admin_command(ServerAddress server,
+                                                     std::vector<boost::asio::ip::address> addresses,
+                                                     std::string command, ProbeLimits limits);
 
 }  // namespace zkverify::probes

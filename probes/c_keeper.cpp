@@ -1,7 +1,5 @@
 #include "probes/c_keeper.hpp"
 
-#include <netdb.h>
-#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -13,7 +11,10 @@
 #include <thread>
 #include <utility>
 
+#include <boost/asio/ip/tcp.hpp>
 #include <zookeeper/zookeeper.h>
+
+#include "probes/resolver.hpp"
 
 namespace zkverify::probes {
 
@@ -32,67 +33,51 @@ void configure_client_log() {
   });
 }
 
-// "host:port,..." for zookeeper_init. IPv6 hosts go without brackets: the 3.8 client splits each
-// entry at its last colon and does not understand "[::1]:2181".
-std::string connect_string(const std::vector<ServerAddress>& servers) {
+// A listed server with the addresses its host resolved to: zookeeper_init is given these, so the
+// peer address of the session's socket maps back to the server's name.
+struct KnownServer {
+  std::string name;
+  std::uint16_t port = 0;
+  std::vector<boost::asio::ip::address> addresses;
+};
+
+// The listed servers whose hosts resolved by the deadline, all looked up at once through the
+// bounded resolver. The others are left out: a session fails over to the rest, if any.
+std::vector<KnownServer> resolve_servers(const std::vector<ServerAddress>& servers, Clock::time_point deadline) {
+  std::vector<std::string> hosts;
+  for (const auto& server : servers) hosts.push_back(server.host);
+  auto found = resolve_all(system_resolver(), hosts, deadline);
+  std::vector<KnownServer> known;
+  for (std::size_t i = 0; i < servers.size(); ++i)
+    if (found[i].ok()) known.push_back({servers[i].name, servers[i].port, std::move(found[i].addresses)});
+  return known;
+}
+
+// "address:port,..." for zookeeper_init: numeric, so that it looks nothing up. IPv6 addresses go
+// without brackets: the 3.8 client splits each entry at its last colon and does not understand
+// "[::1]:2181".
+std::string connect_string(const std::vector<KnownServer>& servers) {
   std::string hosts;
   for (const auto& server : servers) {
-    if (!hosts.empty()) hosts += ',';
-    hosts += server.host + ':' + std::to_string(server.port);
+    for (const auto& address : server.addresses) {
+      if (!hosts.empty()) hosts += ',';
+      hosts += address.to_string() + ':' + std::to_string(server.port);
+    }
   }
   return hosts;
 }
 
-std::string numeric_host(const sockaddr* address, socklen_t length) {
-  char text[NI_MAXHOST];
-  if (getnameinfo(address, length, text, sizeof text, nullptr, 0, NI_NUMERICHOST) != 0) return {};
-  return text;
-}
-
-std::optional<std::uint16_t> port_of(const sockaddr_storage& address) {
-  if (address.ss_family == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in&>(address).sin_port);
-  if (address.ss_family == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6&>(address).sin6_port);
-  return std::nullopt;
-}
-
-// A listed server with the numeric addresses its host stands for, so that the peer address of the
-// session's socket can be mapped back to the server's name.
-struct KnownServer {
-  std::string name;
-  std::uint16_t port = 0;
-  std::vector<std::string> addresses;  // "127.0.0.1", "::1"
-};
-
-// Resolves like the C client does in zookeeper_init (same resolver, same names, so no new wait).
-std::vector<std::string> numeric_addresses(const std::string& host) {
-  addrinfo hints{};
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(host.c_str(), nullptr, &hints, &found) != 0) return {host};
-  std::vector<std::string> addresses;
-  for (const addrinfo* entry = found; entry; entry = entry->ai_next)
-    addresses.push_back(numeric_host(entry->ai_addr, entry->ai_addrlen));
-  freeaddrinfo(found);
-  return addresses;
-}
-
-std::vector<KnownServer> known_servers(const std::vector<ServerAddress>& servers) {
-  std::vector<KnownServer> known;
-  for (const auto& server : servers) known.push_back({server.name, server.port, numeric_addresses(server.host)});
-  return known;
-}
-
-// The listed name of the server `zh` is connected to: "" while not connected, "host:port" when the
-// peer is none of the listed servers.
-std::string connected_name(zhandle_t* zh, const std::vector<KnownServer>& servers) {
-  sockaddr_storage peer{};
-  socklen_t length = sizeof peer;
-  if (!zookeeper_get_connected_host(zh, reinterpret_cast<sockaddr*>(&peer), &length)) return {};
-  auto host = numeric_host(reinterpret_cast<const sockaddr*>(&peer), length);
-  auto port = port_of(peer);
+// The listed name of the server `zh` is connected to: "" while not connected, "address:port" when
+// the peer is none of the listed servers.
+std::string name_of_peer(zhandle_t* zh, const std::vector<KnownServer>& servers) {
+  boost::asio::ip::tcp::endpoint peer;
+  auto length = static_cast<socklen_t>(peer.capacity());
+  if (!zookeeper_get_connected_host(zh, peer.data(), &length)) return {};
+  peer.resize(length);
   for (const auto& server : servers)
-    if (port == server.port && std::ranges::find(server.addresses, host) != server.addresses.end()) return server.name;
-  return host + ':' + (port ? std::to_string(*port) : std::string("?"));
+    if (peer.port() == server.port && std::ranges::find(server.addresses, peer.address()) != server.addresses.end())
+      return server.name;
+  return peer.address().to_string() + ':' + std::to_string(peer.port());
 }
 
 SessionState session_state_of(int state) {
@@ -103,12 +88,12 @@ SessionState session_state_of(int state) {
 }
 
 // What the C client's threads reach through the watcher's context. Owned jointly by the CKeeper
-// and its close thread, so it lives as long as the client may call the watcher, which it can do
-// while the CKeeper is being destroyed or after (an abandoned close is still running).
+// and its opening and closing threads, so it lives as long as the client may call the watcher,
+// which it can do while the CKeeper is being destroyed or after (an abandoned close is still
+// running).
 class SessionShared {
  public:
-  SessionShared(std::vector<KnownServer> servers, Keeper::Listener listener)
-      : servers_(std::move(servers)), listener_(std::move(listener)) {}
+  explicit SessionShared(Keeper::Listener listener) : listener_(std::move(listener)) {}
 
   // The C client's watcher; the session's events arrive on its completion thread, one at a time.
   static void on_event(zhandle_t* zh, int type, int state, const char* /*path*/, void* context) {
@@ -116,7 +101,7 @@ class SessionShared {
     auto& self = *static_cast<SessionShared*>(context);
     SessionEvent event{session_state_of(state), {}, {}};
     if (event.state == SessionState::connected) {
-      event.server = connected_name(zh, self.servers_);
+      event.server = self.connected_name(zh);
       event.granted_timeout = std::chrono::milliseconds(zoo_recv_timeout(zh));
     }
     self.publish(event);
@@ -126,13 +111,37 @@ class SessionShared {
     std::lock_guard lock(mutex_);
     return state_;
   }
-  [[nodiscard]] const std::vector<KnownServer>& servers() const { return servers_; }
 
-  // Until the state is settled (connected, expired, auth failed, closed) or the deadline passes.
-  SessionState wait_settled(Clock::time_point deadline) const {
+  // Before zookeeper_init: the servers its handle is given.
+  void set_servers(std::vector<KnownServer> servers) {
+    std::lock_guard lock(mutex_);
+    servers_ = std::move(servers);
+  }
+  // The listed name of the server `zh` is connected to (see name_of_peer).
+  [[nodiscard]] std::string connected_name(zhandle_t* zh) const {
+    std::lock_guard lock(mutex_);
+    return name_of_peer(zh, servers_);
+  }
+
+  // No host resolved, or zookeeper_init failed: the session will never connect.
+  void mark_open_failed() {
+    std::lock_guard lock(mutex_);
+    open_failed_ = true;
+    changed_.notify_all();
+  }
+
+  // Until the session connected, failed, or was closed, or the deadline passed.
+  ZkError wait_connected(Clock::time_point deadline) const {
     std::unique_lock lock(mutex_);
-    changed_.wait_until(lock, deadline, [&] { return state_ != SessionState::connecting; });
-    return state_;
+    changed_.wait_until(lock, deadline, [&] { return state_ != SessionState::connecting || open_failed_; });
+    switch (state_) {
+      case SessionState::connected: return ZkError::ok;
+      case SessionState::expired: return ZkError::session_expired;
+      case SessionState::auth_failed: return ZkError::auth_failed;
+      case SessionState::closed: return ZkError::closing;
+      case SessionState::connecting: return open_failed_ ? ZkError::system_error : ZkError::deadline_exceeded;
+    }
+    return ZkError::deadline_exceeded;
   }
 
   // From now on the state stays `closed` and the listener is not called; a call in progress is
@@ -163,11 +172,12 @@ class SessionShared {
     changed_.notify_all();
   }
 
-  const std::vector<KnownServer> servers_;
   const Keeper::Listener listener_;
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
+  std::vector<KnownServer> servers_;  // empty until the hosts are resolved
   SessionState state_ = SessionState::connecting;
+  bool open_failed_ = false;
   std::thread::id listener_thread_;  // set while the listener runs
 };
 
@@ -307,6 +317,15 @@ std::mutex& connection_order_mutex() {
   return mutex;
 }
 
+// The session's handle, shared by the CKeeper and the threads that open and close it: any of them
+// may be the last to let go.
+struct HandleSlot {
+  // Guards the rest. No call uses the handle once close() took it (zookeeper_close frees it).
+  std::mutex mutex;
+  zhandle_t* handle = nullptr;  // null until opened, and once close() took it
+  bool close_started = false;
+};
+
 class CKeeper final : public Keeper {
  public:
   CKeeper(const std::vector<ServerAddress>& servers, const KeeperOptions& options, Listener listener);
@@ -339,65 +358,73 @@ class CKeeper final : public Keeper {
   [[nodiscard]] bool connected() const { return shared_->state() == SessionState::connected; }
 
   const std::shared_ptr<SessionShared> shared_;
-  // Guards handle_, which no call uses once close() took it (zookeeper_close frees it).
-  mutable std::mutex handle_mutex_;
-  zhandle_t* handle_;
-  const bool initialised_;  // zookeeper_init returned a handle
-  bool close_started_ = false;
-  std::shared_future<void> closed_;  // ready once zookeeper_close returned
+  const std::shared_ptr<HandleSlot> slot_;
+  std::shared_future<void> closed_;  // ready once zookeeper_close returned; guarded by slot_->mutex
 };
 
-zhandle_t* open_handle(const std::vector<ServerAddress>& servers, const KeeperOptions& options, void* context) {
+zhandle_t* open_handle(const std::vector<KnownServer>& servers, const KeeperOptions& options, void* context) {
   configure_client_log();
   std::lock_guard lock(connection_order_mutex());
   zoo_deterministic_conn_order(options.in_order ? 1 : 0);
-  return zookeeper_init(connect_string(servers).c_str(), &SessionShared::on_event,
-                        static_cast<int>(options.session_timeout.count()), nullptr, context, 0);
+  auto* zh = zookeeper_init(connect_string(servers).c_str(), &SessionShared::on_event,
+                            static_cast<int>(options.session_timeout.count()), nullptr, context, 0);
+  // By default the client looks the hosts up again on every I/O loop; numeric ones would only give
+  // the same addresses. -1: only after a connection loss (where numeric hosts cost no DNS either).
+  if (zh) zoo_set_servers_resolution_delay(zh, -1);
+  return zh;
+}
+
+// Opens the session on a thread of its own, so that open() returns at once: looking names up can
+// take long, and zookeeper_init would do it synchronously on the caller's thread. The thread owns
+// what it touches; when close() came first, it opens nothing.
+void open_session(const std::vector<ServerAddress>& servers, const KeeperOptions& options,
+                  const std::shared_ptr<SessionShared>& shared, const std::shared_ptr<HandleSlot>& slot) {
+  // Callers wait for the session with deadlines of their own; this one only ends the thread. A
+  // server not resolved within the session timeout could not hold a session anyway.
+  auto known = resolve_servers(servers, Clock::now() + options.session_timeout);
+  std::lock_guard lock(slot->mutex);
+  if (slot->close_started) return;
+  if (!known.empty()) {
+    shared->set_servers(known);
+    slot->handle = open_handle(known, options, shared.get());
+  }
+  if (!slot->handle) shared->mark_open_failed();
 }
 
 CKeeper::CKeeper(const std::vector<ServerAddress>& servers, const KeeperOptions& options, Listener listener)
-    : shared_(std::make_shared<SessionShared>(known_servers(servers), std::move(listener))),
-      handle_(open_handle(servers, options, shared_.get())),
-      initialised_(handle_ != nullptr) {}
+    : shared_(std::make_shared<SessionShared>(std::move(listener))), slot_(std::make_shared<HandleSlot>()) {
+  // std::thread copies its arguments: the thread holds its own servers, options and owners.
+  std::thread(open_session, servers, options, shared_, slot_).detach();
+}
 
 CKeeper::~CKeeper() {
   bool close_started = false;
   {
-    std::lock_guard lock(handle_mutex_);
-    close_started = close_started_;
+    std::lock_guard lock(slot_->mutex);
+    close_started = slot_->close_started;
   }
   // Bounded: a close that takes longer is abandoned, and the server expires the session.
   if (!close_started) close(Clock::now() + std::chrono::seconds(2));
 }
 
-ZkError CKeeper::wait_connected(Clock::time_point deadline) {
-  if (!initialised_) return ZkError::system_error;
-  switch (shared_->wait_settled(deadline)) {
-    case SessionState::connected: return ZkError::ok;
-    case SessionState::expired: return ZkError::session_expired;
-    case SessionState::auth_failed: return ZkError::auth_failed;
-    case SessionState::closed: return ZkError::closing;
-    case SessionState::connecting: return ZkError::deadline_exceeded;
-  }
-  return ZkError::deadline_exceeded;
-}
+ZkError CKeeper::wait_connected(Clock::time_point deadline) { return shared_->wait_connected(deadline); }
 
 std::optional<std::int64_t> CKeeper::session_id() const {
-  std::lock_guard lock(handle_mutex_);
-  if (!handle_ || !connected()) return std::nullopt;
-  return zoo_client_id(handle_)->client_id;
+  std::lock_guard lock(slot_->mutex);
+  if (!slot_->handle || !connected()) return std::nullopt;
+  return zoo_client_id(slot_->handle)->client_id;
 }
 
 std::string CKeeper::connected_server() const {
-  std::lock_guard lock(handle_mutex_);
-  if (!handle_) return {};
-  return connected_name(handle_, shared_->servers());
+  std::lock_guard lock(slot_->mutex);
+  if (!slot_->handle) return {};
+  return shared_->connected_name(slot_->handle);
 }
 
 std::chrono::milliseconds CKeeper::negotiated_timeout() const {
-  std::lock_guard lock(handle_mutex_);
-  if (!handle_ || !connected()) return std::chrono::milliseconds(0);
-  return std::chrono::milliseconds(zoo_recv_timeout(handle_));
+  std::lock_guard lock(slot_->mutex);
+  if (!slot_->handle || !connected()) return std::chrono::milliseconds(0);
+  return std::chrono::milliseconds(zoo_recv_timeout(slot_->handle));
 }
 
 template <class R, class Call>
@@ -405,24 +432,26 @@ void CKeeper::submit(Callback<R> done, Call call) {
   submit_request(std::make_shared<Request<R>>(std::move(done)), std::move(call));
 }
 
-// Hands `request` to the client through `call(handle, context)`. A refused request is answered on
-// a thread of its own: callbacks never run inside the call that started the operation (its caller
-// may hold a lock the callback takes). ZMARSHALLINGERROR is ambiguous: the client returns it when
-// it queued nothing (an invalid path inside a multi) and when it queued the completion but not the
-// request (out of memory). So the context then stays with the client: a later completion finds
-// the result delivered, and in the first case the context leaks (a few bytes, for a caller's bug).
+// Hands `request` to the client through `call(handle, context)`. Without a handle (the hosts are
+// still being looked up, or none resolved) the session is not connected: connection_loss, as the
+// client answers what it cannot send. A refused request is answered on a thread of its own:
+// callbacks never run inside the call that started the operation (its caller may hold a lock the
+// callback takes). ZMARSHALLINGERROR is ambiguous: the client returns it when it queued nothing
+// (an invalid path inside a multi) and when it queued the completion but not the request (out of
+// memory). So the context then stays with the client: a later completion finds the result
+// delivered, and in the first case the context leaks (a few bytes, for a caller's bug).
 template <class Req, class Call>
 void CKeeper::submit_request(const std::shared_ptr<Req>& request, Call call) {
   int rc = ZOK;
   {
-    std::lock_guard lock(handle_mutex_);
-    if (close_started_) {
+    std::lock_guard lock(slot_->mutex);
+    if (slot_->close_started) {
       rc = ZCLOSING;
-    } else if (!handle_) {
-      rc = ZSYSTEMERROR;
+    } else if (!slot_->handle) {
+      rc = ZCONNECTIONLOSS;
     } else {
       const void* context = hand_to_client(request);
-      rc = call(handle_, context);
+      rc = call(slot_->handle, context);
       if (rc != ZOK && rc != ZMARSHALLINGERROR) take_back<Req>(context);
     }
   }
@@ -486,13 +515,13 @@ bool CKeeper::close(Clock::time_point deadline) {
   shared_->mark_closed(deadline);
   std::shared_future<void> closed;
   {
-    std::lock_guard lock(handle_mutex_);
-    if (!close_started_) {
-      close_started_ = true;
+    std::lock_guard lock(slot_->mutex);
+    if (!slot_->close_started) {
+      slot_->close_started = true;
       std::promise<void> finished;
       closed_ = finished.get_future().share();
-      if (handle_) {
-        auto closing = [handle = std::exchange(handle_, nullptr), shared = shared_,
+      if (slot_->handle) {
+        auto closing = [handle = std::exchange(slot_->handle, nullptr), shared = shared_,
                         finished = std::move(finished)]() mutable {
           zookeeper_close(handle);
           finished.set_value();

@@ -1,5 +1,7 @@
 #include "probes/four_letter.hpp"
 
+#include <deque>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
@@ -22,11 +24,12 @@ using asio::awaitable;
 namespace {
 
 // Sends the word and reads until the server closes: a four-letter reply has no length or terminator.
-awaitable<Exchange> exchange_word(ServerAddress server, std::string word, ProbeLimits limits) {
+awaitable<Exchange> exchange_word(std::vector<asio::ip::address> addresses, std::uint16_t port, std::string word,
+                                  ProbeLimits limits) {
   Exchange exchange;
   auto started = Clock::now();
   beast::tcp_stream stream(co_await asio::this_coro::executor);
-  if (co_await tcp::connect(stream, server.host, server.port, limits, exchange)) {
+  if (co_await tcp::connect(stream, std::move(addresses), port, limits, exchange)) {
     boost::system::error_code ec;
     stream.expires_at(tcp::deadline_after(limits.exchange_timeout, limits));
     co_await asio::async_write(stream, asio::buffer(word), asio::redirect_error(asio::use_awaitable, ec));
@@ -52,12 +55,13 @@ void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& w
 }
 
 
-// Fills what the four-letter words could not tell from the AdminServer.
-awaitable<void> probe_admin(ServerProbe& probe, const ProbeLimits& limits) {
+// Fills what the four-letter words could not tell from the AdminServer, at the same addresses.
+awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
+                            const ProbeLimits& limits) {
   auto admin = probe.address;
   admin.port = *probe.address.admin_port;
   auto fetch = [&](const char* command) -> awaitable<std::optional<std::string>> {
-    auto exchange = co_await fetch_admin_command(admin, command, limits);
+    auto exchange = co_await fetch_admin_command(admin, addresses, command, limits);
     if (exchange.error != ProbeError::ok) {
       probe.admin_error = fmt::format("AdminServer {} /commands/{}: {}", admin.endpoint(), command, describe(exchange));
       co_return std::nullopt;
@@ -81,46 +85,70 @@ awaitable<void> probe_admin(ServerProbe& probe, const ProbeLimits& limits) {
   }
 }
 
-awaitable<void> probe_one(ServerProbe& probe, ProbeLimits limits) {
-  probe.srvr_exchange = co_await exchange_word(probe.address, "srvr", limits);
+awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits) {
+  auto found = co_await lookup.result();
+  if (!found.ok()) {
+    probe.srvr_exchange = tcp::unresolved(found);
+    co_return;
+  }
+  const auto& addresses = found.addresses;
+  auto port = probe.address.port;
+  probe.srvr_exchange = co_await exchange_word(addresses, port, "srvr", limits);
   if (probe.srvr_exchange.error != ProbeError::ok) co_return;
   probe.srvr = parse_srvr(probe.srvr_exchange.reply);
   if (limits.srvr_only) co_return;
 
   for (const auto& word : kOptionalWords) {
-    auto exchange = co_await exchange_word(probe.address, word, limits);
+    auto exchange = co_await exchange_word(addresses, port, word, limits);
     if (exchange.error != ProbeError::ok) break;  // the server went away or stalls: stop asking
     if (word == "mntr") note_refusal(probe.mntr = parse_mntr(exchange.reply), word, probe);
     else if (word == "conf") note_refusal(probe.conf = parse_conf(exchange.reply), word, probe);
     else if (word == "isro") note_refusal(probe.isro = parse_isro(exchange.reply), word, probe);
     else if (word == "ruok") note_refusal(probe.ruok = parse_ruok(exchange.reply), word, probe);
   }
-  if (probe.address.admin_port) co_await probe_admin(probe, limits);
+  if (probe.address.admin_port) co_await probe_admin(probe, addresses, limits);
+}
+
+awaitable<Exchange> ask(tcp::Lookup& lookup, std::uint16_t port, std::string word, ProbeLimits limits) {
+  auto found = co_await lookup.result();
+  if (!found.ok()) co_return tcp::unresolved(found);
+  co_return co_await exchange_word(std::move(found.addresses), port, std::move(word), limits);
+}
+
+// The connect deadline also bounds the lookup: it is the first step of connecting.
+Clock::time_point lookup_deadline(const ProbeLimits& limits) {
+  return tcp::deadline_after(limits.connect_timeout, limits);
 }
 
 }  // namespace
 
-std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits) {
+std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
+                                       Resolver& resolver) {
   std::vector<ServerProbe> probes(servers.size());
   asio::io_context io;
+  // After `io`, so destroyed (joined) first: their threads post to it. A deque: a Lookup cannot move.
+  std::deque<tcp::Lookup> lookups;
   for (std::size_t i = 0; i < servers.size(); ++i) {
     probes[i].address = servers[i];
     probes[i].srvr_exchange.error = ProbeError::connect_timeout;  // until the exchange says otherwise
     probes[i].srvr_exchange.detail = "not probed before the deadline";
-    asio::co_spawn(io, probe_one(probes[i], limits), asio::detached);
+    auto& lookup = lookups.emplace_back(io, resolver, servers[i].host, lookup_deadline(limits));
+    asio::co_spawn(io, probe_one(probes[i], lookup, limits), asio::detached);
   }
-  // Every socket already expires by limits.deadline; this only guards against a stuck resolver.
+  // Every lookup and every socket already ends by limits.deadline; this is a backstop.
   io.run_until(limits.deadline + std::chrono::milliseconds(200));
   return probes;
 }
 
-Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits) {
+Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits, Resolver& resolver) {
   asio::io_context io;
+  tcp::Lookup lookup(io, resolver, server.host, lookup_deadline(limits));
   Exchange result;
-  asio::co_spawn(io, exchange_word(server, std::string(word), limits), [&](std::exception_ptr error, Exchange exchange) {
-    if (error) std::rethrow_exception(error);
-    result = std::move(exchange);
-  });
+  asio::co_spawn(io, ask(lookup, server.port, std::string(word), limits),
+                 [&](std::exception_ptr error, Exchange exchange) {
+                   if (error) std::rethrow_exception(error);
+                   result = std::move(exchange);
+                 });
   io.run();
   return result;
 }

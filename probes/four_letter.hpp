@@ -1,6 +1,6 @@
 #pragma once
 // Four-letter words and AdminServer commands, for every server in parallel, on one io_context.
-// Every socket has a deadline that closes it; nothing outlives the overall deadline.
+// Every lookup and every socket has a deadline; nothing outlives the overall deadline.
 
 #include "probes/io.hpp"
 #include <chrono>
@@ -10,10 +10,9 @@
 #include <vector>
 
 #include "probes/facts.hpp"
+#include "probes/resolver.hpp"
 
 namespace zkverify::probes {
-
-using Clock = std::chrono::steady_clock;
 
 struct ProbeLimits {
   Clock::time_point deadline;                          // the whole probe phase ends here, whatever servers do
@@ -24,11 +23,14 @@ struct ProbeLimits {
 };
 
 // Probes each server: srvr, then (if srvr got an answer) the optional words, then the AdminServer
-// when the address has an admin port. Servers are probed concurrently; each holds at most one
-// connection at a time. Returns one ServerProbe per address, in the same order.
-std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits);
+// when the address has an admin port. Servers are probed concurrently, their hosts looked up at
+// once through `resolver` (by the connect deadline); each server holds at most one connection at a
+// time. Returns one ServerProbe per address, in the same order, by the deadline.
+std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
+                                       Resolver& resolver = system_resolver());
 
 // One four-letter word against one server (a building block of probe_servers, and its test seam).
-Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits);
+Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits,
+                  Resolver& resolver = system_resolver());
 
 }  // namespace zkverify::probes

@@ -1,11 +1,14 @@
 #include "probes/tcp.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
+#include <fmt/format.h>
 
 namespace zkverify::probes::tcp {
 
@@ -16,16 +19,38 @@ Clock::time_point deadline_after(std::chrono::milliseconds timeout, const ProbeL
   return std::min(Clock::now() + timeout, limits.deadline);
 }
 
-asio::awaitable<bool> connect(beast::tcp_stream& stream, const std::string& host, std::uint16_t port,
-                              const ProbeLimits& limits, Exchange& exchange) {
-  boost::system::error_code ec;
-  asio::ip::tcp::resolver resolver(stream.get_executor());
-  auto endpoints = co_await resolver.async_resolve(host, std::to_string(port), asio::redirect_error(asio::use_awaitable, ec));
-  if (ec) {
-    exchange.error = ProbeError::resolve_failed;
-    exchange.detail = ec.message();
-    co_return false;
+Lookup::Lookup(asio::io_context& io, Resolver& resolver, std::string host, Clock::time_point deadline)
+    : arrived_(io, asio::steady_timer::time_point::max()),
+      thread_([this, &io, &resolver, host = std::move(host), deadline] {
+        Resolution resolution;
+        try {
+          resolution = resolver.resolve(host, deadline);
+        } catch (const std::exception& error) {  // e.g. no thread left to look up with: this server's failure
+          resolution.error = fmt::format("lookup of {} failed: {}", host, error.what());
+        }
+        // Runs only while the io_context runs, which is within this Lookup's lifetime; once it has
+        // stopped, the handler is destroyed with it, never run.
+        asio::post(io, [this, resolution = std::move(resolution)]() mutable {
+          result_ = std::move(resolution);
+          arrived_.cancel();
+        });
+      }) {}
+
+Lookup::~Lookup() { thread_.join(); }
+
+asio::awaitable<Resolution> Lookup::result() {
+  while (!result_) {
+    boost::system::error_code cancelled;
+    co_await arrived_.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
   }
+  co_return *result_;
+}
+
+asio::awaitable<bool> connect(beast::tcp_stream& stream, std::vector<asio::ip::address> addresses, std::uint16_t port,
+                              const ProbeLimits& limits, Exchange& exchange) {
+  std::vector<asio::ip::tcp::endpoint> endpoints;
+  for (const auto& address : addresses) endpoints.emplace_back(address, port);
+  boost::system::error_code ec;
   stream.expires_at(deadline_after(limits.connect_timeout, limits));
   co_await stream.async_connect(endpoints, asio::redirect_error(asio::use_awaitable, ec));
   if (ec == beast::error::timeout) {
@@ -39,6 +64,13 @@ asio::awaitable<bool> connect(beast::tcp_stream& stream, const std::string& host
     exchange.detail = ec.message();
   }
   co_return !ec;
+}
+
+Exchange unresolved(const Resolution& resolution) {
+  Exchange exchange;
+  exchange.error = ProbeError::resolve_failed;
+  exchange.detail = resolution.error;
+  return exchange;
 }
 
 void record_io_error(const boost::system::error_code& ec, Exchange& exchange) {

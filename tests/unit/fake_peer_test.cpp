@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include "fake_peer.hpp"
+#include "probes/c_keeper.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/parsers.hpp"
+#include "probes/round_trip.hpp"
 #include "test_data.hpp"
 
 using namespace zkverify::probes;
@@ -116,4 +118,37 @@ TEST_CASE("probe_servers with every misbehaviour at once: the good servers are s
   CHECK(silent.connections() == 1);
   CHECK(good.connections() == 5);
   for (const auto* peer : {&good, &refusing, &garbage, &silent, &flood, &drip}) CHECK(peer->max_concurrent() <= 1);
+}
+
+TEST_CASE("a peer named by a host name is looked up, then asked") {
+  fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}});
+  auto exchange = ask_word({"peer", "localhost", peer.port(), {}}, "srvr", limits_for(std::chrono::seconds(5)));
+  CHECK(exchange.error == ProbeError::ok);
+  CHECK(exchange.reply == capture("srvr_leader.txt"));
+}
+
+TEST_CASE("round trip through the C client: a server that accepts TCP and never answers the handshake costs the "
+          "deadline, no more",
+          "[round_trip][c_keeper]") {
+  using namespace std::chrono_literals;
+  // The handshake's first four bytes (its length) are no word the peer knows: it stalls.
+  fake::Peer stalled({}, {Behaviour::stall, ""});
+  RoundTripPlan plan;
+  plan.servers = {{"stalled", "127.0.0.1", stalled.port(), {}}, {"stalled-by-name", "localhost", stalled.port(), {}}};
+  plan.namespace_path = "/zkverify";
+  plan.payload = "round trip payload";
+  plan.session_timeout = 2000ms;
+  SECTION("written through the numeric address") { plan.writer = 0; }
+  SECTION("written through the host name") { plan.writer = 1; }
+  auto start = Clock::now();
+  plan.deadline = start + 500ms;
+  plan.close_deadline = start + 700ms;
+
+  auto trip = run_round_trip(plan, c_keeper_factory());
+  auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+  INFO("returned after " << elapsed.count() << " ms");
+  CHECK(Clock::now() < plan.close_deadline + 300ms);
+  CHECK(stalled.connections() >= 2);  // both sessions reached the peer: the wait was the handshake's
+  CHECK(trip.write_error == ZkError::deadline_exceeded);
+  for (const auto& read : trip.reads) CHECK(read.error == ZkError::not_attempted);
 }
