@@ -1,0 +1,16 @@
+// Placeholder until the smoke command is built: registers nothing but its name.
+#include "verifier/commands/command.hpp"
+
+#include <stdexcept>
+
+namespace zkverify::verifier {
+namespace {
+class Placeholder final : public Command {
+ public:
+  [[nodiscard]] std::string_view name() const override { return "smoke"; }
+  CLI::App& add_to(CLI::App& app) override { return *app.add_subcommand("smoke", "(not built yet)"); }
+  int run(const Context&) override { throw std::logic_error("smoke is not built yet"); }
+};
+}  // namespace
+std::unique_ptr<Command> make_smoke_command() { return std::make_unique<Placeholder>(); }
+}  // namespace zkverify::verifier
