@@ -320,6 +320,12 @@ WatchEngine::PendingRead WatchEngine::start_read(Keeper& pinned, Clock::time_poi
   return read;
 }
 
+void WatchEngine::stop_quickly(std::chrono::milliseconds step_limit) {
+  final_checks_ = false;
+  cleanup_limit_ = step_limit;
+  stop();
+}
+
 void WatchEngine::stop() {
   if (!shared_ || stopped_) return;
   stopped_ = true;
@@ -331,7 +337,7 @@ void WatchEngine::stop() {
   bool was_running = writer_.joinable();
   if (writer_.joinable()) writer_.join();
   if (checker_.joinable()) checker_.join();
-  if (was_running) finish_run();
+  if (was_running && final_checks_) finish_run();
   close_sessions();
   if (creates_sent_) remove_run_znodes();
   end_delivery();
@@ -356,7 +362,7 @@ void WatchEngine::settle_writes() {
 
 void WatchEngine::close_sessions() {
   shared_->feed([](WatchBook& book, Moment) { book.closing(); });
-  close_all(sessions_, Clock::now() + settings_.request_timeout);  // the servers delete the ephemerals
+  close_all(sessions_, Clock::now() + cleanup_limit_.value_or(settings_.request_timeout));  // the servers delete the ephemerals
   sessions_.clear();
 }
 
@@ -367,13 +373,14 @@ void WatchEngine::close_sessions() {
 // stays until the session expires) is swept by a later watch.
 void WatchEngine::remove_run_znodes() {
   auto cleaner = keepers_.open(settings_.servers, session_options(settings_.session_timeout));
-  auto deadline = Clock::now() + settings_.request_timeout;
+  auto limit = cleanup_limit_.value_or(settings_.request_timeout);
+  auto deadline = Clock::now() + limit;
   if (cleaner->wait_connected(deadline) == ZkError::ok) {
     remove_all_now(*cleaner, shared_->ask([](const WatchBook& book) { return book.counter_paths(); }), deadline);
     remove_now(*cleaner, run_path_, deadline);
     remove_now(*cleaner, settings_.namespace_path + "/watch", deadline);  // fails harmlessly while another watch runs
   }
-  cleaner->close(Clock::now() + settings_.request_timeout);
+  cleaner->close(Clock::now() + limit);
 }
 
 // The event thread: the sink runs here, outside the book's lock, so a slow sink never holds up a

@@ -50,6 +50,9 @@ class WatchEngine {
   // seen every event when it returns. Each step is bounded by the request timeout, so a hung server
   // delays it by a few of them at most. Idempotent; not to be called concurrently with itself.
   void stop();
+  // For a stop signal: as stop(), without the final checks (no settling, no read-back), and each
+  // cleanup step (closing the sessions, removing the znodes) bounded by `step_limit`.
+  void stop_quickly(std::chrono::milliseconds step_limit);
   WatchTotals totals() const;
 
  private:
@@ -93,6 +96,8 @@ class WatchEngine {
   std::shared_ptr<Shared> shared_;
   bool creates_sent_ = false;  // create_znodes() sent a create: stop() has znodes to remove
   bool stopped_ = false;
+  bool final_checks_ = true;                     // stop() checks; stop_quickly() does not
+  std::optional<std::chrono::milliseconds> cleanup_limit_;  // stop_quickly()'s, else the request timeout
   std::thread writer_;
   std::thread checker_;
   std::thread events_;

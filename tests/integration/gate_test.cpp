@@ -1,6 +1,12 @@
 // The gate never lies (issue 8): IPv6, observers, kubernetes-kafka's server.N lines, the leader
 // without --state and unproven sync, on a real ensemble shaped like each.
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include <catch2/catch.hpp>
 
 #include "integration/lab.hpp"
@@ -67,4 +73,76 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
   INFO(step.out << step.err);
   CHECK(step.exit_code == 0);
   CHECK_THAT(step.out, Contains("sessions 5 kept, 0 expired"));
+}
+
+namespace {
+
+// `servers` (NAME=HOST:PORT,...) without the entry named `name`.
+std::string without(const std::string& servers, const std::string& name) {
+  std::string kept;
+  std::size_t start = 0;
+  while (start <= servers.size()) {
+    auto end = std::min(servers.find(',', start), servers.size());
+    auto entry = servers.substr(start, end - start);
+    if (!entry.starts_with(name + "=")) kept += (kept.empty() ? "" : ",") + entry;
+    start = end + 1;
+  }
+  return kept;
+}
+
+}  // namespace
+
+TEST_CASE("observers under the default whitelist, the leader unlisted, concurrent approvals on one ledger",
+          "[integration][gate]") {
+  lab::Lab ensemble("", "--observers 2");  // pzoo-0..2 vote; zoo-0, zoo-1 observe; conf and mntr allowed
+  auto leader = ensemble.leader();
+  REQUIRE_FALSE(leader.empty());
+  auto servers = ensemble.servers();
+
+  auto healthy = zkverify("quorum --output json --servers " + servers);
+  INFO(healthy.out << healthy.err);
+  CHECK(healthy.exit_code == 0);
+  CHECK(healthy.json()["expected_voters"] == 3);
+  CHECK(healthy.json()["serving_voters"] == 3);
+
+  // Issue 8, item 7: three of five listed, the leader not among them.
+  auto unlisted = zkverify("quorum --output json --servers " + without(without(servers, leader), "zoo-1"));
+  INFO(unlisted.out << unlisted.err);
+  CHECK(unlisted.exit_code == 1);
+  CHECK_FALSE(has_finding(unlisted.json(), "no-leader"));
+  REQUIRE(has_finding(unlisted.json(), "leader-unlisted"));
+  CHECK_THAT((*lab::find_finding(unlisted.json(), "leader-unlisted"))["message"].get<std::string>(),
+             Contains("it is not among the listed servers") && Contains("the membership names ids"));
+
+  // Issue 8, item 4: two voters asked at once with one ledger; 3 voters may lose only one.
+  std::vector<std::string> voters;
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"})
+    if (name != leader) voters.emplace_back(name);
+  auto state = (std::filesystem::temp_directory_path() / ("gate-ledger-" + std::to_string(::getpid()))).string();
+  auto ask = [&](const std::string& name) {
+    return "($ZKVERIFY safe-to-restart " + name + " --servers " + servers + " --state " + state + "; echo exit=$?) > " +
+           state + "." + name + " 2>&1 &";
+  };
+  REQUIRE(lab::sh(ask(voters[0]) + ask(voters[1]) + " wait").exit_code == 0);
+  std::string answers;
+  for (const auto& name : voters) {
+    std::ifstream in(state + "." + name);
+    answers += std::string(std::istreambuf_iterator<char>(in), {});
+    std::filesystem::remove(state + "." + name);
+  }
+  INFO(answers);
+  CHECK_THAT(answers, Contains("exit=0") && Contains("exit=1") && Contains("not yet seen back"));
+  auto observer = zkverify("safe-to-restart zoo-0 --servers " + servers + " --state " + state);
+  CHECK(observer.exit_code == 0);  // an observer is no voter: restarting it takes nothing from the quorum
+  std::filesystem::remove(state);
+  std::filesystem::remove(state + ".lock");
+
+  // Issue 8, item 2, the default whitelist: one voter stopped, 2 of 3 hold the quorum.
+  ensemble.act("stop", voters[0]);
+  auto degraded = zkverify("quorum --output json --servers " + servers);
+  INFO(degraded.out << degraded.err);
+  CHECK(degraded.exit_code == 1);
+  CHECK_FALSE(has_finding(degraded.json(), "no-quorum"));
+  CHECK(degraded.json()["expected_voters"] == 3);
+  CHECK(degraded.json()["serving_voters"] == 2);
 }

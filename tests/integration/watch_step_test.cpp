@@ -11,9 +11,12 @@
 #include <catch2/catch.hpp>
 
 #include "integration/lab.hpp"
+#include "probes/addresses.hpp"
+#include "probes/c_keeper.hpp"
 
 using Catch::Matchers::Contains;
-using lab::zkverify;
+using namespace std::chrono_literals;
+namespace probes = zkverify::probes;
 
 namespace {
 
@@ -40,12 +43,12 @@ TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify
   lab::Lab ensemble;
   auto servers = ensemble.servers();
   auto state = temp_path("step-ledger.json");
-  auto order = zkverify("order --servers " + servers);
+  auto order = lab::zkverify("order --servers " + servers);
   REQUIRE(order.exit_code == 0);
   std::istringstream names(order.out);
   int steps = 0;
   for (std::string name; std::getline(names, name); ++steps) {
-    auto run = zkverify("step --output json --timeout 2m --state " + state + " --servers " + servers + " --restart " +
+    auto run = lab::zkverify("step --output json --timeout 2m --state " + state + " --servers " + servers + " --restart " +
                         name + " -- " + ZKLAB + " restart " + ensemble.dir() + " " + name);
     INFO(name << ": " << run.out << run.err);
     REQUIRE(run.exit_code == 0);
@@ -63,20 +66,95 @@ TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify
   std::filesystem::remove(state + ".lock");
 }
 
-TEST_CASE("step refuses to run COMMAND when two servers are already down", "[integration]") {
+// Whether `path` exists, through a session of the test's own.
+static bool znode_exists(const std::string& servers, const std::string& path) {
+  auto keeper = probes::c_keeper_factory().open(probes::parse_server_list(servers), {});
+  REQUIRE(keeper->wait_connected(probes::Clock::now() + 10s) == probes::ZkError::ok);
+  auto found = probes::exists_now(*keeper, path, probes::Clock::now() + 5s);
+  keeper->close(probes::Clock::now() + 5s);
+  REQUIRE((found.error == probes::ZkError::ok || found.error == probes::ZkError::no_node));
+  return found.error == probes::ZkError::ok;
+}
+
+// A process that is gone, or a zombie nobody reaped yet.
+static bool process_gone(const std::string& pid) {
+  std::ifstream stat("/proc/" + pid + "/stat");
+  std::string ignored, state;
+  return !(stat >> ignored >> ignored >> state) || state == "Z";
+}
+
+// Runs step with a COMMAND that sleeps, sends step SIGTERM, and checks that COMMAND got it and
+// step stopped promptly, leaving no watch znodes.
+static void check_sigterm_stops_step(const std::string& servers, const std::string& name) {
+  auto pid_files = temp_path("step-pids");
+  lab::Run interrupted;
+  std::thread stepper([&] {
+    interrupted = lab::sh("$ZKVERIFY step --servers " + servers + " --restart " + name +
+                          " -- bash -c 'echo $$ > " + pid_files + ".child; exec sleep 600' & echo $! > " + pid_files +
+                          ".step; wait $!");
+  });
+  std::string step_pid, child_pid;
+  for (int tries = 0; tries < 150 && child_pid.empty(); ++tries) {
+    std::this_thread::sleep_for(100ms);
+    std::ifstream(pid_files + ".child") >> child_pid;
+  }
+  std::ifstream(pid_files + ".step") >> step_pid;
+  REQUIRE_FALSE(child_pid.empty());
+  auto signalled = std::chrono::steady_clock::now();
+  lab::sh("kill -TERM " + step_pid);
+  stepper.join();
+  auto stopped_in = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
+  INFO(interrupted.out << interrupted.err);
+  CHECK(interrupted.exit_code == 1);
+  CHECK_THAT(interrupted.out, Contains("interrupted by SIGTERM while COMMAND ran"));
+  CHECK(process_gone(child_pid));
+  CHECK_FALSE(znode_exists(servers, "/zkverify/watch"));
+  CHECK(stopped_in < 3s);  // a second is the aim; the bound leaves room for a loaded machine
+  WARN("step stopped " << stopped_in.count() << "ms after SIGTERM");
+  for (const char* suffix : {".child", ".step"}) std::filesystem::remove(pid_files + suffix);
+}
+
+TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, refuses with two down",
+          "[integration][step]") {
   lab::Lab ensemble;
+  auto servers = ensemble.servers();
   auto leader = ensemble.leader();
   std::vector<std::string> followers;
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"})
     if (name != leader) followers.emplace_back(name);
+  auto state = temp_path("step-outcome.json");
+
+  // A COMMAND that hangs is terminated at --timeout: exit 1, naming it.
+  auto hung = lab::zkverify("step --output json --timeout 4s --state " + state + " --servers " + servers + " --restart " +
+                       followers[0] + " -- bash -c 'exec sleep 600'");
+  INFO(hung.out << hung.err);
+  CHECK(hung.exit_code == 1);
+  CHECK(lab::find_finding(hung.json(), "command-timed-out"));
+  CHECK(hung.json()["step"]["command_status"] == 143);
+  WARN("step with a hung COMMAND and --timeout 4s took " << hung.elapsed.count() << "ms");
+
+  // A COMMAND that fails leaves the restart round as it was.
+  auto failed = lab::zkverify("step --timeout 10s --state " + state + " --servers " + servers + " --restart " + followers[0] +
+                         " -- false");
+  CHECK(failed.exit_code == 1);
+  auto ledger = nlohmann::json::parse(std::ifstream(state));
+  CHECK(ledger["restarted_this_round"].empty());
+  CHECK(ledger["restarts_in_flight"].empty());
+
+  // SIGTERM to step reaches COMMAND; step stops at once and takes its watch's znodes with it.
+  check_sigterm_stops_step(servers, followers[1]);
+
+  // Two followers down: COMMAND is not run.
   ensemble.act("stop", followers[0]);
   ensemble.act("stop", followers[1]);
   auto marker = temp_path("step-ran");
-  auto run = zkverify("step --servers " + ensemble.servers() + " --restart " + followers[2] + " -- touch " + marker);
+  auto run = lab::zkverify("step --servers " + servers + " --restart " + followers[2] + " -- touch " + marker);
   INFO(run.out << run.err);
   CHECK(run.exit_code == 1);
   CHECK_THAT(run.out, Contains("COMMAND not run"));
   CHECK_FALSE(std::filesystem::exists(marker));
+  std::filesystem::remove(state);
+  std::filesystem::remove(state + ".lock");
 }
 
 TEST_CASE("a session that really expires is reported and fails the watch", "[integration]") {
@@ -110,7 +188,7 @@ TEST_CASE("three of five down for 10s: a write-unavailability window of at least
   lab::Lab ensemble;
   lab::Run run;
   std::thread watcher([&] {
-    run = zkverify("watch --output json --duration 25s --max-unavailable 5s --servers " + ensemble.servers());
+    run = lab::zkverify("watch --output json --duration 25s --max-unavailable 5s --servers " + ensemble.servers());
   });
   std::this_thread::sleep_for(std::chrono::seconds(3));
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("stop", name);

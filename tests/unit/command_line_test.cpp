@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -138,6 +139,69 @@ TEST_CASE("command line: a session expired while COMMAND runs fails the step, an
   auto report = ran.json();
   CHECK(has_finding(report, "session-expired"));
   CHECK(report["watch"]["sessions_expired"].get<int>() >= 1);
+  CHECK(ensemble.zookeeper.paths() == std::vector<std::string>{"/zkverify"});
+}
+
+TEST_CASE("command line: concurrent safe-to-restart calls on one ledger approve no more than the quorum allows") {
+  FakeEnsemble ensemble;  // five synced voters: two may go at once, a third would leave 2 of 5
+  auto state = fs::temp_directory_path() / ("zkverify-concurrent-" + std::to_string(::getpid()) + ".json");
+  fs::remove(state);
+  const std::vector<std::string> followers{"pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
+  std::vector<Ran> ran(followers.size());
+  std::vector<std::thread> callers;
+  for (std::size_t i = 0; i < followers.size(); ++i)
+    callers.emplace_back([&, i] {
+      ran[i] = run(ensemble.zookeeper, {"safe-to-restart", followers[i], "--servers", ensemble.servers(), "--state",
+                                        state.string(), "--timeout", "10s"});
+    });
+  for (auto& caller : callers) caller.join();
+  int approved = 0;
+  for (const auto& one : ran) {
+    INFO(one.out << one.err);
+    CHECK((one.exit_code == 0 || one.exit_code == 1));
+    if (one.exit_code == 0) ++approved;
+    else CHECK_THAT(one.out, Contains("approved to restart, not yet seen back"));
+  }
+  CHECK(approved == 2);
+  auto ledger = nlohmann::json::parse(std::ifstream(state));
+  CHECK(ledger["restarts_in_flight"].size() == 2);
+  fs::remove(state);
+}
+
+TEST_CASE("command line: step records its server in the round only after COMMAND exited 0 and it serves") {
+  FakeEnsemble ensemble;
+  auto state = fs::temp_directory_path() / ("zkverify-step-round-" + std::to_string(::getpid()) + ".json");
+  fs::remove(state);
+  auto step = [&](const std::string& command) {
+    return run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "5s",
+                                    "--state", state.string(), "--", "sh", "-c", command});
+  };
+  auto failed = step("exit 3");
+  INFO(failed.out << failed.err);
+  CHECK(failed.exit_code == 1);
+  auto ledger = nlohmann::json::parse(std::ifstream(state));
+  CHECK(ledger["restarted_this_round"].empty());
+  CHECK(ledger["restarts_in_flight"].empty());  // the step is over: its approval too
+
+  auto succeeded = step("true");
+  INFO(succeeded.out << succeeded.err);
+  CHECK(succeeded.exit_code == 0);
+  ledger = nlohmann::json::parse(std::ifstream(state));
+  CHECK(ledger["restarted_this_round"] == nlohmann::json::array({"zoo-0"}));
+  CHECK(ledger["restarts_in_flight"].empty());
+  fs::remove(state);
+}
+
+TEST_CASE("command line: a COMMAND still running at --timeout is terminated and step exits 1 naming it") {
+  FakeEnsemble ensemble;
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "1s",
+                                      "--output", "json", "--", "sh", "-c", "exec sleep 60"});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);
+  CHECK(has_finding(ran.json(), "command-timed-out", "zoo-0"));
+  CHECK(ran.json()["step"]["command_status"] == 128 + 15);
+  CHECK_FALSE(has_finding(ran.json(), "not-recovered"));
+  CHECK_THAT(ran.err, Contains("COMMAND was still running after 1.0s: terminated"));
   CHECK(ensemble.zookeeper.paths() == std::vector<std::string>{"/zkverify"});
 }
 

@@ -140,12 +140,18 @@ EnsembleOptions within_what_is_left(const EnsembleOptions& options, Clock::time_
 }
 
 Report check_and_record(const EnsembleOptions& options, LedgerUse& use, probes::KeeperFactory& keepers,
-                        std::ostream& err) {
-  if (!use.state_file) return judge(gather(options, keepers));
+                        std::ostream& err, const LedgerDecision& decide) {
+  if (!use.state_file) {
+    auto report = judge(gather(options, keepers));
+    Ledger scratch;
+    if (decide) decide(report, scratch);
+    return report;
+  }
   auto started = Clock::now();
   StateFile state(*use.state_file, options.timeout);
   auto ledger = ledger_to_use(state, use, err);
   auto result = check_with_ledger(within_what_is_left(options, started), keepers, ledger);
+  if (decide) decide(result.report, *result.next_ledger);
   state.write(to_json(*result.next_ledger));
   return std::move(result.report);
 }

@@ -2,6 +2,7 @@
 // Looking at the ensemble once: gather the facts within a deadline, judge them, and (with a state
 // file) compare them with the ledger under its lock. quorum, order, safe-to-restart and step share it.
 
+#include <functional>
 #include <iosfwd>
 #include <optional>
 #include <string>
@@ -32,11 +33,15 @@ struct LedgerUse {
   bool reset_pending = false;             // --reset-state, until the first check has forgotten the ledger
 };
 
+// A decision made on a check's report while the ledger's lock is held (restart approvals), which may
+// change the ledger about to be stored. Without a state file it gets a scratch ledger.
+using LedgerDecision = std::function<void(const Report& report, Ledger& next)>;
+
 // One check under the state file's lock (when there is one): read the ledger (forgetting it first
-// when reset_pending, which it then clears, saying on `err` what it forgot), check, store the new
-// ledger. Waiting for the lock comes out of options.timeout.
+// when reset_pending, which it then clears, saying on `err` what it forgot), check, `decide`, store
+// the new ledger. Waiting for the lock comes out of options.timeout.
 Report check_and_record(const EnsembleOptions& options, LedgerUse& ledger, probes::KeeperFactory& keepers,
-                        std::ostream& err);
+                        std::ostream& err, const LedgerDecision& decide = nullptr);
 
 // Renders per --output.
 std::string render(const Report& report, OutputFormat output);

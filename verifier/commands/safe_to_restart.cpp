@@ -1,5 +1,6 @@
 // `zkverify safe-to-restart NAME`: exit 0 when restarting NAME now keeps a quorum of synced voters
-// (and, with --state, records it in the ledger's restart round, so the leader goes last); 1 when not.
+// (and, with --state, records it in the ledger's restart round, so the leader goes last, and as in
+// flight until it is seen back, so concurrent approvals count it as going down); 1 when not.
 
 #include <ostream>
 
@@ -10,7 +11,6 @@
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/judge/restart_plan.hpp"
 #include "verifier/render/json_text.hpp"
-#include "verifier/store/ledger_file.hpp"
 
 namespace zkverify::verifier {
 
@@ -31,16 +31,18 @@ class SafeToRestartCommand final : public Command {
     return command;
   }
 
-  // With --state, the ledger's lock is held from the read of the restart round to the record of
-  // this approval, so two concurrent calls decide one after the other; its wait comes out of --timeout.
+  // With --state, the ledger's lock is held from the read of the restart round to the record of this
+  // approval (check_and_record's decision), so two concurrent calls decide one after the other, and the
+  // second counts the first's server as going down; its wait comes out of --timeout.
   int run(const Context& context) override {
-    auto started = probes::Clock::now();
-    std::optional<StateFile> state;
-    if (state_file_) state.emplace(*state_file_, options_.timeout);
-    auto restarted = state ? restarted_this_round(*state) : std::set<std::string>{};
-    auto report = judge(gather(within_what_is_left(options_, started), context.keepers));
-    auto safety = restart_safety(report, name_, restarted);
-    if (safety.safe && state) record_restart(*state, name_, report.servers, iso_now());
+    LedgerUse ledger{state_file_, false};
+    RestartSafety safety;
+    check_and_record(options_, ledger, context.keepers, context.err, [&](const Report& report, Ledger& next) {
+      safety = restart_safety(report, name_, next.restarted, going_down(next, name_, std::chrono::system_clock::now()));
+      if (!safety.safe) return;
+      record_restarted(next, name_, report.servers);  // the round: the leader goes after the others
+      approve_in_flight(next, name_, iso_now());
+    });
     if (options_.output == OutputFormat::json)
       context.out << json_text({{"server", name_}, {"safe", safety.safe}, {"reason", safety.reason}}) << "\n";
     else

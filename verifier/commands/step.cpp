@@ -3,11 +3,8 @@
 // election. After: NAME serves and caught up, the ensemble is healthy for the stability window, the
 // ledger holds, no session expired, no acknowledged write was lost.
 
-#include <spawn.h>
-#include <sys/wait.h>
-
+#include <csignal>
 #include <atomic>
-#include <cstring>
 #include <mutex>
 #include <ostream>
 #include <thread>
@@ -18,6 +15,7 @@
 
 #include "probes/four_letter.hpp"
 #include "probes/watch_engine.hpp"
+#include "verifier/commands/child_process.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/ensemble.hpp"
 #include "verifier/commands/exit_codes.hpp"
@@ -29,8 +27,6 @@
 #include "verifier/render/time_text.hpp"
 #include "verifier/render/watch_view.hpp"
 #include "verifier/store/ledger_file.hpp"
-
-extern char** environ;
 
 namespace zkverify::verifier {
 
@@ -134,26 +130,6 @@ class Poller {
   std::thread thread_;
 };
 
-// COMMAND's outcome: its exit status (128+signal when killed; 127 when it could not start).
-struct CommandOutcome {
-  int status = 0;
-  std::string spawn_error;
-};
-
-// Runs COMMAND with our stdin/stdout/stderr.
-CommandOutcome run_command(const std::vector<std::string>& command) {
-  std::vector<char*> argv;
-  for (const auto& arg : command) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid = 0;
-  if (int rc = posix_spawnp(&pid, argv[0], nullptr, nullptr, argv.data(), environ); rc != 0)
-    return {127, fmt::format("cannot run {}: {}", command.front(), std::strerror(rc))};
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status), ""};
-}
-
 std::string summary_line(const StepOptions& options, int command_status, const StepTimeline& timeline,
                          const probes::WatchTotals& totals) {
   std::string leader;
@@ -200,8 +176,16 @@ class StepCommand final : public Command {
     int healthy_streak = 0;
   };
   Recovery wait_for_recovery(const Context& context, LedgerUse& ledger, Poller& poller) const;
-  std::vector<Finding> step_findings(const probes::WatchTotals& totals, const CommandOutcome& outcome,
+  std::vector<Finding> step_findings(const probes::WatchTotals& totals, const ChildOutcome& outcome,
                                      const Recovery& recovery) const;
+  ChildOutcome run_restart_command(const Context& context) const;
+  // The ledger after the step: NAME joins the restart round when COMMAND exited 0 and NAME serves again;
+  // either way its approval is no longer in flight.
+  void record_outcome(const ChildOutcome& outcome, const Report& after) const;
+  // SIGINT/SIGTERM: stop at once (COMMAND already got the signal), clean up, say what is known.
+  int stop_interrupted(const Context& context, probes::WatchEngine& engine, Poller& poller, const ChildOutcome& outcome);
+  void print_result(const Context& context, const Report& result, const ChildOutcome& outcome,
+                    const StepTimeline& timeline, const probes::WatchTotals& totals);
 
   StepOptions options_;
   std::mutex out_mutex_;  // the engine's events and the final report take turns on stdout
@@ -235,15 +219,18 @@ EnsembleOptions StepCommand::check_options() const {
   return check;
 }
 
+// The decision and the approval are made under the ledger's lock: a concurrent safe-to-restart or step
+// then counts NAME as going down until it is back.
 bool StepCommand::ready_to_restart(const Context& context, LedgerUse& ledger) {
-  auto before = check_and_record(check_options(), ledger, context.keepers, context.err);
-  auto restarted = restarted_this_round(options_.state_file, options_.check_timeout);
-  auto safety = restart_safety(before, options_.restart, restarted);
-  if (before.verdict == Verdict::healthy && safety.safe) {
-    if (options_.state_file)
-      record_restart(*options_.state_file, options_.restart, before.servers, iso_now(), options_.check_timeout);
-    return true;
-  }
+  RestartSafety safety;
+  auto before = check_and_record(check_options(), ledger, context.keepers, context.err,
+                                 [&](const Report& report, Ledger& next) {
+                                   safety = restart_safety(report, options_.restart, next.restarted,
+                                                           going_down(next, options_.restart, std::chrono::system_clock::now()));
+                                   if (report.verdict == Verdict::healthy && safety.safe)
+                                     approve_in_flight(next, options_.restart, iso_now());
+                                 });
+  if (before.verdict == Verdict::healthy && safety.safe) return true;
   context.out << render(before, options_.output);
   context.out << fmt::format("step {}: {}; COMMAND not run\n", options_.restart,
                              before.verdict != Verdict::healthy
@@ -270,21 +257,87 @@ StepCommand::Recovery StepCommand::wait_for_recovery(const Context& context, Led
   return recovery;
 }
 
-std::vector<Finding> StepCommand::step_findings(const probes::WatchTotals& totals, const CommandOutcome& outcome,
+std::vector<Finding> StepCommand::step_findings(const probes::WatchTotals& totals, const ChildOutcome& outcome,
                                                 const Recovery& recovery) const {
   auto findings = judge_watch(totals, options_.tuning.max_unavailable);
-  if (outcome.status != 0)
+  if (outcome.timed_out)
+    findings.push_back({Severity::warning, "command-timed-out", options_.restart,
+                        fmt::format("COMMAND ({}) was still running after --timeout {}: its process group got SIGTERM, "
+                                    "then SIGKILL if it had not exited; it exited {}",
+                                    fmt::join(options_.command, " "), format_duration(options_.timeout), outcome.status)});
+  else if (outcome.status != 0)
     findings.push_back({Severity::warning, "command-failed", options_.restart,
                         fmt::format("COMMAND exited {}{}", outcome.status,
                                     outcome.spawn_error.empty() ? "" : ": " + outcome.spawn_error)});
   if (g_stop_requested)
     findings.push_back({Severity::warning, "interrupted", options_.restart, "interrupted by a signal before the end"});
-  else if (recovery.healthy_streak < options_.stable)
+  else if (!outcome.timed_out && recovery.healthy_streak < options_.stable)
     findings.push_back({recovery.report.verdict == Verdict::critical ? Severity::critical : Severity::warning,
                         "not-recovered", options_.restart,
                         fmt::format("the ensemble was not healthy {} times in a row within {}", options_.stable,
                                     format_duration(options_.timeout))});
   return findings;
+}
+
+ChildOutcome StepCommand::run_restart_command(const Context& context) const {
+  context.err << fmt::format("zkverify step: running: {}\n", fmt::join(options_.command, " "));
+  ChildLimits limits;
+  limits.deadline = Clock::now() + options_.timeout;
+  auto outcome = run_child(options_.command, limits, g_stop_signal);
+  if (!outcome.spawn_error.empty()) context.err << "zkverify step: " << outcome.spawn_error << "\n";
+  if (outcome.timed_out)
+    context.err << fmt::format("zkverify step: COMMAND was still running after {}: terminated (exit {})\n",
+                               format_duration(options_.timeout), outcome.status);
+  else if (!g_stop_requested)
+    context.err << fmt::format("zkverify step: command exited {}; waiting up to {} for {} and the ensemble\n",
+                               outcome.status, format_duration(options_.timeout), options_.restart);
+  return outcome;
+}
+
+void StepCommand::record_outcome(const ChildOutcome& outcome, const Report& after) const {
+  if (!options_.state_file) return;
+  auto row = std::ranges::find(after.servers, options_.restart, &ServerRow::name);
+  bool back = row != after.servers.end() && is_serving(row->state);
+  change_ledger(*options_.state_file, options_.check_timeout, iso_now(), [&](Ledger& ledger) {
+    if (outcome.status == 0 && !outcome.timed_out && back) record_restarted(ledger, options_.restart, after.servers);
+    else ledger.in_flight.erase(options_.restart);
+  });
+}
+
+int StepCommand::stop_interrupted(const Context& context, probes::WatchEngine& engine, Poller& poller,
+                                  const ChildOutcome& outcome) {
+  poller.stop();
+  engine.stop_quickly(std::chrono::milliseconds(300));
+  if (options_.state_file)  // NAME's approval ends with the step; waiting for the lock only briefly
+    change_ledger(*options_.state_file, std::chrono::milliseconds(300), iso_now(),
+                  [&](Ledger& ledger) { ledger.in_flight.erase(options_.restart); });
+  auto signal = g_stop_signal.load();
+  auto message = fmt::format("step {}: interrupted by {} while COMMAND ran (passed on to it; it exited {}); the "
+                             "ensemble was not checked after it: run zkverify quorum",
+                             options_.restart, signal == SIGINT ? "SIGINT" : "SIGTERM", outcome.status);
+  std::lock_guard lock(out_mutex_);
+  if (options_.output == OutputFormat::json)
+    context.out << json_text({{"verdict", "degraded"}, {"interrupted", true}, {"summary", message},
+                              {"step", step_json(options_, outcome.status, poller.timeline(), message)},
+                              {"watch", to_json(engine.totals())}})
+                << "\n";
+  else
+    context.out << "\n" << message << "\n";
+  return kExitDegraded;
+}
+
+void StepCommand::print_result(const Context& context, const Report& result, const ChildOutcome& outcome,
+                               const StepTimeline& timeline, const probes::WatchTotals& totals) {
+  auto summary = summary_line(options_, outcome.status, timeline, totals);
+  std::lock_guard lock(out_mutex_);
+  if (options_.output == OutputFormat::json) {
+    auto json = to_json(result);
+    json["step"] = step_json(options_, outcome.status, timeline, summary);
+    json["watch"] = to_json(totals);
+    context.out << json_text(json) << "\n";
+  } else {
+    context.out << "\n" << render_text(result) << "\n" << summary << "\n";
+  }
 }
 
 int StepCommand::run(const Context& context) {
@@ -297,38 +350,28 @@ int StepCommand::run(const Context& context) {
                                std::lock_guard lock(out_mutex_);
                                context.out << render_event(event, OutputFormat::text) << std::flush;
                              });
+  install_stop_signals();
   if (auto error = engine.start(Clock::now() + options_.check_timeout)) {
+    record_outcome(ChildOutcome{127, "not run", false, 0}, Report{});
     context.err << "zkverify step: the watch could not start: " << *error << "; COMMAND not run\n";
     return kExitDegraded;
   }
   Poller poller(options_.servers, options_.restart);
-  install_stop_signals();
+  auto outcome = run_restart_command(context);
+  if (g_stop_requested) return stop_interrupted(context, engine, poller, outcome);
 
-  context.err << fmt::format("zkverify step: running: {}\n", fmt::join(options_.command, " "));
-  auto outcome = run_command(options_.command);
-  if (!outcome.spawn_error.empty()) context.err << "zkverify step: " << outcome.spawn_error << "\n";
-  context.err << fmt::format("zkverify step: command exited {}; waiting up to {} for {} and the ensemble\n",
-                             outcome.status, format_duration(options_.timeout), options_.restart);
-
-  auto recovery = wait_for_recovery(context, ledger, poller);
+  Recovery recovery;
+  if (outcome.timed_out) recovery.report = check_and_record(check_options(), ledger, context.keepers, context.err);
+  else recovery = wait_for_recovery(context, ledger, poller);
   poller.stop();
-  engine.stop();
-  auto totals = engine.totals();
-  auto timeline = poller.timeline();
+  if (g_stop_requested) engine.stop_quickly(std::chrono::milliseconds(300));
+  else engine.stop();
+  record_outcome(outcome, recovery.report);
 
   Report result = recovery.report;
-  for (auto& finding : step_findings(totals, outcome, recovery)) result.findings.push_back(std::move(finding));
+  for (auto& finding : step_findings(engine.totals(), outcome, recovery)) result.findings.push_back(std::move(finding));
   finalize(result);
-  auto summary = summary_line(options_, outcome.status, timeline, totals);
-  std::lock_guard lock(out_mutex_);
-  if (options_.output == OutputFormat::json) {
-    auto json = to_json(result);
-    json["step"] = step_json(options_, outcome.status, timeline, summary);
-    json["watch"] = to_json(totals);
-    context.out << json_text(json) << "\n";
-  } else {
-    context.out << "\n" << render_text(result) << "\n" << summary << "\n";
-  }
+  print_result(context, result, outcome, poller.timeline(), engine.totals());
   return exit_code(result.verdict);
 }
 

@@ -22,10 +22,14 @@ namespace zkverify::verifier {
 using std::chrono::milliseconds;
 
 std::atomic<bool> g_stop_requested{false};
+std::atomic<int> g_stop_signal{0};
 
 void install_stop_signals() {
   struct sigaction action {};
-  action.sa_handler = [](int) { g_stop_requested = true; };
+  action.sa_handler = [](int signal) {
+    g_stop_signal = signal;
+    g_stop_requested = true;
+  };
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);

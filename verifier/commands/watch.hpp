@@ -27,8 +27,9 @@ void add_watch_tuning_options(CLI::App& command, WatchTuning& tuning);
 probes::WatchSettings watch_settings(std::vector<probes::ServerAddress> servers, const std::string& namespace_path,
                                      const WatchTuning& tuning);
 
-// Set by SIGINT/SIGTERM once install_stop_signals() ran.
+// Set by SIGINT/SIGTERM once install_stop_signals() ran; g_stop_signal says which.
 extern std::atomic<bool> g_stop_requested;
+extern std::atomic<int> g_stop_signal;
 void install_stop_signals();
 
 }  // namespace zkverify::verifier

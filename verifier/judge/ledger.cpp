@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "probes/parsers.hpp"
+#include "verifier/judge/restart_plan.hpp"
 
 namespace zkverify::verifier {
 
@@ -78,6 +79,9 @@ json to_json(const Ledger& ledger) {
     marker = {{"path", ledger.marker->path}, {"czxid", zxid_hex(ledger.marker->czxid)}, {"content", ledger.marker->content}};
   json data_loss = nullptr;
   if (ledger.data_loss) data_loss = {{"detected", ledger.data_loss->detected}, {"message", ledger.data_loss->message}};
+  json in_flight = json::object();
+  for (const auto& [name, approval] : ledger.in_flight)
+    in_flight[name] = {{"approved", approval.approved}, {"seen_down", approval.seen_down}};
   return {
       {"format", kLedgerFormat},
       {"updated", ledger.updated},
@@ -90,6 +94,7 @@ json to_json(const Ledger& ledger) {
       {"data_loss", std::move(data_loss)},
       {"servers", std::move(servers)},
       {"restarted_this_round", ledger.restarted},
+      {"restarts_in_flight", std::move(in_flight)},
   };
 }
 
@@ -119,6 +124,10 @@ Ledger ledger_from_json(const json& in) {
       ledger.servers[name] = std::move(entry);
     }
     ledger.restarted = field(in, "restarted_this_round").get<std::set<std::string>>();
+    if (in.contains("restarts_in_flight"))  // absent in ledgers written before it existed
+      for (const auto& [name, approval] : in.at("restarts_in_flight").items())
+        ledger.in_flight[name] = Approval{field(approval, "approved").get<std::string>(),
+                                          field(approval, "seen_down").get<bool>()};
   } catch (const json::exception& error) {
     throw std::invalid_argument(fmt::format("a field has the wrong type: {}", error.what()));
   }
@@ -143,6 +152,7 @@ class LedgerUpdate {
     check_leader();
     check_membership();
     record_servers();
+    follow_approvals(out_.next, report_, now_);
     if (previous_ && previous_->marker) check_marker(*previous_->marker, facts_.round_trip);
     else if (!out_.next.marker && facts_.round_trip) adopt_marker(*facts_.round_trip);
     return std::move(out_);
@@ -275,6 +285,8 @@ std::string describe_forgotten(const Ledger& ledger) {
   if (ledger.marker) text += fmt::format(", marker {} (czxid {})", ledger.marker->path, zxid_hex(ledger.marker->czxid));
   if (ledger.data_loss) text += fmt::format(", the data-loss alarm raised at {}", ledger.data_loss->detected);
   if (!ledger.restarted.empty()) text += fmt::format(", restart round [{}]", fmt::join(ledger.restarted, " "));
+  for (const auto& [name, approval] : ledger.in_flight)
+    text += fmt::format(", the restart of {} approved at {}", name, approval.approved);
   return text + fmt::format(" (last updated {})", ledger.updated);
 }
 

@@ -34,6 +34,13 @@ struct DataLoss {
   std::string message;   // what was seen
 };
 
+// A restart approved (by safe-to-restart or step) whose server has not yet been seen back: until
+// then it counts as going down for other approvals (restart_plan.hpp).
+struct Approval {
+  std::string approved;    // ISO 8601, UTC
+  bool seen_down = false;  // a check since then saw the server not serving
+};
+
 struct Ledger {
   probes::Zxid high_zxid;                // the ensemble's high-water mark; never lowered
   std::optional<std::int64_t> node_count;  // the leader's, at the last run that had one
@@ -42,7 +49,8 @@ struct Ledger {
   std::optional<Marker> marker;
   std::optional<DataLoss> data_loss;     // sticky until --reset-state
   std::map<std::string, LedgerServer> servers;
-  std::set<std::string> restarted;       // this restart round: servers safe-to-restart approved
+  std::set<std::string> restarted;       // this restart round: servers approved (safe-to-restart) or restarted (step)
+  std::map<std::string, Approval> in_flight;  // approved, not yet seen back
   std::string updated;
 };
 

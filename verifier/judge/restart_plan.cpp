@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "verifier/render/time_text.hpp"
+
 namespace zkverify::verifier {
 
 namespace {
@@ -68,7 +70,8 @@ std::optional<RestartSafety> refuse_leader(const Report& report, const std::stri
 
 }  // namespace
 
-RestartSafety restart_safety(const Report& report, const std::string& name, const std::set<std::string>& already_restarted) {
+RestartSafety restart_safety(const Report& report, const std::string& name, const std::set<std::string>& already_restarted,
+                             const std::set<std::string>& going_down) {
   auto target = std::ranges::find(report.servers, name, &ServerRow::name);
   if (target == report.servers.end()) return {false, fmt::format("{} is not one of the listed servers", name)};
   if (report.verdict == Verdict::critical)
@@ -77,24 +80,68 @@ RestartSafety restart_safety(const Report& report, const std::string& name, cons
   int voters = report.expected_voters;
   int majority = voters / 2 + 1;
   int synced = static_cast<int>(std::ranges::count_if(report.servers, is_synced_voter));
-  int remaining = is_synced_voter(*target) ? synced - 1 : synced;
+  std::vector<std::string> leaving;  // synced voters approved by others, not yet back
+  for (const auto& row : report.servers)
+    if (row.name != name && going_down.contains(row.name) && is_synced_voter(row)) leaving.push_back(row.name);
+  int remaining = synced - static_cast<int>(leaving.size()) - (is_synced_voter(*target) ? 1 : 0);
+  std::string also = leaving.empty() ? "" : fmt::format(" and {} (approved to restart, not yet seen back)",
+                                                        fmt::join(leaving, ", "));
   if (remaining < majority) {
     int down = voters - synced;
-    return {false, fmt::format("{} of {} voters down or not proven synced: restarting {} would leave {} synced; a "
+    return {false, fmt::format("{} of {} voters down or not proven synced: restarting {}{} would leave {} synced; a "
                                "quorum needs {}",
-                               down, voters, name, remaining, majority)};
+                               down, voters, name, also, remaining, majority)};
   }
   if (target->state == ServerState::leader) {
     if (auto refusal = refuse_leader(report, name, already_restarted)) return *refusal;
-    return {true, fmt::format("{} synced voters of {}; without the leader {} {} remain, a quorum needs {}. An election "
+    return {true, fmt::format("{} synced voters of {}; without the leader {}{} {} remain, a quorum needs {}. An election "
                               "follows; in a rolling restart the leader goes last",
-                              synced, voters, name, remaining, majority)};
+                              synced, voters, name, also, remaining, majority)};
   }
   if (!is_synced_voter(*target))
     return {true, fmt::format("{} is {}: restarting it does not lower the {} synced voters (quorum {})", name,
                               to_string(target->state), synced, majority)};
-  return {true, fmt::format("{} synced voters of {}; without {} {} remain, a quorum needs {}", synced, voters, name,
-                            remaining, majority)};
+  return {true, fmt::format("{} synced voters of {}; without {}{} {} remain, a quorum needs {}", synced, voters, name,
+                            also, remaining, majority)};
+}
+
+namespace {
+
+bool expired(const Approval& approval, std::chrono::system_clock::time_point now) {
+  auto approved = parse_iso8601(approval.approved);
+  return !approved || now - *approved > kApprovalLease;  // an unreadable time cannot hold a lease
+}
+
+}  // namespace
+
+std::set<std::string> going_down(const Ledger& ledger, const std::string& except, std::chrono::system_clock::time_point now) {
+  std::set<std::string> names;
+  for (const auto& [name, approval] : ledger.in_flight)
+    if (name != except && !expired(approval, now)) names.insert(name);
+  return names;
+}
+
+void approve_in_flight(Ledger& ledger, const std::string& name, const std::string& now) {
+  ledger.in_flight[name] = Approval{now, false};
+}
+
+void record_restarted(Ledger& ledger, const std::string& name, const std::vector<ServerRow>& servers) {
+  ledger.in_flight.erase(name);
+  ledger.restarted.insert(name);
+  if (std::ranges::all_of(servers, [&](const ServerRow& row) { return ledger.restarted.contains(row.name); }))
+    ledger.restarted.clear();
+}
+
+void follow_approvals(Ledger& ledger, const Report& report, const std::string& now) {
+  auto when = parse_iso8601(now).value_or(std::chrono::system_clock::time_point{});
+  for (auto it = ledger.in_flight.begin(); it != ledger.in_flight.end();) {
+    auto& [name, approval] = *it;
+    auto row = std::ranges::find(report.servers, name, &ServerRow::name);
+    bool serving = row != report.servers.end() && is_serving(row->state);
+    if (!serving) approval.seen_down = true;
+    bool done = expired(approval, when) || (serving && approval.seen_down);  // down since the approval, and back
+    it = done ? ledger.in_flight.erase(it) : std::next(it);
+  }
 }
 
 }  // namespace zkverify::verifier

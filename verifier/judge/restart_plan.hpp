@@ -1,10 +1,12 @@
 #pragma once
 // Which server to restart next, and whether restarting one now is safe. Pure: over a Report.
 
+#include <chrono>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "verifier/judge/ledger.hpp"
 #include "verifier/judge/report.hpp"
 
 namespace zkverify::verifier {
@@ -23,10 +25,27 @@ struct RestartSafety {
   std::string reason;
 };
 
-// Safe when the ensemble is not critical and taking `name` down keeps a majority of voters that
-// serve and are proven in sync (ServerRow::synced). The leader is safe only when every other voter
-// is proven in sync and, when a restart round is recorded (`already_restarted` not empty), after
-// the round's other servers. `name` must be one of the report's servers.
-RestartSafety restart_safety(const Report& report, const std::string& name, const std::set<std::string>& already_restarted);
+// Safe when the ensemble is not critical and taking `name` down, together with the servers `going_down`
+// (approved by others and not yet back), keeps a majority of voters that serve and are proven in sync
+// (ServerRow::synced). The leader is safe only when every other voter is proven in sync and, when a
+// restart round is recorded (`already_restarted` not empty), after the round's other servers.
+RestartSafety restart_safety(const Report& report, const std::string& name, const std::set<std::string>& already_restarted,
+                             const std::set<std::string>& going_down = {});
+
+// The restart round in the ledger. An approval is in flight from the moment it is given until a check
+// sees its server down and then serving again, step confirms the restart, or the lease runs out
+// (an approval nobody acted on); while in flight the server counts as going down for other approvals,
+// so two concurrent approvals cannot together take the quorum.
+inline constexpr std::chrono::minutes kApprovalLease{10};
+
+// The servers other than `except` whose approvals are in flight at `now`.
+std::set<std::string> going_down(const Ledger& ledger, const std::string& except, std::chrono::system_clock::time_point now);
+// `name` was approved at `now` (ISO 8601): in flight from now on.
+void approve_in_flight(Ledger& ledger, const std::string& name, const std::string& now);
+// `name` restarted and serves again: it joins the round (which ends once every server in `servers` is
+// in it) and is no longer in flight.
+void record_restarted(Ledger& ledger, const std::string& name, const std::vector<ServerRow>& servers);
+// Follows each in-flight approval with a check's report at `now`: seen down, then back (done), or expired.
+void follow_approvals(Ledger& ledger, const Report& report, const std::string& now);
 
 }  // namespace zkverify::verifier

@@ -44,4 +44,33 @@ std::string iso8601(std::chrono::system_clock::time_point when, bool with_millis
   return fmt::format("{}.{:03}Z", text, millis);
 }
 
+namespace {
+
+// The number of `digits` digits at `text[at]`, or none.
+std::optional<int> digits_at(std::string_view text, std::size_t at, std::size_t digits) {
+  if (text.size() < at + digits) return std::nullopt;
+  int value = 0;
+  auto [end, error] = std::from_chars(text.data() + at, text.data() + at + digits, value);
+  if (error != std::errc{} || end != text.data() + at + digits) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+std::optional<std::chrono::system_clock::time_point> parse_iso8601(std::string_view text) {
+  using namespace std::chrono;
+  // YYYY-MM-DDTHH:MM:SS[.mmm]Z
+  if (text.size() != 20 && text.size() != 24) return std::nullopt;
+  if (text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' || text[16] != ':' || text.back() != 'Z')
+    return std::nullopt;
+  auto y = digits_at(text, 0, 4), mo = digits_at(text, 5, 2), d = digits_at(text, 8, 2);
+  auto h = digits_at(text, 11, 2), mi = digits_at(text, 14, 2), s = digits_at(text, 17, 2);
+  std::optional<int> ms = 0;
+  if (text.size() == 24) ms = text[19] == '.' ? digits_at(text, 20, 3) : std::nullopt;
+  if (!y || !mo || !d || !h || !mi || !s || !ms || *h > 23 || *mi > 59 || *s > 60) return std::nullopt;
+  year_month_day date{year(*y), month(static_cast<unsigned>(*mo)), day(static_cast<unsigned>(*d))};
+  if (!date.ok()) return std::nullopt;
+  return sys_days(date) + hours(*h) + minutes(*mi) + seconds(*s) + milliseconds(*ms);
+}
+
 }  // namespace zkverify::verifier

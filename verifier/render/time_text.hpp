@@ -2,6 +2,7 @@
 // Durations and times as people type and read them.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -16,5 +17,8 @@ std::string format_duration(std::chrono::milliseconds duration);
 
 // ISO 8601 in UTC: "2026-11-30T15:04:05Z", or with milliseconds "2026-11-30T15:04:05.123Z".
 std::string iso8601(std::chrono::system_clock::time_point when, bool with_millis = false);
+
+// The time iso8601() wrote (with or without milliseconds); none when `text` is not such a time.
+std::optional<std::chrono::system_clock::time_point> parse_iso8601(std::string_view text);
 
 }  // namespace zkverify::verifier

@@ -1,6 +1,5 @@
 #include "verifier/store/ledger_file.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -29,19 +28,13 @@ std::set<std::string> restarted_this_round(const std::optional<std::string>& sta
   return restarted_this_round(StateFile(*state_file, wait));
 }
 
-void record_restart(const StateFile& state, const std::string& name, const std::vector<ServerRow>& servers,
-                    const std::string& now) {
+void change_ledger(const std::string& state_file, std::chrono::milliseconds wait, const std::string& now,
+                   const std::function<void(Ledger&)>& change) {
+  StateFile state(state_file, wait);
   Ledger next = read_ledger(state).value_or(Ledger{});
-  next.restarted.insert(name);
-  if (std::ranges::all_of(servers, [&](const ServerRow& row) { return next.restarted.contains(row.name); }))
-    next.restarted.clear();
+  change(next);
   next.updated = now;
   state.write(to_json(next));
-}
-
-void record_restart(const std::string& state_file, const std::string& name, const std::vector<ServerRow>& servers,
-                    const std::string& now, std::chrono::milliseconds wait) {
-  record_restart(StateFile(state_file, wait), name, servers, now);
 }
 
 }  // namespace zkverify::verifier

@@ -2,6 +2,7 @@
 // The ledger in its state file: read under the file's lock, the restart round's bookkeeping.
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -21,12 +22,9 @@ std::set<std::string> restarted_this_round(const StateFile& state);
 // The same, taking the file's lock for the read only (empty without a state file).
 std::set<std::string> restarted_this_round(const std::optional<std::string>& state_file, std::chrono::milliseconds wait);
 
-// Records `name` as approved in the ledger's restart round; the round ends (is cleared) once every
-// server was. `now` is an ISO 8601 time. Hold `state` from the read that decided to the record, so
-// two approvals cannot interleave.
-void record_restart(const StateFile& state, const std::string& name, const std::vector<ServerRow>& servers,
-                    const std::string& now);
-void record_restart(const std::string& state_file, const std::string& name, const std::vector<ServerRow>& servers,
-                    const std::string& now, std::chrono::milliseconds wait);
+// Changes the ledger in `state_file` under its lock (waiting at most `wait` for it): reads it (an
+// empty ledger when there is no file yet), applies `change`, stamps `now` (ISO 8601) and writes it.
+void change_ledger(const std::string& state_file, std::chrono::milliseconds wait, const std::string& now,
+                   const std::function<void(Ledger&)>& change);
 
 }  // namespace zkverify::verifier

@@ -1,0 +1,84 @@
+// step's COMMAND (issue 9, item 1): bounded by the deadline, in a process group of its own that is
+// terminated and then killed, and our own stop signal passed on to it.
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+
+#include "verifier/commands/child_process.hpp"
+
+using namespace zkverify::verifier;
+using Catch::Matchers::Contains;
+using std::chrono::milliseconds;
+using zkverify::probes::Clock;
+
+namespace {
+
+ChildLimits limits_of(milliseconds deadline, milliseconds grace = milliseconds(5000)) {
+  ChildLimits limits;
+  limits.deadline = Clock::now() + deadline;
+  limits.grace_after_deadline = grace;
+  limits.grace_after_signal = grace;
+  return limits;
+}
+
+std::atomic<int> no_signal{0};
+
+// Whether process `pid` is gone (or only a zombie nobody reaped yet).
+bool gone(int pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string ignored, state;
+  if (!(stat >> ignored >> ignored >> state)) return true;
+  return state == "Z";
+}
+
+}  // namespace
+
+TEST_CASE("child: its exit status, or 127 naming what could not run") {
+  auto exited = run_child({"sh", "-c", "exit 3"}, limits_of(milliseconds(30000)), no_signal);
+  CHECK(exited.status == 3);
+  CHECK_FALSE(exited.timed_out);
+  CHECK(exited.forwarded_signal == 0);
+
+  auto missing = run_child({"zkverify-no-such-command"}, limits_of(milliseconds(30000)), no_signal);
+  CHECK(missing.status == 127);
+  CHECK_THAT(missing.spawn_error, Contains("cannot run zkverify-no-such-command"));
+}
+
+TEST_CASE("child: past the deadline its whole process group gets SIGTERM") {
+  auto pidfile = std::filesystem::temp_directory_path() / ("zkverify-child-" + std::to_string(::getpid()));
+  // The shell waits for a grandchild: both are in the group, both must go.
+  auto outcome = run_child({"sh", "-c", "sleep 60 & echo $! > " + pidfile.string() + "; wait"},
+                           limits_of(milliseconds(300)), no_signal);
+  CHECK(outcome.timed_out);
+  CHECK(outcome.status == 128 + SIGTERM);
+  int grandchild = 0;
+  std::ifstream(pidfile) >> grandchild;
+  std::filesystem::remove(pidfile);
+  REQUIRE(grandchild > 0);
+  for (int i = 0; i < 100 && !gone(grandchild); ++i) std::this_thread::sleep_for(milliseconds(20));
+  CHECK(gone(grandchild));
+}
+
+TEST_CASE("child: one that ignores SIGTERM is killed after the grace period") {
+  auto outcome = run_child({"sh", "-c", "trap '' TERM; sleep 60"}, limits_of(milliseconds(200), milliseconds(300)),
+                           no_signal);
+  CHECK(outcome.timed_out);
+  CHECK(outcome.status == 128 + SIGKILL);
+}
+
+TEST_CASE("child: our stop signal is passed on to it") {
+  std::atomic<int> stop{0};
+  std::thread signaller([&] {
+    std::this_thread::sleep_for(milliseconds(300));
+    stop = SIGINT;
+  });
+  auto outcome = run_child({"sleep", "60"}, limits_of(milliseconds(60000)), stop);
+  signaller.join();
+  CHECK(outcome.forwarded_signal == SIGINT);
+  CHECK_FALSE(outcome.timed_out);
+  CHECK(outcome.status == 128 + SIGINT);
+}
