@@ -18,16 +18,6 @@ std::optional<Ledger> read_ledger(const StateFile& state) {
   }
 }
 
-std::set<std::string> restarted_this_round(const StateFile& state) {
-  auto ledger = read_ledger(state);
-  return ledger ? ledger->restarted : std::set<std::string>{};
-}
-
-std::set<std::string> restarted_this_round(const std::optional<std::string>& state_file, std::chrono::milliseconds wait) {
-  if (!state_file) return {};
-  return restarted_this_round(StateFile(*state_file, wait));
-}
-
 void change_ledger(const std::string& state_file, std::chrono::milliseconds wait, const std::string& now,
                    const std::function<void(Ledger&)>& change) {
   StateFile state(state_file, wait);
