@@ -180,6 +180,7 @@ void WatchBook::write_acked(const Write& write, std::int32_t version, Moment now
   if (last_ack_) {
     auto gap = since(*last_ack_, now);
     totals_.longest_unavailable = std::max(totals_.longest_unavailable, gap);
+    longest_since_taken_ = std::max(longest_since_taken_, gap);
     if (window_open_)
       emit(now, WatchEventKind::unavailable_end, "", "", fmt::format("writes succeed again after {}ms", gap.count()),
            gap);
@@ -194,6 +195,13 @@ void WatchBook::tick(Moment now) {
   if (window_open_ || !last_ack_ || now.steady - *last_ack_ <= threshold_) return;
   window_open_ = true;
   emit(now, WatchEventKind::unavailable_start, "", "", "", since(*last_ack_, now));
+}
+
+std::chrono::milliseconds WatchBook::take_longest_unavailable(Moment now) {
+  auto longest = longest_since_taken_;
+  if (last_ack_) longest = std::max(longest, since(*last_ack_, now));  // the gap still open
+  longest_since_taken_ = std::chrono::milliseconds(0);
+  return longest;
 }
 
 void WatchBook::settle(Moment now) {

@@ -138,6 +138,9 @@ class WatchBook {
   // The events produced since the last call, in order.
   std::vector<WatchEvent> take_events();
   [[nodiscard]] const WatchTotals& totals() const { return totals_; }
+  // The longest time without a successful write since the last call (or the start), a window still
+  // open counted up to `now`; then starts measuring again. A roll's figure per step.
+  std::chrono::milliseconds take_longest_unavailable(Moment now);
 
  private:
   struct Session {
@@ -171,6 +174,7 @@ class WatchBook {
   std::vector<std::size_t> ephemeral_checks_;
   std::vector<WatchEvent> events_;
   WatchTotals totals_;
+  std::chrono::milliseconds longest_since_taken_{0};  // take_longest_unavailable()'s
 };
 
 }  // namespace zkverify::probes

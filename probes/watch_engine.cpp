@@ -20,10 +20,12 @@ using std::chrono::milliseconds;
 
 Moment now_moment() { return {Clock::now(), std::chrono::system_clock::now()}; }
 
-// The servers starting at servers[first] and wrapping around: that session's own server first.
-std::vector<ServerAddress> rotated(const std::vector<ServerAddress>& servers, std::size_t first) {
+// The servers starting at servers[first] and wrapping around, forwards or backwards: that session's
+// own server first.
+std::vector<ServerAddress> rotated(const std::vector<ServerAddress>& servers, std::size_t first, bool backwards) {
   std::vector<ServerAddress> order;
-  for (std::size_t j = 0; j < servers.size(); ++j) order.push_back(servers[(first + j) % servers.size()]);
+  auto n = servers.size();
+  for (std::size_t j = 0; j < n; ++j) order.push_back(servers[backwards ? (first + n - j) % n : (first + j) % n]);
   return order;
 }
 
@@ -147,7 +149,7 @@ void WatchEngine::open_sessions() {
     auto listener = [shared = shared_, i](const SessionEvent& event) {
       shared->feed([&](WatchBook& book, Moment now) { book.session_changed(i, event, now); });
     };
-    sessions_.push_back(keepers_.open(rotated(settings_.servers, i), options, listener));
+    sessions_.push_back(keepers_.open(rotated(settings_.servers, i, settings_.fail_over_backwards), options, listener));
   }
 }
 
@@ -412,6 +414,12 @@ void WatchEngine::end_delivery() {
 
 std::vector<std::size_t> WatchEngine::live_sessions() const {
   return shared_->ask([](const WatchBook& book) { return book.live_sessions(); });
+}
+
+std::chrono::milliseconds WatchEngine::take_longest_unavailable() {
+  std::chrono::milliseconds longest{0};
+  if (shared_) shared_->feed([&](WatchBook& book, Moment now) { longest = book.take_longest_unavailable(now); });
+  return longest;
 }
 
 WatchTotals WatchEngine::totals() const {

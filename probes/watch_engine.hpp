@@ -28,6 +28,11 @@ struct WatchSettings {
   // At start, a run node another watch left behind is removed once no session node is left under it
   // and it is at least this old: a younger one may be a watch still creating its session nodes.
   std::chrono::milliseconds sweep_age{60000};
+  // Each session's fallbacks: the servers listed after its own (false), or before it, nearest first
+  // (true). A roll lists the servers in its order and fails over backwards, so a session whose server
+  // restarts moves to one already restarted instead of the next, and displaced sessions never pile
+  // up on one server (its maxClientCnxns) as the roll goes on.
+  bool fail_over_backwards = false;
 };
 
 class WatchEngine {
@@ -54,6 +59,8 @@ class WatchEngine {
   // cleanup step (closing the sessions, removing the znodes) bounded by `step_limit`.
   void stop_quickly(std::chrono::milliseconds step_limit);
   WatchTotals totals() const;
+  // WatchBook::take_longest_unavailable, now.
+  std::chrono::milliseconds take_longest_unavailable();
 
  private:
   struct Shared;

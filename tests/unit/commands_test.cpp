@@ -86,5 +86,5 @@ TEST_CASE("commands: each registers itself once, under its own name") {
     CHECK(sub.get_name() == command->name());
     names.emplace_back(command->name());
   }
-  CHECK(names == std::vector<std::string>{"quorum", "order", "safe-to-restart", "watch", "step", "serve", "probe", "smoke"});
+  CHECK(names == std::vector<std::string>{"quorum", "order", "safe-to-restart", "watch", "step", "roll", "serve", "probe", "smoke"});
 }

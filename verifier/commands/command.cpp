@@ -13,6 +13,7 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   commands.push_back(make_safe_to_restart_command());
   commands.push_back(make_watch_command());
   commands.push_back(make_step_command());
+  commands.push_back(make_roll_command());
   commands.push_back(make_serve_command());
   commands.push_back(make_probe_command());
   commands.push_back(make_smoke_command());

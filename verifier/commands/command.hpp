@@ -35,6 +35,7 @@ std::unique_ptr<Command> make_order_command();
 std::unique_ptr<Command> make_safe_to_restart_command();
 std::unique_ptr<Command> make_watch_command();
 std::unique_ptr<Command> make_step_command();
+std::unique_ptr<Command> make_roll_command();
 std::unique_ptr<Command> make_serve_command();
 std::unique_ptr<Command> make_probe_command();
 std::unique_ptr<Command> make_smoke_command();

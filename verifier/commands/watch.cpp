@@ -23,11 +23,17 @@ using std::chrono::milliseconds;
 
 std::atomic<bool> g_stop_requested{false};
 std::atomic<int> g_stop_signal{0};
+std::atomic<int> g_second_stop_signal{0};
 
 void install_stop_signals() {
   struct sigaction action {};
   action.sa_handler = [](int signal) {
-    g_stop_signal = signal;
+    static std::atomic<int> received{0};
+    if (received++ > 0) {
+      g_second_stop_signal = signal;
+      return;
+    }
+    g_stop_signal = signal;  // before the flag: whoever sees the flag can tell which signal
     g_stop_requested = true;
   };
   sigemptyset(&action.sa_mask);

@@ -30,6 +30,8 @@ probes::WatchSettings watch_settings(std::vector<probes::ServerAddress> servers,
 // Set by SIGINT/SIGTERM once install_stop_signals() ran; g_stop_signal says which.
 extern std::atomic<bool> g_stop_requested;
 extern std::atomic<int> g_stop_signal;
+// The second SIGINT/SIGTERM's number, 0 before it: roll stops its step only at the second.
+extern std::atomic<int> g_second_stop_signal;
 void install_stop_signals();
 
 }  // namespace zkverify::verifier

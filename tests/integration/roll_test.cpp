@@ -1,0 +1,99 @@
+// zkverify roll on a real ensemble (issue 16): a full roll of five with its HTML report rendered in
+// headless Chromium; a roll whose COMMAND leaves a server down stops there, and the same command,
+// given a COMMAND that works, resumes; --dry-run runs nothing.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include <catch2/catch.hpp>
+
+#include "integration/lab.hpp"
+
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))).string();
+}
+
+long count_of(const std::string& text, const std::string& what) {
+  long n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+// The report page as headless Chromium renders it (its DOM after layout).
+std::string rendered(const std::string& html_file) {
+  auto run = lab::sh("timeout 90 chromium --headless --no-sandbox --disable-gpu --dump-dom file://" + html_file +
+                     " 2>/dev/null");
+  REQUIRE(run.exit_code == 0);
+  return run.out;
+}
+
+}  // namespace
+
+TEST_CASE("roll: five servers in one verified command, a stop at a failed step, a resume, a dry run",
+          "[integration][roll]") {
+  lab::Lab ensemble;
+  auto servers = ensemble.servers();
+  auto state = temp_path("roll-ledger.json");
+  auto html = temp_path("roll-report") + ".html";
+  auto restart = std::string(ZKLAB) + " restart " + ensemble.dir() + " {}";
+  auto roll = "roll --servers " + servers + " --state " + state + " --timeout 60s ";
+
+  auto marker = temp_path("roll-ran");
+  auto dry = lab::zkverify(roll + "--dry-run -- touch " + marker);
+  INFO(dry.out << dry.err);
+  CHECK(dry.exit_code == 0);
+  CHECK_THAT(dry.out, Contains("nothing is run") && Contains("5. " + ensemble.leader()));
+  CHECK_FALSE(std::filesystem::exists(marker));
+
+  auto full = lab::zkverify(roll + "--output json --report " + html + " -- " + restart);
+  INFO(full.out << full.err);
+  REQUIRE(full.exit_code == 0);
+  const auto& report = full.json();
+  CHECK(report["complete"] == true);
+  CHECK(report["steps"].size() == 5);
+  CHECK(report["steps"].back()["server"] == report["steps"].back()["leader_before"]);  // the leader went last
+  CHECK(report["leader_moves"] == 1);
+  CHECK(report["watch"]["sessions_expired"] == 0);
+  CHECK(report["watch"]["writes_lost"] == 0);
+  WARN(report["summary"].get<std::string>());
+
+  auto page = rendered(html);
+  CHECK(count_of(page, "class=\"lane\"") == 5);
+  CHECK_THAT(page, Contains("id=\"writes-acked\">" + std::to_string(report["watch"]["writes_acked"].get<long>()) + "<"));
+  CHECK_THAT(page, Contains("id=\"verdict\">healthy<"));
+  std::filesystem::remove(html);
+
+  // A COMMAND that stops the second server for good: the roll stops there, nothing after it restarted.
+  auto order = lab::zkverify("order --servers " + servers);
+  std::istringstream names(order.out);
+  std::string first, second;
+  names >> first >> second;
+  auto breaking = std::string("sh -c 'if [ {} = ") + second + " ]; then " + ZKLAB + " stop " + ensemble.dir() +
+                  " {}; else " + restart + "; fi'";
+  auto stopped = lab::zkverify("roll --servers " + servers + " --state " + state + " --timeout 15s --output json -- " +
+                               breaking);
+  INFO(stopped.out << stopped.err);
+  CHECK(stopped.exit_code == 1);
+  CHECK(stopped.json()["complete"] == false);
+  CHECK(stopped.json()["done"] == nlohmann::json::array({first}));
+  CHECK(stopped.json()["steps"].size() == 2);
+
+  ensemble.act("start", second);
+  REQUIRE(lab::zkverify("quorum --wait 60s --servers " + servers).exit_code == 0);  // as an operator would
+  auto resumed = lab::zkverify(roll + "--output json -- " + restart);
+  INFO(resumed.out << resumed.err);
+  CHECK(resumed.exit_code == 0);
+  CHECK(resumed.json()["skipped"] == nlohmann::json::array({first}));
+  CHECK(resumed.json()["steps"].size() == 4);
+  CHECK(resumed.json()["complete"] == true);
+  std::filesystem::remove(state);
+  std::filesystem::remove(state + ".lock");
+}

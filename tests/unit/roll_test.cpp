@@ -1,0 +1,94 @@
+// zkverify roll's pure parts (issue 16): the next server, the dry run's plan, the verdict, and what
+// the text, JSON and HTML say.
+
+#include <catch2/catch.hpp>
+
+#include "synthetic.hpp"
+#include "verifier/judge/roll.hpp"
+#include "verifier/render/roll_view.hpp"
+
+using namespace zkverify::verifier;
+using namespace synthetic;
+using Catch::Matchers::Contains;
+
+namespace {
+
+RollStep step_of(const std::string& server, const std::string& leader_before, const std::string& leader_after) {
+  RollStep step;
+  step.server = server;
+  step.span = {1000, 5000};
+  step.down = Window{1200, 3200};
+  step.leader_before = leader_before;
+  step.leader_after = leader_after;
+  if (leader_before != leader_after) step.leaderless = Window{1200, 1900};
+  step.longest_unavailable = std::chrono::milliseconds(700);
+  return step;
+}
+
+RollRecord complete_roll() {
+  RollRecord roll;
+  roll.servers = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
+  for (const char* name : {"pzoo-0", "pzoo-2", "zoo-0", "zoo-1"}) roll.steps.push_back(step_of(name, "pzoo-1", "pzoo-1"));
+  roll.steps.push_back(step_of("pzoo-1", "pzoo-1", "zoo-0"));
+  roll.complete = true;
+  roll.duration_ms = 30000;
+  roll.totals.sessions = 5;
+  roll.totals.writes_acked = 512;
+  return roll;
+}
+
+}  // namespace
+
+TEST_CASE("roll: the next server is the first in order not done, the leader last") {
+  auto report = judge(healthy_five());  // pzoo-1 leads
+  CHECK(next_to_restart(report, {}, {}) == "pzoo-0");
+  CHECK(next_to_restart(report, {"pzoo-0"}, {"pzoo-2"}) == "zoo-0");
+  CHECK(next_to_restart(report, {"pzoo-0", "pzoo-2", "zoo-0"}, {"zoo-1"}) == "pzoo-1");
+  CHECK_FALSE(next_to_restart(report, {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}, {}));
+}
+
+TEST_CASE("roll --dry-run: each server safe in turn, the leader once the others are done") {
+  auto report = judge(healthy_five());
+  auto plan = plan_roll(report, {"zoo-0"});
+  REQUIRE(plan.steps.size() == 4);
+  CHECK(plan.skipped == std::vector<std::string>{"zoo-0"});
+  CHECK(plan.steps.back().server == "pzoo-1");
+  CHECK(plan.all_safe());
+  auto text = render_roll_plan(report, plan, OutputFormat::text);
+  CHECK_THAT(text, Contains("nothing is run") && Contains("4. pzoo-1") && Contains("skipped (done in this restart round): zoo-0"));
+}
+
+TEST_CASE("roll: the verdict and what stopped it") {
+  auto roll = complete_roll();
+  CHECK(roll_verdict(roll) == Verdict::healthy);
+  auto json = to_json(roll);
+  CHECK(json["leader_moves"] == 1);
+  CHECK(json["done"].size() == 5);
+  CHECK(json["remaining"].empty());
+  CHECK_THAT(render_roll(roll, OutputFormat::text),
+             Contains("roll: complete: 5 restarted, 0 skipped as done before") && Contains("moved pzoo-1 -> zoo-0 (700ms without)"));
+
+  roll.complete = false;
+  roll.steps.resize(2);
+  roll.steps[1].findings.push_back({Severity::warning, "not-recovered", "pzoo-2", "not healthy 3 times in a row"});
+  CHECK(roll_verdict(roll) == Verdict::degraded);
+  CHECK(to_json(roll)["done"] == nlohmann::json::array({"pzoo-0"}));
+  CHECK(to_json(roll)["remaining"] == nlohmann::json::array({"pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}));
+  CHECK_THAT(render_roll(roll, OutputFormat::text),
+             Contains("roll stopped: the step of pzoo-2 failed: not-recovered") && Contains("Run the same command again"));
+  roll.watch_findings.push_back({Severity::critical, "session-expired", "", "a session expired"});
+  CHECK(roll_verdict(roll) == Verdict::critical);
+}
+
+TEST_CASE("roll --report: one lane per server, figures as in the JSON, every value escaped") {
+  auto roll = complete_roll();
+  roll.servers[4] = "zoo-1<b>";
+  roll.steps[3].server = "zoo-1<b>";
+  auto html = render_roll_html(roll);
+  long lanes = 0;
+  for (auto at = html.find("class=\"lane\""); at != std::string::npos; at = html.find("class=\"lane\"", at + 1)) ++lanes;
+  CHECK(lanes == 5);
+  CHECK_THAT(html, Contains("id=\"writes-acked\">512<") && Contains("zoo-1&lt;b&gt;"));
+  CHECK(html.find("zoo-1<b>") == std::string::npos);
+  CHECK(html.find("http") == html.find("http://www.w3.org/2000/svg"));  // no external asset
+}

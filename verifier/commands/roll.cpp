@@ -1,0 +1,230 @@
+// `zkverify roll`: the whole rolling restart in one command. Each server is one step (restart_step,
+// exactly as `zkverify step` runs it), in `order`'s order recomputed before each step (down first,
+// the leader last), with one watch across the whole roll. The first failed step stops the roll; the
+// ledger's restart round remembers what is done, so the same command resumes.
+
+#include <mutex>
+#include <ostream>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "verifier/commands/command.hpp"
+#include "verifier/commands/exit_codes.hpp"
+#include "verifier/commands/restart_step.hpp"
+#include "verifier/commands/watch.hpp"
+#include "verifier/judge/watch_judge.hpp"
+#include "verifier/render/json_text.hpp"
+#include "verifier/judge/roll.hpp"
+#include "verifier/render/report_view.hpp"
+#include "verifier/render/roll_view.hpp"
+#include "verifier/render/time_text.hpp"
+#include "verifier/render/watch_view.hpp"
+#include "verifier/store/ledger_file.hpp"
+#include "verifier/store/state_file.hpp"
+
+namespace zkverify::verifier {
+
+namespace {
+
+using probes::Clock;
+using std::chrono::milliseconds;
+
+// COMMAND for one server: every "{}" in its arguments replaced by the server's name.
+std::vector<std::string> command_for(const std::vector<std::string>& command, const std::string& server) {
+  std::vector<std::string> args;
+  for (auto arg : command) {
+    for (auto at = arg.find("{}"); at != std::string::npos; at = arg.find("{}", at + server.size()))
+      arg.replace(at, 2, server);
+    args.push_back(std::move(arg));
+  }
+  return args;
+}
+
+// A step as the roll's record keeps it: times as milliseconds since the roll started.
+RollStep record_of(const std::string& server, const StepRun& run, Clock::time_point roll_started) {
+  auto ms = [&](Clock::time_point at) {
+    return static_cast<long>(std::chrono::duration_cast<milliseconds>(at - roll_started).count());
+  };
+  auto window = [&](const std::optional<StepTimeline::Span>& span) -> std::optional<Window> {
+    if (!span) return std::nullopt;
+    return Window{ms(span->first), ms(span->second)};
+  };
+  RollStep step;
+  step.server = server;
+  step.command_status = run.outcome.status;
+  step.span = {ms(run.started), ms(run.ended)};
+  step.down = window(run.timeline.down_window);
+  step.leader_before = run.timeline.leader_before;
+  step.leader_after = run.timeline.leader_after;
+  step.leaderless = window(run.timeline.leaderless_window);
+  step.verdict = run.report.verdict;
+  if (step.verdict != Verdict::healthy) step.check_findings = run.report.findings;
+  return step;
+}
+
+class RollCommand final : public Command {
+ public:
+  std::string_view name() const override { return "roll"; }
+  CLI::App& add_to(CLI::App& app) override;
+  int run(const Context& context) override;
+
+ private:
+  // The restart round as the roll starts: those servers are skipped.
+  std::set<std::string> round_at_start() const;
+  // The watch's settings: its servers in the roll's order, failing over backwards (watch_engine.hpp).
+  probes::WatchSettings watch_in_roll_order(const Context& context) const;
+  int dry_run(const Context& context, const std::set<std::string>& skipped);
+  // Steps until every server is done, one fails, or a stop signal; fills `roll_`.
+  void run_steps(const Context& context, LedgerUse& ledger, probes::WatchEngine& engine);
+  // One step; false when the roll must stop after it.
+  bool run_one(const Context& context, LedgerUse& ledger, probes::WatchEngine& engine, const std::string& server);
+  int finish(const Context& context, probes::WatchEngine& engine);
+
+  StepPlan plan_;  // restart and command are set per step
+  OutputFormat output_ = OutputFormat::text;
+  WatchTuning tuning_;
+  milliseconds pause_{0};
+  bool dry_run_ = false;
+  std::optional<std::string> html_report_;
+  RollRecord roll_;
+  Clock::time_point started_;
+  std::mutex out_mutex_;  // stdout, and roll_.events (the watch's sink runs on its own thread)
+};
+
+CLI::App& RollCommand::add_to(CLI::App& app) {
+  auto& command = *app.add_subcommand(
+      "roll", "Restart every server in turn, each as one verified step, the leader last, with one watch across the roll");
+  add_servers_option(command, plan_.servers);
+  command.add_option("--state", plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
+      ->required();
+  add_duration_option(command, "--timeout", plan_.timeout,
+                      "Per step: bounds COMMAND, then the wait for the server and the ensemble (default 10m)");
+  add_duration_option(command, "--pause", pause_, "Wait between steps (default 0)");
+  command.add_flag("--dry-run", dry_run_, "Print the plan and the pre-checks; run nothing");
+  add_output_option(command, output_);
+  command.add_option("--report", html_report_, "Write an HTML report of the roll (a timeline and the tables) to FILE");
+  add_namespace_option(command, plan_.namespace_path);
+  add_watch_tuning_options(command, tuning_);
+  command.add_option("COMMAND", plan_.command, "After --: restarts one server; {} is replaced by its name")->expected(-1);
+  command.final_callback([this] {
+    if (plan_.command.empty()) throw_usage("no COMMAND after --: what restarts a server? ({} is its name)");
+  });
+  return command;
+}
+
+std::set<std::string> RollCommand::round_at_start() const {
+  auto ledger = read_ledger(StateFile(*plan_.state_file, plan_.check_timeout));
+  return ledger ? ledger->restarted : std::set<std::string>{};
+}
+
+probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) const {
+  auto order = restart_order(judge(gather(check_options(plan_), context.keepers)));
+  std::vector<probes::ServerAddress> servers;
+  for (const auto& step : order)
+    servers.push_back(*std::ranges::find(plan_.servers, step.name, &probes::ServerAddress::name));
+  auto settings = watch_settings(servers, plan_.namespace_path, tuning_);
+  settings.fail_over_backwards = true;
+  return settings;
+}
+
+int RollCommand::dry_run(const Context& context, const std::set<std::string>& skipped) {
+  auto report = judge(gather(check_options(plan_), context.keepers));
+  auto plan = plan_roll(report, skipped);
+  context.out << render_roll_plan(report, plan, output_);
+  return report.verdict == Verdict::healthy && plan.all_safe() ? kExitHealthy : kExitDegraded;
+}
+
+bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::WatchEngine& engine,
+                          const std::string& server) {
+  auto command = plan_.command;
+  plan_.restart = server;
+  plan_.command = command_for(command, server);
+  engine.take_longest_unavailable();  // the step's figure starts now
+  auto run = run_restart(plan_, ledger, context);
+  auto step = record_of(server, run, started_);
+  step.longest_unavailable = engine.take_longest_unavailable();
+  step.findings = step_findings(plan_, run);
+  plan_.command = std::move(command);
+  auto totals = engine.totals();
+  step.summary = step_summary(server, run, step.longest_unavailable, totals);
+  bool ok = step.findings.empty() && step.verdict == Verdict::healthy &&
+            std::ranges::none_of(judge_watch(totals, tuning_.max_unavailable),
+                                 [](const Finding& f) { return f.severity == Severity::critical; });
+  std::lock_guard lock(out_mutex_);
+  if (output_ == OutputFormat::text) context.out << step.summary << "\n";
+  roll_.steps.push_back(std::move(step));
+  return ok;
+}
+
+void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::WatchEngine& engine) {
+  std::set<std::string> done = roll_.skipped;
+  while (true) {
+    if (g_stop_requested) {
+      roll_.stopped_by_signal = true;
+      return;
+    }
+    auto decision = decide_restart(plan_, ledger, context, [&](const Report& report, const Ledger& next) {
+      return next_to_restart(report, done, next.restarted);
+    });
+    roll_.last_report = decision.report;
+    if (!decision.server) {
+      roll_.complete = true;
+      return;
+    }
+    if (!decision.go()) {
+      roll_.refused = RollRefusal{*decision.server, decision.report.verdict != Verdict::healthy
+                                                        ? fmt::format("the ensemble is {}", to_string(decision.report.verdict))
+                                                        : "not safe to restart: " + decision.safety.reason};
+      return;
+    }
+    if (!run_one(context, ledger, engine, *decision.server)) return;
+    done.insert(*decision.server);
+    if (pause_.count() > 0) std::this_thread::sleep_for(pause_);
+  }
+}
+
+int RollCommand::finish(const Context& context, probes::WatchEngine& engine) {
+  if (g_second_stop_signal) engine.stop_quickly(milliseconds(300));
+  else engine.stop();
+  std::lock_guard lock(out_mutex_);
+  roll_.duration_ms = static_cast<long>(std::chrono::duration_cast<milliseconds>(Clock::now() - started_).count());
+  roll_.totals = engine.totals();
+  roll_.watch_findings = judge_watch(roll_.totals, tuning_.max_unavailable);
+  context.out << render_roll(roll_, output_);
+  if (html_report_) {
+    write_file_atomically(*html_report_, render_roll_html(roll_));
+    context.err << "zkverify roll: report written to " << *html_report_ << "\n";
+  }
+  return exit_code(roll_verdict(roll_));
+}
+
+int RollCommand::run(const Context& context) {
+  plan_.interrupt = &g_second_stop_signal;
+  for (const auto& server : plan_.servers) roll_.servers.push_back(server.name);
+  roll_.skipped = round_at_start();
+  if (dry_run_) return dry_run(context, roll_.skipped);
+  LedgerUse ledger{plan_.state_file, false};
+  started_ = Clock::now();
+  probes::WatchEngine engine(watch_in_roll_order(context), context.keepers,
+                             [&](const probes::WatchEvent& event) {
+                               std::lock_guard lock(out_mutex_);
+                               roll_.events.push_back(event);
+                               if (output_ == OutputFormat::text) context.out << render_event(event, output_) << std::flush;
+                             });
+  install_stop_signals();
+  if (auto error = engine.start(Clock::now() + plan_.check_timeout)) {
+    context.err << "zkverify roll: the watch could not start: " << *error << "; nothing restarted\n";
+    return kExitDegraded;
+  }
+  run_steps(context, ledger, engine);
+  return finish(context, engine);
+}
+
+}  // namespace
+
+std::unique_ptr<Command> make_roll_command() { return std::make_unique<RollCommand>(); }
+
+}  // namespace zkverify::verifier
