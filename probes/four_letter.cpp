@@ -60,10 +60,13 @@ awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::addr
                             const ProbeLimits& limits) {
   auto admin = probe.address;
   admin.port = *probe.address.admin_port;
+  bool gave_up = false;  // after a transport failure (it stalls, floods, resets): ask nothing more, keep its error
   auto fetch = [&](const char* command) -> awaitable<std::optional<std::string>> {
+    if (gave_up) co_return std::nullopt;
     auto exchange = co_await fetch_admin_command(admin, addresses, command, limits);
     if (exchange.error != ProbeError::ok) {
       probe.admin_error = fmt::format("AdminServer {} /commands/{}: {}", admin.endpoint(), command, describe(exchange));
+      gave_up = exchange.error != ProbeError::http_error;
       co_return std::nullopt;
     }
     co_return std::move(exchange.reply);

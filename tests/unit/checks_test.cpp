@@ -121,7 +121,11 @@ TEST_CASE("round trip: a failed write or read is critical, a stale read too") {
   }
   SECTION("other bytes") {
     facts.round_trip->reads[3].bytes_match = false;
-    CHECK(find(judge(facts), "stale-read")->server == "zoo-0");
+    auto report = judge(facts);
+    REQUIRE(find(report, "stale-read"));
+    CHECK(find(report, "stale-read")->server == "zoo-0");
+    CHECK(find(report, "stale-read")->severity == Severity::critical);
+    CHECK(report.verdict == Verdict::critical);
   }
   SECTION("namespace parent missing") {
     facts.round_trip->namespace_error = ZkError::no_node;

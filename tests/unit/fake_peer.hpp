@@ -1,13 +1,24 @@
 #pragma once
 // A misbehaving four-letter-word peer on 127.0.0.1, port 0, in its own thread: it answers, stalls,
-// drips, floods, sends garbage or closes, per word. Counts concurrent connections.
+// drips, floods, sends garbage, resets or closes, per word. An HTTP request ("GET ") is read whole
+// first, so the same peer plays a misbehaving AdminServer. Counts concurrent connections. And
+// `Unaccepting`: a port whose connections are never established.
 
 #include <algorithm>
 #include <atomic>
 #include <functional>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <thread>
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <vector>
 
 #include <boost/asio.hpp>
 
@@ -16,11 +27,16 @@ namespace fake {
 namespace asio = boost::asio;
 using asio::ip::tcp;
 
-enum class Behaviour { answer, stall, drip, flood, close_at_once };
+// answer: the reply, then close. stall: say nothing, hold the connection. drip: the reply at once,
+// then a byte every 20ms, never done (with an HTTP status line and half a header: slow headers).
+// flood: megabytes without end. close_at_once: close without a byte. reset: the reply, then an
+// abortive close (RST) in the middle of what should follow. chunks_forever: the reply (a chunked
+// response's header), then a 1 KiB chunk every 5ms, never the last chunk.
+enum class Behaviour { answer, stall, drip, flood, close_at_once, reset, chunks_forever };
 
 struct Script {
   Behaviour behaviour = Behaviour::answer;
-  std::string reply;  // for answer: sent, then the connection is closed
+  std::string reply;  // sent first (answer, drip, reset, chunks_forever)
 };
 
 class Peer {
@@ -58,12 +74,25 @@ class Peer {
     boost::system::error_code ec;
     co_await asio::async_read(socket, asio::buffer(word), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return;
+    if (std::string(word, 4) == "GET ") {  // the rest of the request: unread bytes would make close() a reset
+      std::string request;
+      co_await asio::async_read_until(socket, asio::dynamic_buffer(request), "\r\n\r\n",
+                                      asio::redirect_error(asio::use_awaitable, ec));
+      if (ec) co_return;
+    }
     auto it = scripts_.find(std::string(word, 4));
     const auto& script = it == scripts_.end() ? otherwise_ : it->second;
+    co_await perform(socket, script);
+    socket.close(ec);
+  }
+
+  asio::awaitable<void> perform(tcp::socket& socket, const Script& script) {
+    boost::system::error_code ec;
     asio::steady_timer timer(socket.get_executor());
+    if (script.behaviour != Behaviour::stall && script.behaviour != Behaviour::flood)
+      co_await asio::async_write(socket, asio::buffer(script.reply), asio::redirect_error(asio::use_awaitable, ec));
     switch (script.behaviour) {
       case Behaviour::answer:
-        co_await asio::async_write(socket, asio::buffer(script.reply), asio::redirect_error(asio::use_awaitable, ec));
         break;
       case Behaviour::stall:  // hold the connection open, say nothing
         timer.expires_after(std::chrono::hours(1));
@@ -84,8 +113,19 @@ class Peer {
       }
       case Behaviour::close_at_once:
         break;
+      case Behaviour::reset:  // SO_LINGER 0: close() sends RST instead of FIN
+        socket.set_option(asio::socket_base::linger(true, 0), ec);
+        break;
+      case Behaviour::chunks_forever: {
+        std::string chunk = "400\r\n" + std::string(1024, 'c') + "\r\n";
+        while (!ec) {
+          co_await asio::async_write(socket, asio::buffer(chunk), asio::redirect_error(asio::use_awaitable, ec));
+          timer.expires_after(std::chrono::milliseconds(5));
+          co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+        }
+        break;
+      }
     }
-    socket.close(ec);
   }
 
   std::map<std::string, Script> scripts_;
@@ -94,6 +134,44 @@ class Peer {
   tcp::acceptor acceptor_;
   std::thread thread_;
   std::atomic<int> open_{0}, max_concurrent_{0}, total_{0};
+};
+
+// A port on 127.0.0.1 that listens but whose connections are never established: its accept queue
+// (backlog 0) is filled by a connection of its own and never drained, so the kernel drops every
+// further SYN and a connect waits until its own deadline.
+class Unaccepting {
+ public:
+  Unaccepting() : listener_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (listener_ < 0 || ::bind(listener_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        ::listen(listener_, 0) != 0 || ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0)
+      throw std::runtime_error("Unaccepting: cannot listen");
+    port_ = ntohs(address.sin_port);
+    // Fill the queue: connect until a connection is not established within 200ms.
+    for (int tries = 0; tries < 16; ++tries) {
+      int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+      fillers_.push_back(fd);
+      if (::connect(fd, reinterpret_cast<sockaddr*>(&address), length) == 0) continue;
+      pollfd writable{fd, POLLOUT, 0};
+      if (::poll(&writable, 1, 200) == 0) return;  // this one hangs: so will the next
+    }
+    throw std::runtime_error("Unaccepting: every connection was established");
+  }
+  ~Unaccepting() {
+    for (int fd : fillers_) ::close(fd);
+    ::close(listener_);
+  }
+  Unaccepting(const Unaccepting&) = delete;
+  Unaccepting& operator=(const Unaccepting&) = delete;
+  std::uint16_t port() const { return port_; }
+
+ private:
+  int listener_;
+  std::vector<int> fillers_;
+  std::uint16_t port_ = 0;
 };
 
 }  // namespace fake

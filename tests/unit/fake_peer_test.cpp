@@ -23,6 +23,30 @@ ProbeLimits limits_for(std::chrono::milliseconds span) {
   return limits;
 }
 
+using namespace std::chrono_literals;
+
+// The two limits far apart, so a probe that ends by the short one proves which one capped it:
+// `overall` the whole deadline, `each` the connect and exchange timeouts.
+ProbeLimits limits_apart(std::chrono::milliseconds overall, std::chrono::milliseconds each) {
+  ProbeLimits limits;
+  limits.deadline = Clock::now() + overall;
+  limits.connect_timeout = each;
+  limits.exchange_timeout = each;
+  return limits;
+}
+
+// The longer of the two limits above: a probe capped by the shorter one (300ms) ends long before it.
+// Not a timing assertion: it tells which limit ended the wait, with 29 s to spare.
+constexpr auto kLongLimit = 30s;
+
+// Runs `body`, returning how long it took.
+template <class Body>
+std::chrono::milliseconds timed(Body body) {
+  auto start = Clock::now();
+  body();
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+}
+
 // A port nothing listens on: bound then closed, so the kernel refuses connections to it.
 std::uint16_t closed_port() {
   boost::asio::io_context io;
@@ -44,6 +68,77 @@ TEST_CASE("a peer that accepts and never answers: read_timeout, named as such") 
   auto exchange = ask_word(at(peer), "srvr", limits_for(std::chrono::milliseconds(300)));
   CHECK(exchange.error == ProbeError::read_timeout);
   CHECK(describe(exchange) == "connected, but no reply within the deadline");
+}
+
+TEST_CASE("a peer that stalls: the overall deadline caps a longer exchange timeout, and the other way round") {
+  fake::Peer peer({{"srvr", {Behaviour::stall, ""}}});
+  Exchange exchange;
+  SECTION("the deadline is the shorter") {
+    auto took = timed([&] { exchange = ask_word(at(peer), "srvr", limits_apart(300ms, kLongLimit)); });
+    CHECK(took < kLongLimit / 3);
+  }
+  SECTION("the exchange timeout is the shorter") {
+    auto took = timed([&] { exchange = ask_word(at(peer), "srvr", limits_apart(kLongLimit, 300ms)); });
+    CHECK(took < kLongLimit / 3);
+  }
+  CHECK(exchange.error == ProbeError::read_timeout);
+  CHECK(describe(exchange) == "connected, but no reply within the deadline");
+}
+
+TEST_CASE("a peer that drips: the overall deadline caps a longer exchange timeout") {
+  fake::Peer peer({{"srvr", {Behaviour::drip, ""}}});
+  Exchange exchange;
+  auto took = timed([&] { exchange = ask_word(at(peer), "srvr", limits_apart(300ms, kLongLimit)); });
+  CHECK(took < kLongLimit / 3);
+  CHECK(exchange.error == ProbeError::read_timeout);
+  CHECK_THAT(describe(exchange), Contains("reply did not end within the deadline"));
+}
+
+TEST_CASE("no TCP connection within the deadline: connect_timeout, whichever limit is shorter") {
+  fake::Unaccepting nobody_accepts;
+  ServerAddress server{"unaccepting", "127.0.0.1", nobody_accepts.port(), {}};
+  Exchange exchange;
+  SECTION("the deadline is the shorter") {
+    auto took = timed([&] { exchange = ask_word(server, "srvr", limits_apart(300ms, kLongLimit)); });
+    CHECK(took < kLongLimit / 3);
+  }
+  SECTION("the connect timeout is the shorter") {
+    auto took = timed([&] { exchange = ask_word(server, "srvr", limits_apart(kLongLimit, 300ms)); });
+    CHECK(took < kLongLimit / 3);
+  }
+  CHECK(exchange.error == ProbeError::connect_timeout);
+  CHECK(describe(exchange) == "no TCP connection within the deadline");
+}
+
+TEST_CASE("a peer that resets the connection in the middle of its reply: reset, with what came before") {
+  auto half = capture("srvr_leader.txt").substr(0, 40);
+  fake::Peer peer({{"srvr", {Behaviour::reset, half}}});
+  auto exchange = ask_word(at(peer), "srvr", limits_apart(kLongLimit, kLongLimit));
+  CHECK(exchange.error == ProbeError::reset);
+  CHECK_THAT(describe(exchange), Contains("connection failed: ") && Contains("reset"));
+  CHECK(exchange.reply == half);
+}
+
+TEST_CASE("a good srvr, then a stall on mntr: srvr's facts kept, no further word asked, by the exchange timeout") {
+  fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}, {"mntr", {Behaviour::stall, ""}}},
+                  {Behaviour::answer, "unexpected\n"});
+  std::vector<ServerProbe> probes;
+  SECTION("the exchange timeout is the shorter") {
+    auto took = timed([&] { probes = probe_servers({at(peer)}, limits_apart(kLongLimit, 300ms)); });
+    CHECK(took < kLongLimit / 3);
+  }
+  SECTION("the deadline is the shorter") {
+    auto took = timed([&] { probes = probe_servers({at(peer)}, limits_apart(500ms, kLongLimit)); });
+    CHECK(took < kLongLimit / 3);
+  }
+  REQUIRE(probes.size() == 1);
+  REQUIRE(probes[0].srvr);
+  CHECK(probes[0].srvr->error == ProbeError::ok);
+  CHECK(probes[0].srvr->facts.mode == Mode::leader);
+  CHECK_FALSE(probes[0].mntr);
+  CHECK_FALSE(probes[0].conf);
+  CHECK_FALSE(probes[0].ruok);
+  CHECK(peer.connections() == 2);  // srvr and mntr: a stalling server is asked nothing more
 }
 
 TEST_CASE("a peer that drips bytes forever: cut off at the deadline") {
@@ -151,4 +246,82 @@ TEST_CASE("round trip through the C client: a server that accepts TCP and never 
   CHECK(stalled.connections() >= 2);  // both sessions reached the peer: the wait was the handshake's
   CHECK(trip.write_error == ZkError::deadline_exceeded);
   for (const auto& read : trip.reads) CHECK(read.error == ZkError::not_attempted);
+}
+
+namespace {
+
+// A server whose whitelist is kubernetes-kafka's (only srvr and ruok answer), with its AdminServer
+// on the same port behaving as `admin` does for every /commands/ request.
+fake::Peer ruok_only_with_admin(fake::Script admin) {
+  return fake::Peer({{"srvr", {Behaviour::answer, capture("srvr_whitelist_ruok_only.txt")}},
+                     {"mntr", {Behaviour::answer, capture("mntr_whitelist_ruok_only.txt")}},
+                     {"conf", {Behaviour::answer, capture("conf_whitelist_ruok_only.txt")}},
+                     {"isro", {Behaviour::answer, capture("isro_whitelist_ruok_only.txt")}},
+                     {"ruok", {Behaviour::answer, "imok"}},
+                     {"GET ", std::move(admin)}});
+}
+
+std::string http_ok(const std::string& body) {
+  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+         "\r\nConnection: close\r\n\r\n" + body;
+}
+
+// Probes the peer as a server whose AdminServer is on its own port, the limits far apart.
+ServerProbe probe_with_admin(const fake::Peer& peer, std::chrono::milliseconds overall, std::chrono::milliseconds each,
+                             std::chrono::milliseconds& took) {
+  ServerAddress server{"peer", "127.0.0.1", peer.port(), peer.port()};
+  std::vector<ServerProbe> probes;
+  took = timed([&] { probes = probe_servers({server}, limits_apart(overall, each)); });
+  REQUIRE(probes.size() == 1);
+  return probes[0];
+}
+
+}  // namespace
+
+TEST_CASE("a well-behaved AdminServer fills in what the whitelist hides", "[admin]") {
+  auto peer = ruok_only_with_admin({Behaviour::answer, http_ok(capture("admin_monitor_leader.json"))});
+  std::chrono::milliseconds took{};
+  auto probe = probe_with_admin(peer, 5s, 5s, took);
+  CHECK(probe.srvr->error == ProbeError::ok);
+  REQUIRE(probe.mntr);
+  CHECK(probe.mntr->error == ProbeError::ok);
+  CHECK(probe.mntr->facts.synced_followers == 4);
+}
+
+TEST_CASE("a misbehaving AdminServer: named in admin_error, srvr's facts kept, by the deadline", "[admin]") {
+  struct Case {
+    std::string what;
+    fake::Script admin;
+    std::string says;
+  };
+  const std::string ten_mb_header = "HTTP/1.1 200 OK\r\nContent-Length: 10485760\r\nConnection: close\r\n\r\n";
+  std::vector<Case> cases{
+      {"slow headers", {Behaviour::drip, "HTTP/1.1 200 OK\r\nX-Slow: "}, "no reply within the deadline"},
+      {"an endless chunked body",
+       {Behaviour::chunks_forever, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"},
+       "within the deadline"},
+      {"a redirect",
+       {Behaviour::answer, "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/commands/monitor\r\n"
+                           "Content-Length: 0\r\nConnection: close\r\n\r\n"},
+       "HTTP 302"},
+      {"a 10 MB body", {Behaviour::answer, ten_mb_header + std::string(10 * 1024 * 1024, 'x')}, "reply exceeded 524288 bytes"},
+  };
+  for (const auto& c : cases) {
+    INFO(c.what);
+    auto peer = ruok_only_with_admin(c.admin);
+    std::chrono::milliseconds took{};
+    // The exchange timeout is far longer than the deadline: only the deadline can end the slow ones.
+    auto probe = probe_with_admin(peer, 800ms, kLongLimit, took);
+    CHECK(took < kLongLimit / 3);
+    REQUIRE(probe.srvr);
+    CHECK(probe.srvr->error == ProbeError::ok);
+    CHECK(probe.refused_words == std::vector<std::string>{"mntr", "conf", "isro"});
+    CHECK_THAT(probe.admin_error, Contains("AdminServer 127.0.0.1:" + std::to_string(peer.port()) + " /commands/"));
+    CHECK_THAT(probe.admin_error, Contains(c.says));
+    CHECK_FALSE((probe.mntr && probe.mntr->error == ProbeError::ok));
+    CHECK(peer.max_concurrent() <= 1);
+    // Five words, then /commands/monitor; after a transport failure nothing more is asked (a
+    // redirect is an answer: the other commands are still asked).
+    CHECK(peer.connections() == (c.says == "HTTP 302" ? 8 : 6));
+  }
 }

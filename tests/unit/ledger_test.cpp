@@ -75,11 +75,17 @@ TEST_CASE("zxid going backwards is data loss, sticky, and the high-water mark is
 TEST_CASE("the marker gone or recreated is data loss, naming the servers") {
   auto first = run(with_marker(1, 0x100000003), std::nullopt).next;
   auto gone = run(with_marker(1, std::nullopt), first);
+  REQUIRE(find(gone.findings, "data-loss"));
+  CHECK(find(gone.findings, "data-loss")->severity == Severity::critical);
   CHECK_THAT(find(gone.findings, "data-loss")->message, Contains("is gone on pzoo-0, pzoo-1, pzoo-2, zoo-0, zoo-1"));
+  CHECK(gone.next.data_loss);
   auto recreated = run(with_marker(1, 0x100000009), first);
+  REQUIRE(find(recreated.findings, "data-loss"));
+  CHECK(find(recreated.findings, "data-loss")->severity == Severity::critical);
   CHECK_THAT(find(recreated.findings, "data-loss")->message, Contains("not the one recorded"));
   auto rewritten = run(with_marker(1, 0x100000003, "other"), first);
-  CHECK(find(rewritten.findings, "data-loss"));
+  REQUIRE(find(rewritten.findings, "data-loss"));
+  CHECK(find(rewritten.findings, "data-loss")->severity == Severity::critical);
 }
 
 TEST_CASE("a marker that cannot be read is a warning, not data loss") {
@@ -87,8 +93,11 @@ TEST_CASE("a marker that cannot be read is a warning, not data loss") {
   auto facts = with_marker(1, 0x100000003);
   facts.round_trip->reads[2].marker_error = ZkError::deadline_exceeded;
   auto out = run(facts, first);
+  REQUIRE(find(out.findings, "marker-unread"));
   CHECK(find(out.findings, "marker-unread")->server == "pzoo-2");
+  CHECK(find(out.findings, "marker-unread")->severity == Severity::warning);
   CHECK_FALSE(find(out.findings, "data-loss"));
+  CHECK_FALSE(out.next.data_loss);
 }
 
 TEST_CASE("no server returning the marker is said, never skipped silently") {
@@ -122,9 +131,29 @@ TEST_CASE("node count halving is a warning, a leader change and membership chang
   later.probes[0].conf = Reply<ConfFacts>{ProbeError::ok, conf, {}};
   first.membership = {"server.1=h:1:2:participant;", "server.9=h:1:2:participant;"};
   auto out = run(later, first);
+  REQUIRE(find(out.findings, "node-count-drop"));
+  CHECK(find(out.findings, "node-count-drop")->severity == Severity::warning);
   CHECK_THAT(find(out.findings, "node-count-drop")->message, Contains("150 znodes; the last run saw 400"));
+  CHECK(find(out.findings, "leader-changed")->severity == Severity::info);
+  CHECK(find(out.findings, "membership-changed")->severity == Severity::info);
   CHECK_THAT(find(out.findings, "leader-changed")->message, Contains("from pzoo-1 to pzoo-2"));
   CHECK_THAT(find(out.findings, "membership-changed")->message, Contains("removed [server.9=h:1:2:participant;]"));
+}
+
+TEST_CASE("node count: a drop below half is a warning only from 100 znodes on") {
+  // Node counts of the leader in the last run and now: a drop is a warning only from the floor of 100.
+  auto drop_after = [](std::int64_t before, std::int64_t now) {
+    auto facts = with_marker(1, 0x100000003);
+    for (auto& probe : facts.probes) probe.srvr->facts.node_count = before;
+    auto first = run(facts, std::nullopt).next;
+    for (auto& probe : facts.probes) probe.srvr->facts.node_count = now;
+    return run(facts, first).findings;
+  };
+  CHECK_FALSE(find(drop_after(99, 10), "node-count-drop"));
+  REQUIRE(find(drop_after(100, 49), "node-count-drop"));
+  CHECK(find(drop_after(100, 49), "node-count-drop")->severity == Severity::warning);
+  CHECK(find(drop_after(100, 49), "node-count-drop")->server == "pzoo-1");
+  CHECK_FALSE(find(drop_after(100, 50), "node-count-drop"));  // half is not below half
 }
 
 TEST_CASE("the ledger's JSON round-trips, and a damaged one is named") {
@@ -153,6 +182,24 @@ TEST_CASE("restart order: down first, then followers, the leader last") {
   CHECK(names == std::vector<std::string>{"zoo-0", "pzoo-0", "pzoo-2", "zoo-1", "pzoo-1"});
   CHECK_THAT(steps.front().reason, Contains("unreachable"));
   CHECK_THAT(steps.back().reason, Contains("leader"));
+}
+
+TEST_CASE("restart order: down first, then observers, then followers, the leader last, list order within each") {
+  auto facts = healthy_five();
+  facts.probes[4].srvr->facts.mode = Mode::observer;  // listed before a follower, restarted before it
+  facts.probes[3].srvr->facts.mode = Mode::observer;
+  facts.probes[2] = unreachable("pzoo-2");
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  auto steps = restart_order(judge(facts));
+  std::vector<std::string> names;
+  for (const auto& step : steps) names.push_back(step.name);
+  CHECK(names == std::vector<std::string>{"pzoo-2", "zoo-0", "zoo-1", "pzoo-0", "pzoo-1"});
+  REQUIRE(steps.size() == 5);
+  CHECK_THAT(steps[0].reason, Contains("unreachable"));
+  CHECK(steps[1].reason == "observer: not a voter");
+  CHECK(steps[2].reason == "observer: not a voter");
+  CHECK(steps[3].reason == "follower");
+  CHECK_THAT(steps[4].reason, Contains("leader"));
 }
 
 TEST_CASE("safe to restart: the quorum of synced voters") {

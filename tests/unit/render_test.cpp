@@ -1,3 +1,9 @@
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -7,6 +13,71 @@
 
 using namespace zkverify::verifier;
 using Catch::Matchers::Contains;
+
+namespace {
+
+// The keys of a JSON object, sorted (nlohmann's objects are ordered by key).
+std::vector<std::string> keys_of(const nlohmann::json& object) {
+  std::vector<std::string> keys;
+  for (const auto& item : object.items()) keys.push_back(item.key());
+  return keys;
+}
+
+// README's types: "int" and "int|null", "string|null", "number|null", "object|null", ...
+bool has_type(const nlohmann::json& value, std::string_view type) {
+  if (value.is_null() && type.ends_with("|null")) return true;
+  if (type.ends_with("|null")) type.remove_suffix(5);
+  if (type == "int") return value.is_number_integer();
+  if (type == "number") return value.is_number();
+  if (type == "string") return value.is_string();
+  if (type == "object") return value.is_object();
+  if (type == "array") return value.is_array();
+  return false;
+}
+
+void check_types(const nlohmann::json& object, const std::map<std::string, std::string>& types) {
+  std::vector<std::string> documented;
+  for (const auto& [key, type] : types) documented.push_back(key);
+  CHECK(keys_of(object) == documented);  // exactly the documented keys, none more
+  for (const auto& [key, type] : types) {
+    INFO(key << " is " << object[key].dump() << ", documented as " << type);
+    CHECK(has_type(object[key], type));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[4] = synthetic::unreachable("zoo-1");
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  auto json = nlohmann::json::parse(render_json(judge(facts)));
+  check_types(json, {{"verdict", "string"}, {"leader", "string|null"}, {"expected_voters", "int"},
+                     {"serving_voters", "int"}, {"servers", "array"}, {"findings", "array"},
+                     {"round_trip", "object|null"}});
+  CHECK(json["verdict"] == "degraded");
+  const std::map<std::string, std::string> server_types{
+      {"name", "string"},          {"address", "string"},   {"id", "int|null"},    {"mode", "string"},
+      {"zxid", "string|null"},     {"epoch", "int|null"},   {"latency_ms", "number|null"},
+      {"node_count", "int|null"},  {"error", "string|null"}, {"note", "string|null"}};
+  REQUIRE(json["servers"].size() == 5);
+  for (const auto& server : json["servers"]) check_types(server, server_types);
+  // The serving server has every value; the unreachable one has only its name, address, mode and error.
+  for (const char* key : {"id", "zxid", "epoch", "latency_ms", "node_count"}) {
+    CHECK_FALSE(json["servers"][0][key].is_null());
+    CHECK(json["servers"][4][key].is_null());
+  }
+  CHECK(json["servers"][4]["mode"] == "unreachable");
+  REQUIRE_FALSE(json["findings"].empty());
+  for (const auto& finding : json["findings"])
+    check_types(finding, {{"severity", "string"}, {"code", "string"}, {"server", "string|null"}, {"message", "string"}});
+  check_types(json["round_trip"], {{"writer", "string"}, {"path", "string|null"}, {"write_zxid", "string|null"},
+                                   {"reads_ok", "int"}, {"reads_attempted", "int"}});
+
+  facts.round_trip.reset();
+  facts.write_skipped = true;
+  CHECK(to_json(judge(facts))["round_trip"].is_null());  // "null with --no-write"
+}
 
 TEST_CASE("JSON carries the documented fields") {
   auto facts = synthetic::healthy_five();
@@ -47,6 +118,23 @@ TEST_CASE("text: a headline, one row per server, the findings") {
   CHECK_THAT(text, Contains("0x100000007"));
   CHECK_THAT(text, Contains("findings:"));
   CHECK_THAT(text, Contains("warning   unreachable"));
+
+  // The table: a header, then five rows in list order, each starting with its server's name.
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  auto header = std::ranges::find_if(lines, [](const std::string& line) { return line.starts_with("NAME"); });
+  REQUIRE(header != lines.end());
+  REQUIRE(lines.end() - header > 5);
+  const char* names[] = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
+  for (int i = 0; i < 5; ++i) {
+    const auto& row = *(header + 1 + i);
+    INFO(row);
+    CHECK(row.starts_with(std::string(names[i]) + " "));
+    CHECK_THAT(row, Contains(i == 2 ? "unreachable" : (i == 1 ? "leader" : "follower")));
+  }
+  auto after_rows = *(header + 6);
+  CHECK_FALSE(std::ranges::any_of(names, [&](const char* name) { return after_rows.starts_with(name); }));
 }
 
 TEST_CASE("text: a server that is not serving but says imok shows both") {

@@ -1,12 +1,14 @@
 #include <grp.h>
 #include <pwd.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -156,16 +158,50 @@ TEST_CASE("state file: corrupt JSON names the path, a second holder is refused")
 
 TEST_CASE("state file: a failed write leaves the old file and no temp file") {
   Dir dir;
-  auto file = dir.path / "ledger.json";
-  StateFile state(file, std::chrono::milliseconds(100));
-  state.write(nlohmann::json{{"a", 1}});
-  fs::create_directory(dir.path / "blocker");
-  StateFile into_dir(dir.path / "blocker", std::chrono::milliseconds(100));  // rename onto a directory fails
-  CHECK_THROWS_MATCHES(into_dir.write(nlohmann::json{{"b", 1}}), zkverify::Error,
-                       FailureIs(zkverify::Failure::state_unwritable));
-  CHECK((*state.read())["a"] == 1);
-  for (const auto& entry : fs::directory_iterator(dir.path))
-    CHECK(entry.path().filename().string().find(".tmp.") == std::string::npos);
+  SECTION("the rename fails (onto a directory)") {
+    fs::create_directory(dir.path / "blocker");
+    StateFile into_dir(dir.path / "blocker", std::chrono::milliseconds(100));
+    CHECK_THROWS_MATCHES(into_dir.write(nlohmann::json{{"b", 1}}), zkverify::Error,
+                         FailureIs(zkverify::Failure::state_unwritable));
+    CHECK(fs::is_directory(dir.path / "blocker"));
+    CHECK_FALSE(has_temp_file(dir.path));
+  }
+  SECTION("the ledger's own write fails half-way: its bytes are unchanged") {
+    auto file = dir.path / "ledger.json";
+    {
+      StateFile state(file, std::chrono::milliseconds(100));
+      state.write(nlohmann::json{{"a", 1}, {"pad", std::string(100, 'o')}});
+    }
+    auto old_bytes = bytes_of(file);
+    // A child whose files may not grow past 64 bytes (RLIMIT_FSIZE, which binds root too): every
+    // write of the ledger fails with EFBIG after the first 64 bytes. 0 when it threw
+    // state_unwritable naming EFBIG, 1 when the write "succeeded", 2 when it threw something else.
+    auto child = ::fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+      ::signal(SIGXFSZ, SIG_IGN);
+      struct rlimit small {64, 64};
+      if (::setrlimit(RLIMIT_FSIZE, &small) != 0) ::_exit(90);
+      try {
+        StateFile state(file, std::chrono::milliseconds(100));
+        state.write(nlohmann::json{{"a", 2}, {"pad", std::string(1000, 'n')}});
+        ::_exit(1);
+      } catch (const zkverify::Error& error) {
+        bool efbig = std::string(error.what()).find(std::strerror(EFBIG)) != std::string::npos;
+        ::_exit(error.code() == zkverify::Failure::state_unwritable && efbig ? 0 : 2);
+      } catch (...) {
+        ::_exit(3);
+      }
+    }
+    int status = 0;
+    REQUIRE(::waitpid(child, &status, 0) == child);
+    REQUIRE(WIFEXITED(status));
+    CHECK(WEXITSTATUS(status) == 0);
+    CHECK(bytes_of(file) == old_bytes);  // the old ledger stands, byte for byte
+    CHECK_FALSE(has_temp_file(dir.path));
+    StateFile state(file, std::chrono::milliseconds(100));
+    CHECK((*state.read())["a"] == 1);
+  }
 }
 
 TEST_CASE("state file: a symlink planted at the temp file's name is not followed") {
