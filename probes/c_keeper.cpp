@@ -87,6 +87,26 @@ SessionState session_state_of(int state) {
   return SessionState::connecting;  // connecting, associating, not yet connected
 }
 
+// One get_and_watch's watch, as the C client's watcher context: owned by the session's SessionShared,
+// so it lives as long as the client may call its watcher.
+struct WatchSlot {
+  std::function<void(WatchNotice)> fired;
+  std::atomic_flag delivered;
+};
+
+std::optional<WatchKind> watch_kind_of(int type, int state) {
+  if (type == ZOO_CHANGED_EVENT) return WatchKind::changed;
+  if (type == ZOO_DELETED_EVENT) return WatchKind::deleted;
+  if (type == ZOO_CREATED_EVENT) return WatchKind::created;
+  if (type == ZOO_CHILD_EVENT) return WatchKind::children;
+  // A disconnection keeps the watch (the client sets it again on reconnecting); expiry ends it.
+  if (type == ZOO_SESSION_EVENT && state == ZOO_EXPIRED_SESSION_STATE) return WatchKind::session_lost;
+  return std::nullopt;
+}
+
+// The watcher of a handle the session moved away from: its events are no longer the session's.
+void ignore_event(zhandle_t* /*zh*/, int /*type*/, int /*state*/, const char* /*path*/, void* /*context*/) {}
+
 // What the C client's threads reach through the watcher's context. Owned jointly by the CKeeper
 // and its opening and closing threads, so it lives as long as the client may call the watcher,
 // which it can do while the CKeeper is being destroyed or after (an abandoned close is still
@@ -112,6 +132,30 @@ class SessionShared {
     return state_;
   }
 
+  // A data watch's context: kept until the session is gone (the C client may call it until then).
+  WatchSlot* keep_watch(std::function<void(WatchNotice)> fired) {
+    std::lock_guard lock(mutex_);
+    watches_.push_back(std::make_unique<WatchSlot>());
+    watches_.back()->fired = std::move(fired);
+    return watches_.back().get();
+  }
+  // The C client's watcher of one get_and_watch: delivers the first node event (or expiry) once.
+  static void on_watch(zhandle_t* /*zh*/, int type, int state, const char* path, void* context) {
+    auto kind = watch_kind_of(type, state);
+    if (!kind) return;
+    auto& slot = *static_cast<WatchSlot*>(context);
+    if (!slot.delivered.test_and_set()) slot.fired(WatchNotice{*kind, path ? path : ""});
+  }
+
+  // "address:port,..." of the listed server `name`; empty when this session does not know it.
+  [[nodiscard]] std::string hosts_of(const std::string& name) const {
+    std::lock_guard lock(mutex_);
+    std::vector<KnownServer> matching;
+    for (const auto& server : servers_)
+      if (server.name == name) matching.push_back(server);
+    return connect_string(matching);
+  }
+
   // Before zookeeper_init: the servers its handle is given.
   void set_servers(std::vector<KnownServer> servers) {
     std::lock_guard lock(mutex_);
@@ -121,6 +165,14 @@ class SessionShared {
   [[nodiscard]] std::string connected_name(zhandle_t* zh) const {
     std::lock_guard lock(mutex_);
     return name_of_peer(zh, servers_);
+  }
+
+  // The session is moving to a new handle (move_to): connecting until that one reports connected;
+  // `moving` false puts it back (the new handle could not be made).
+  void mark_moving(bool moving) {
+    std::lock_guard lock(mutex_);
+    if (state_ != SessionState::closed) state_ = moving ? SessionState::connecting : SessionState::connected;
+    changed_.notify_all();
   }
 
   // No host resolved, or zookeeper_init failed: the session will never connect.
@@ -179,6 +231,7 @@ class SessionShared {
   SessionState state_ = SessionState::connecting;
   bool open_failed_ = false;
   std::thread::id listener_thread_;  // set while the listener runs
+  std::vector<std::unique_ptr<WatchSlot>> watches_;
 };
 
 // One request in the C client's hands; it delivers the caller's callback exactly once.
@@ -324,6 +377,7 @@ struct HandleSlot {
   std::mutex mutex;
   zhandle_t* handle = nullptr;  // null until opened, and once close() took it
   bool close_started = false;
+  std::vector<zhandle_t*> retired;  // handles the session moved away from (move_to), closed after it
 };
 
 class CKeeper final : public Keeper {
@@ -347,6 +401,9 @@ class CKeeper final : public Keeper {
   void remove(const std::string& path, std::int32_t version, Callback<DoneResult> done) override;
   void sync(const std::string& path, Callback<DoneResult> done) override;
   void multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done) override;
+  void get_and_watch(const std::string& path, Callback<GetResult> done,
+                     std::function<void(WatchNotice)> fired) override;
+  ZkError move_to(const std::string& server) override;
 
   bool close(Clock::time_point deadline) override;
 
@@ -509,6 +566,45 @@ void CKeeper::multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done)
   });
 }
 
+void CKeeper::get_and_watch(const std::string& path, Callback<GetResult> done,
+                            std::function<void(WatchNotice)> fired) {
+  auto* watch = shared_->keep_watch(std::move(fired));
+  submit(std::move(done), [&](zhandle_t* zh, const void* context) {
+    return zoo_awget(zh, path.c_str(), &SessionShared::on_watch, watch, &on_read, context);
+  });
+}
+
+// The C client cannot move a session on its own here: zoo_set_servers keeps the connection when
+// the connected server's IP is in the new list (addrvec_contains compares addresses, not ports:
+// every server of a loopback ensemble matches), and zoo_cycle_next_server only picks the next
+// attempt. So a second handle resumes the session (its id and password) on the target, as a client
+// reconnecting elsewhere does, and the old handle is retired: its watcher silenced, closed only
+// after the session (a close through it first would end the session).
+ZkError CKeeper::move_to(const std::string& server) {
+  auto hosts = shared_->hosts_of(server);
+  if (hosts.empty()) return ZkError::bad_arguments;
+  std::lock_guard lock(slot_->mutex);
+  if (slot_->close_started) return ZkError::closing;
+  if (!slot_->handle || !connected()) return ZkError::connection_loss;
+  clientid_t session = *zoo_client_id(slot_->handle);
+  auto timeout = zoo_recv_timeout(slot_->handle);
+  zoo_set_watcher(slot_->handle, &ignore_event);
+  shared_->mark_moving(true);  // before the new handle can report connected
+  zhandle_t* moved = nullptr;
+  {
+    std::lock_guard order(connection_order_mutex());
+    moved = zookeeper_init(hosts.c_str(), &SessionShared::on_event, timeout, &session, shared_.get(), 0);
+  }
+  if (!moved) {
+    zoo_set_watcher(slot_->handle, &SessionShared::on_event);
+    shared_->mark_moving(false);
+    return ZkError::system_error;
+  }
+  zoo_set_servers_resolution_delay(moved, -1);
+  slot_->retired.push_back(std::exchange(slot_->handle, moved));
+  return ZkError::ok;
+}
+
 // zookeeper_close can block for seconds (closing a session is a quorum transaction), so it runs on
 // a thread of its own that owns everything it touches: the handle and the watcher's context.
 bool CKeeper::close(Clock::time_point deadline) {
@@ -521,9 +617,12 @@ bool CKeeper::close(Clock::time_point deadline) {
       std::promise<void> finished;
       closed_ = finished.get_future().share();
       if (slot_->handle) {
-        auto closing = [handle = std::exchange(slot_->handle, nullptr), shared = shared_,
-                        finished = std::move(finished)]() mutable {
+        auto closing = [handle = std::exchange(slot_->handle, nullptr), retired = std::exchange(slot_->retired, {}),
+                        shared = shared_, finished = std::move(finished)]() mutable {
           zookeeper_close(handle);
+          // Once the session is closed, each retired handle's server has dropped its connection,
+          // so closing it sends nothing that could end a session.
+          for (auto* old : retired) zookeeper_close(old);
           finished.set_value();
         };
         std::thread(std::move(closing)).detach();

@@ -1,6 +1,7 @@
 #include "probes/keeper.hpp"
 
 #include <future>
+#include <thread>
 
 namespace zkverify::probes {
 
@@ -38,6 +39,22 @@ ZkError remove_all_now(Keeper& keeper, const std::vector<std::string>& paths, Cl
     if (error != ZkError::ok && error != ZkError::no_node && first == ZkError::ok) first = error;
   }
   return first;
+}
+
+GetResult get_and_watch_now(Keeper& keeper, const std::string& path, std::function<void(WatchNotice)> fired,
+                            Clock::time_point deadline) {
+  Expect<GetResult> read;
+  keeper.get_and_watch(path, read.callback(), std::move(fired));
+  return read.await(deadline);
+}
+
+bool wait_connected_to(const Keeper& keeper, const std::string& server, Clock::time_point deadline) {
+  // Polled: a move shows as session events only on some implementations, the connected server on all.
+  while (keeper.state() != SessionState::connected || keeper.connected_server() != server) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
 }
 
 std::size_t close_all(std::vector<std::unique_ptr<Keeper>>& sessions, Clock::time_point deadline) {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "probes/addresses.hpp"
@@ -74,6 +75,14 @@ struct MultiOp {
   std::int32_t version = -1;            // remove, set, check: -1 = any
 };
 
+// What a one-shot data watch saw (get_and_watch): the node changed, was deleted or created, its
+// children changed, or the session was lost (expired, or closed) before anything happened.
+enum class WatchKind { changed, deleted, created, children, session_lost };
+struct WatchNotice {
+  WatchKind kind = WatchKind::changed;
+  std::string path;
+};
+
 // A change of the session's state, with the listed server it is connected to (its name from the
 // server list; empty while not connected) and the session timeout the server granted.
 struct SessionEvent {
@@ -111,6 +120,24 @@ class Keeper {
   // session are answered after it (ZooKeeper answers one session's requests in order).
   virtual void sync(const std::string& path, Callback<DoneResult> done) = 0;
   virtual void multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done) = 0;
+
+  // As get(), and leaves a one-shot data watch on `path` when the read succeeds: `fired` runs at most
+  // once, on the implementation's thread, when the node changes or goes. It must own what it touches
+  // (it may run after the caller stopped waiting) and must not block. Default: unimplemented.
+  virtual void get_and_watch(const std::string& path, Callback<GetResult> done,
+                             std::function<void(WatchNotice)> fired) {
+    static_cast<void>(path);
+    static_cast<void>(fired);
+    std::thread([done = std::move(done)] { done(GetResult{ZkError::unimplemented, {}, {}}); }).detach();
+  }
+  // Moves the session to the listed server `server` (one of those it was opened with): the
+  // connection drops and the session resumes there with the same id and ephemerals. ok when the
+  // move started (wait for connected_server() to name it); bad_arguments for a server it does not
+  // know. Default: unimplemented.
+  virtual ZkError move_to(const std::string& server) {
+    static_cast<void>(server);
+    return ZkError::unimplemented;
+  }
 
   // Closes the session (a quorum transaction: the server then removes its ephemeral nodes). Returns
   // true when that completed by the deadline; false when it was abandoned (the server expires the
@@ -165,6 +192,12 @@ StatResult exists_now(Keeper& keeper, const std::string& path, Clock::time_point
 ZkError remove_now(Keeper& keeper, const std::string& path, Clock::time_point deadline);
 // Deletes every path, pipelined; returns the first error other than no_node.
 ZkError remove_all_now(Keeper& keeper, const std::vector<std::string>& paths, Clock::time_point deadline);
+
+// get_and_watch, awaited: the read's result; `fired` as get_and_watch's.
+GetResult get_and_watch_now(Keeper& keeper, const std::string& path, std::function<void(WatchNotice)> fired,
+                            Clock::time_point deadline);
+// Polls until the session is connected to `server`; false at the deadline.
+bool wait_connected_to(const Keeper& keeper, const std::string& server, Clock::time_point deadline);
 
 // Closes every session at once and waits for them together until `deadline`; sessions still closing
 // then are abandoned (their servers expire them). Returns how many closed in time.

@@ -230,6 +230,11 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   void lose_connection(const std::shared_ptr<Session>& session);
   void expire(const std::shared_ptr<Session>& session);
   void remove_ephemerals(std::int64_t session);
+  void watch(const std::shared_ptr<Session>& session, const std::string& path,
+             std::function<void(probes::WatchNotice)> fired);
+  void fire_watches(const std::string& path, probes::WatchKind kind);
+  void drop_watches(const std::shared_ptr<Session>& session, bool notify);
+  ZkError move(const std::shared_ptr<Session>& session, const std::string& server);
   int server_id(const std::string& server);
   std::optional<Fault> fault_for(OpKind op, const std::string& server, const std::string& path);
   [[nodiscard]] std::string server_of(const Session& session) const;
@@ -261,6 +266,12 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   int next_server_id = 1;
   std::int64_t last_session = 0;
   std::vector<std::shared_ptr<Session>> sessions;
+  struct DataWatch {
+    std::shared_ptr<Session> session;
+    std::string path;
+    std::function<void(probes::WatchNotice)> fired;
+  };
+  std::vector<DataWatch> watches;
   int closes_completed = 0;
   std::map<std::pair<OpKind, std::string>, int> started;
 
@@ -326,6 +337,7 @@ class FakeKeeper final : public Keeper {
            Callback<probes::StatResult> done) override {
     start(OpKind::set, path, std::move(done), [&](State& state, probes::StatResult& result) {
       result = set_node(state.tree, path, data, version, state.next_zxid());
+      if (result.error == ZkError::ok) state.fire_watches(path, probes::WatchKind::changed);
       return result.error == ZkError::ok;
     });
   }
@@ -345,6 +357,7 @@ class FakeKeeper final : public Keeper {
   void remove(const std::string& path, std::int32_t version, Callback<probes::DoneResult> done) override {
     start(OpKind::remove, path, std::move(done), [&](State& state, probes::DoneResult& result) {
       result.error = remove_node(state.tree, path, version);
+      if (result.error == ZkError::ok) state.fire_watches(path, probes::WatchKind::deleted);
       return result.error == ZkError::ok;
     });
   }
@@ -358,9 +371,24 @@ class FakeKeeper final : public Keeper {
     auto path = ops.empty() ? std::string() : ops.front().path;
     start(OpKind::multi, path, std::move(done), [&](State& state, probes::MultiResult& result) {
       result = apply_multi(state.tree, ops, session_->id, state.next_zxid());
+      if (result.error == ZkError::ok) {
+        for (const auto& op : ops) {
+          if (op.kind == probes::MultiOp::Kind::set) state.fire_watches(op.path, probes::WatchKind::changed);
+          if (op.kind == probes::MultiOp::Kind::remove) state.fire_watches(op.path, probes::WatchKind::deleted);
+        }
+      }
       return result.error == ZkError::ok;
     });
   }
+  void get_and_watch(const std::string& path, Callback<probes::GetResult> done,
+                     std::function<void(probes::WatchNotice)> fired) override {
+    start(OpKind::get, path, std::move(done), [&](State& state, probes::GetResult& result) {
+      result = read_node(state.tree, path);
+      if (result.error == ZkError::ok) state.watch(session_, path, std::move(fired));
+      return false;
+    });
+  }
+  ZkError move_to(const std::string& server) override { return ensemble_->move(session_, server); }
 
   bool close(Clock::time_point deadline) override { return ensemble_->close(session_, deadline); }
 
@@ -494,6 +522,7 @@ void Ensemble::State::lose_connection(const std::shared_ptr<Session>& session) {
 void Ensemble::State::expire(const std::shared_ptr<Session>& session) {
   session->state = SessionState::expired;
   remove_ephemerals(session->id);
+  drop_watches(session, true);
   sessions_changed.notify_all();
   announce(session, {SessionState::expired, {}, {}});
 }
@@ -501,6 +530,72 @@ void Ensemble::State::expire(const std::shared_ptr<Session>& session) {
 void Ensemble::State::remove_ephemerals(std::int64_t session) {
   if (session == 0) return;
   std::erase_if(tree, [&](const auto& entry) { return entry.second.owner == session; });
+}
+
+void Ensemble::State::watch(const std::shared_ptr<Session>& session, const std::string& path,
+                            std::function<void(probes::WatchNotice)> fired) {
+  watches.push_back({session, path, std::move(fired)});
+}
+
+// One-shot, as ZooKeeper's: each watch on `path` fires once (unless a watch rule for its session's
+// server says never) and is gone.
+void Ensemble::State::fire_watches(const std::string& path, probes::WatchKind kind) {
+  std::vector<DataWatch> firing;
+  std::erase_if(watches, [&](DataWatch& watch) {
+    if (watch.path != path) return false;
+    firing.push_back(std::move(watch));
+    return true;
+  });
+  for (auto& watch : firing) {
+    auto server = server_of(*watch.session);
+    ++started[{OpKind::watch, server}];
+    if (fault_for(OpKind::watch, server, path) == Fault::never_complete) continue;
+    post({false, [fired = std::move(watch.fired), notice = probes::WatchNotice{kind, path}] { fired(notice); }}, delay);
+  }
+}
+
+// A closed session's watches go silently; an expired one's report session_lost.
+void Ensemble::State::drop_watches(const std::shared_ptr<Session>& session, bool notify) {
+  std::erase_if(watches, [&](DataWatch& watch) {
+    if (watch.session != session) return false;
+    if (notify)
+      post({false, [fired = std::move(watch.fired), path = watch.path] {
+              fired(probes::WatchNotice{probes::WatchKind::session_lost, path});
+            }},
+           {});
+    return true;
+  });
+}
+
+// The session disconnects and, after the reconnect delay, connects to `server` (or, when that one
+// is down, the next it can), keeping its id. Move rules apply to the server it leaves.
+ZkError Ensemble::State::move(const std::shared_ptr<Session>& session, const std::string& server) {
+  std::lock_guard lock(mutex);
+  auto target = std::ranges::find_if(session->servers, [&](const auto& listed) { return listed.name == server; });
+  if (target == session->servers.end()) return ZkError::bad_arguments;
+  if (auto refused = refusal(*session)) return *refused;
+  auto from = server_of(*session);
+  ++started[{OpKind::move, from}];
+  auto fault = fault_for(OpKind::move, from, "");
+  if (fault == Fault::session_expired) {
+    expire(session);
+    return ZkError::ok;
+  }
+  if (fault == Fault::connection_loss) {
+    lose_connection(session);
+    return ZkError::ok;
+  }
+  session->state = SessionState::connecting;
+  sessions_changed.notify_all();
+  announce(session, {SessionState::connecting, {}, {}});
+  if (fault == Fault::never_complete) return ZkError::ok;
+  auto index = static_cast<std::size_t>(target - session->servers.begin());
+  post({false, [this, session, index] {
+          std::lock_guard relock(mutex);
+          if (session->state == SessionState::connecting && !session->closing) connect(session, index);
+        }},
+       kReconnectDelay);
+  return ZkError::ok;
 }
 
 void Ensemble::State::post(Task task, Clock::duration after) {
@@ -566,6 +661,7 @@ bool Ensemble::State::close(const std::shared_ptr<Session>& session, Clock::time
     if (!session->close_hangs && session->state != SessionState::expired) {
       session->state = SessionState::closed;
       remove_ephemerals(session->id);
+      drop_watches(session, false);
       ++closes_completed;
     }
     sessions_changed.notify_all();

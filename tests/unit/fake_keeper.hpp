@@ -19,7 +19,9 @@
 
 namespace zkverify::fake {
 
-enum class OpKind { connect, create, get, set, exists, children, remove, sync, multi, close };
+// watch: a get_and_watch's watch firing (never_complete: it never fires); move: Keeper::move_to
+// (connection_loss: the session lands on its next server instead; session_expired: it dies).
+enum class OpKind { connect, create, get, set, exists, children, remove, sync, multi, close, watch, move };
 
 enum class Fault {
   never_complete,   // the operation (or connect, or close) never completes

@@ -36,4 +36,9 @@ class StateFile {
   int lock_fd_ = -1;
 };
 
+// Replaces `path` with `bytes` in one step, as StateFile::write does (an exclusive temp beside it,
+// fsync, rename, fsync of the directory; a replaced file keeps its access), without the lock. Throws
+// zkverify::Error(Failure::state_unwritable) naming the path; the previous file, if any, stands.
+void write_file_atomically(const std::filesystem::path& path, const std::string& bytes);
+
 }  // namespace zkverify::verifier
