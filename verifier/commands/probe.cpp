@@ -1,16 +1,59 @@
-// Placeholder until the probe command is built: registers nothing but its name.
-#include "verifier/commands/command.hpp"
+// `zkverify probe`: the sidecar's local readiness decided once, for exec probes. Exit 0 ready, 1
+// not, 64 usage; one line of output. The local server sees one four-letter-word connection, then
+// one session: never more than 2 at a time.
 
-#include <stdexcept>
+#include <ostream>
+
+#include <fmt/format.h>
+
+#include "verifier/commands/command.hpp"
+#include "verifier/commands/exit_codes.hpp"
+#include "verifier/commands/options.hpp"
+#include "verifier/sidecar/cycle.hpp"
 
 namespace zkverify::verifier {
+
 namespace {
-class Placeholder final : public Command {
- public:
-  [[nodiscard]] std::string_view name() const override { return "probe"; }
-  CLI::App& add_to(CLI::App& app) override { return *app.add_subcommand("probe", "(not built yet)"); }
-  int run(const Context&) override { throw std::logic_error("probe is not built yet"); }
+
+struct ProbeOptions : EnsembleOptions {
+  std::string local;  // --local NAME; default: the host name
 };
+
+class ProbeCommand final : public Command {
+ public:
+  std::string_view name() const override { return "probe"; }
+
+  CLI::App& add_to(CLI::App& app) override {
+    auto& command = *app.add_subcommand(
+        "probe", "Exit 0 when the local server serves and is synced with the ensemble, 1 when not, 64 usage error");
+    add_servers_option(command, options_.servers);
+    command.add_option("--local", options_.local, "This pod's server, one of --servers (default: the host name)");
+    add_duration_option(command, "--timeout", options_.timeout, "Deadline for the check (default 5s)");
+    add_admin_port_option(command, options_.servers);
+    add_namespace_option(command, options_.namespace_path);
+    command.add_flag("--no-write", options_.no_write,
+                     "No round trip: prove sync with the leader's zk_synced_followers, else srvr's mode");
+    return command;
+  }
+
+  int run(const Context& context) override {
+    auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
+    auto result = run_cycle(options_, local, context.keepers);
+    const auto& readiness = result.readiness;
+    if (readiness.ready)
+      context.out << fmt::format("ready: {} (sync proof: {})\n", local, to_string(readiness.proof));
+    else
+      context.out << fmt::format("not ready: {}: {}\n", local, first_failure(readiness));
+    context.out << std::flush;
+    return readiness.ready ? kExitHealthy : kExitDegraded;
+  }
+
+ private:
+  ProbeOptions options_;
+};
+
 }  // namespace
-std::unique_ptr<Command> make_probe_command() { return std::make_unique<Placeholder>(); }
+
+std::unique_ptr<Command> make_probe_command() { return std::make_unique<ProbeCommand>(); }
+
 }  // namespace zkverify::verifier

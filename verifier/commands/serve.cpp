@@ -1,16 +1,150 @@
-// Placeholder until the serve command is built: registers nothing but its name.
-#include "verifier/commands/command.hpp"
+// `zkverify serve`: the readiness-probe sidecar. Every --interval the same check as `quorum` plus
+// the local server's sync proof (verifier/sidecar/cycle); an HTTP server answers /livez, /readyz,
+// /ensemble, /metrics and / from the last cycle (verifier/sidecar/routes, http_server). One log
+// line per change, not per cycle. SIGTERM stops it within a second, closing its sessions.
 
-#include <stdexcept>
+#include <atomic>
+#include <future>
+#include <mutex>
+#include <ostream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "verifier/commands/command.hpp"
+#include "verifier/commands/exit_codes.hpp"
+#include "verifier/commands/options.hpp"
+#include "verifier/commands/watch.hpp"
+#include "verifier/render/time_text.hpp"
+#include "verifier/sidecar/cycle.hpp"
+#include "verifier/sidecar/http_server.hpp"
 
 namespace zkverify::verifier {
+
 namespace {
-class Placeholder final : public Command {
- public:
-  [[nodiscard]] std::string_view name() const override { return "serve"; }
-  CLI::App& add_to(CLI::App& app) override { return *app.add_subcommand("serve", "(not built yet)"); }
-  int run(const Context&) override { throw std::logic_error("serve is not built yet"); }
+
+using probes::Clock;
+using std::chrono::milliseconds;
+
+struct ServeOptions : EnsembleOptions {
+  std::string local;                       // --local NAME; default: the host name
+  ListenAddress listen{"0.0.0.0", 9181};  // --listen
+  milliseconds interval{10000};            // --interval
 };
+
+// The last cycle, shared by the cycle thread (writer) and the HTTP thread (reader).
+struct Shared {
+  std::mutex mutex;
+  SidecarStatus status;
+  Clock::time_point last_cycle_end = Clock::now();
+  std::atomic<bool> stopping{false};
+};
+
+void log_line(std::ostream& err, const std::string& line) {
+  err << fmt::format("{} zkverify serve: {}\n", iso8601(std::chrono::system_clock::now()), line) << std::flush;
+}
+
+// Sleeps until `until` or until the sidecar stops, whichever is first.
+void pause_until(Clock::time_point until, const Shared& shared) {
+  while (!shared.stopping && !g_stop_requested && Clock::now() < until)
+    std::this_thread::sleep_for(std::min<Clock::duration>(milliseconds(50), until - Clock::now()));
+}
+
+// The cycles, until stopped: each one's result replaces the last, and its changes are logged.
+void cycle_loop(const ServeOptions& options, const std::string& local, probes::KeeperFactory& keepers,
+                const std::shared_ptr<Shared>& shared, std::ostream& err) {
+  while (!shared->stopping && !g_stop_requested) {
+    auto started = Clock::now();
+    auto result = run_cycle(options, local, keepers);
+    std::vector<std::string> changes;
+    {
+      std::lock_guard lock(shared->mutex);
+      auto& last = shared->status.last;
+      changes = describe_changes(last ? &last->report : nullptr, last ? &last->readiness : nullptr, result.report,
+                                 result.readiness);
+      last = std::move(result);
+      ++shared->status.cycles;
+      shared->last_cycle_end = Clock::now();
+    }
+    for (const auto& line : changes) log_line(err, line);
+    pause_until(started + options.interval, *shared);
+  }
+}
+
+HttpServer::Handler page_handler(const std::shared_ptr<Shared>& shared, const ServeOptions& options) {
+  return [shared, interval = options.interval, timeout = options.timeout](const Route& route) {
+    std::lock_guard lock(shared->mutex);
+    PageContext context{is_alive(shared->last_cycle_end, Clock::now(), interval, timeout), std::chrono::system_clock::now()};
+    return respond(route, shared->status, context);
+  };
+}
+
+class ServeCommand final : public Command {
+ public:
+  std::string_view name() const override { return "serve"; }
+
+  CLI::App& add_to(CLI::App& app) override {
+    auto& command = *app.add_subcommand(
+        "serve", "Readiness sidecar: /readyz is 200 while the local server serves and is synced; also /livez, "
+                 "/ensemble, /metrics, /");
+    add_servers_option(command, options_.servers);
+    command.add_option("--local", options_.local, "This pod's server, one of --servers (default: the host name)");
+    command.add_option_function<std::string>(
+        "--listen", [this](const std::string& text) { options_.listen = parse_listen(text); },
+        "HOST:PORT to serve HTTP on (default 0.0.0.0:9181; IPv6 as [::]:9181)");
+    add_duration_option(command, "--interval", options_.interval, "Time between cycles (default 10s)");
+    add_duration_option(command, "--timeout", options_.timeout, "Deadline for one cycle (default 5s)");
+    add_admin_port_option(command, options_.servers);
+    add_namespace_option(command, options_.namespace_path);
+    command.add_flag("--no-write", options_.no_write,
+                     "No round trip: prove sync with the leader's zk_synced_followers, else srvr's mode");
+    return command;
+  }
+
+  int run(const Context& context) override {
+    auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
+    auto local_address = *std::ranges::find(options_.servers, local, &probes::ServerAddress::name);
+    install_stop_signals();
+    auto shared = std::make_shared<Shared>();
+    shared->status.local = local;
+    HttpServer server(options_.listen, page_handler(shared, options_));
+    log_line(context.err, fmt::format("listening on {}:{}, local server {}, a cycle every {}", options_.listen.host,
+                                      server.port(), local, format_duration(options_.interval)));
+    auto lender = std::make_shared<LocalSessionLender>(context.keepers, local_address);
+    std::promise<void> ended;
+    auto cycles_ended = ended.get_future();
+    std::thread cycles([options = options_, local, lender, shared, &err = context.err, ended = std::move(ended)]() mutable {
+      cycle_loop(options, local, *lender, shared, err);
+      ended.set_value();
+    });
+    while (!g_stop_requested) std::this_thread::sleep_for(milliseconds(50));
+    return stop(context, server, *shared, std::move(cycles), cycles_ended, *lender);
+  }
+
+ private:
+  // SIGTERM: within a second, the HTTP server is closed, the cycle in progress ends (or is
+  // abandoned: its sessions expire on the servers), and the long-lived session is closed.
+  static int stop(const Context& context, HttpServer& server, Shared& shared, std::thread cycles,
+                  std::future<void>& cycles_ended, LocalSessionLender& lender) {
+    auto deadline = Clock::now() + milliseconds(900);
+    shared.stopping = true;
+    server.stop();
+    if (cycles_ended.wait_until(deadline - milliseconds(200)) != std::future_status::ready) {
+      log_line(context.err, "stopping: abandoning the cycle in progress (its sessions expire on the servers)");
+      cycles.detach();
+      return kExitHealthy;
+    }
+    cycles.join();
+    bool closed = lender.close(deadline);
+    log_line(context.err, closed ? "stopped" : "stopped (the local session was still closing: the server expires it)");
+    return kExitHealthy;
+  }
+
+  ServeOptions options_;
+};
+
 }  // namespace
-std::unique_ptr<Command> make_serve_command() { return std::make_unique<Placeholder>(); }
+
+std::unique_ptr<Command> make_serve_command() { return std::make_unique<ServeCommand>(); }
+
 }  // namespace zkverify::verifier

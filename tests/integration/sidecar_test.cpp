@@ -1,0 +1,325 @@
+// zkverify serve and probe against a real 5-server ensemble, scraped by a real Prometheus and read
+// by headless Chromium. One lab for every step (CI time is precious): ready; another server down
+// keeps the local server ready; the local server down is 503 within two intervals while /livez
+// stays 200, and back to 200; no quorum makes every sidecar unready; the manifest's own args run
+// against the lab; SIGTERM stops serve within a second. Every child has a deadline and is killed by pid.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <regex>
+#include <thread>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "../unit/sidecar_http_client.hpp"
+#include "integration/lab.hpp"
+
+extern char** environ;
+
+using Catch::Matchers::Contains;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+fs::path scratch() {
+  auto dir = fs::temp_directory_path() / ("zkverify-sidecar-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::uint16_t free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  ::close(fd);
+  return ntohs(address.sin_port);
+}
+
+// A child process under `timeout` (its deadline), output to a file; SIGTERM then SIGKILL by pid at the end.
+class Child {
+ public:
+  Child(std::vector<std::string> args, const fs::path& log, int deadline_seconds = 600) : log_(log) {
+    std::vector<std::string> full{"timeout", "-k", "5", std::to_string(deadline_seconds)};
+    full.insert(full.end(), args.begin(), args.end());
+    std::vector<char*> argv;
+    for (auto& arg : full) argv.push_back(arg.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    int error = posix_spawnp(&pid_, "timeout", &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (error != 0) throw std::runtime_error("cannot start " + args.front());
+  }
+  ~Child() { stop(seconds(5)); }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  // SIGTERM, then waits up to `grace` (then SIGKILL). The exit status, or -1 when it had to be killed.
+  int stop(milliseconds grace) {
+    if (pid_ <= 0) return status_;
+    ::kill(pid_, SIGTERM);
+    auto give_up = Clock::now() + grace;
+    int status = 0;
+    while (::waitpid(pid_, &status, WNOHANG) == 0) {
+      if (Clock::now() > give_up) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        return status_ = -1;
+      }
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    pid_ = -1;
+    return status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  std::string log() const {
+    std::ifstream in(log_);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int status_ = -1;
+  fs::path log_;
+};
+
+// Polls `probe` every 100 ms until it is true or `limit` passed; how long it took, or nullopt.
+template <class Probe>
+std::optional<milliseconds> within(milliseconds limit, Probe probe) {
+  auto started = Clock::now();
+  for (;;) {
+    if (probe()) return std::chrono::duration_cast<milliseconds>(Clock::now() - started);
+    if (Clock::now() - started > limit) return std::nullopt;
+    std::this_thread::sleep_for(milliseconds(100));
+  }
+}
+
+int status_of(std::uint16_t port, const std::string& target) {
+  return sidecar_client::get(port, target, seconds(3)).status;
+}
+
+// zkverify_local_ready as Prometheus' query API returns it; "" while it has no sample.
+std::string prometheus_value(std::uint16_t prometheus, const std::string& query) {
+  auto reply = sidecar_client::get(prometheus, "/api/v1/query?query=" + query, seconds(3));
+  if (reply.status != 200) return "";
+  auto json = nlohmann::json::parse(reply.body, nullptr, false);
+  if (json.is_discarded() || json["data"]["result"].empty()) return "";
+  return json["data"]["result"][0]["value"][1].get<std::string>();
+}
+
+std::unique_ptr<Child> start_prometheus(const fs::path& dir, std::uint16_t target, std::uint16_t port) {
+  fs::create_directories(dir / "data");
+  std::ofstream(dir / "prometheus.yml") << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                                           "scrape_configs:\n  - job_name: zkverify\n    static_configs:\n"
+                                           "      - targets: ['127.0.0.1:"
+                                        << target << "']\n";
+  return std::make_unique<Child>(
+      std::vector<std::string>{"prometheus", "--config.file=" + (dir / "prometheus.yml").string(),
+                               "--storage.tsdb.path=" + (dir / "data").string(),
+                               "--web.listen-address=127.0.0.1:" + std::to_string(port)},
+      dir / "prometheus.log", 900);
+}
+
+// The text Chromium renders for the page at `url` (its DOM after layout), or "" on failure.
+std::string chromium_dom(const std::string& url, const fs::path& dir) {
+  fs::create_directories(dir / "home");
+  auto out = dir / "dom.html";
+  auto command = "HOME=" + (dir / "home").string() + " timeout -k 5 60 chromium --headless --no-sandbox --disable-gpu " +
+                 "--user-data-dir=" + (dir / "profile").string() + " --dump-dom " + url + " > " + out.string() +
+                 " 2> " + (dir / "chromium.log").string();
+  lab::sh(command);
+  std::ifstream in(out);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The sidecar's args from deploy/kubernetes/pzoo.yaml, one per line.
+std::vector<std::string> manifest_args() {
+  auto run = lab::sh("python3 -c 'import sys, yaml\n"
+                     "docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d[\"kind\"] == \"StatefulSet\"]\n"
+                     "c = [c for c in docs[0][\"spec\"][\"template\"][\"spec\"][\"containers\"] if c[\"name\"] == \"zkverify\"][0]\n"
+                     "print(\"\\n\".join(c[\"args\"]))' " ZKVERIFY_SOURCE_DIR "/deploy/kubernetes/pzoo.yaml");
+  INFO(run.err);
+  REQUIRE(run.exit_code == 0);
+  std::vector<std::string> args;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);) args.push_back(line);
+  return args;
+}
+
+// The manifest's args with the cluster's names replaced by the lab's: each NAME=host:port by the
+// lab's NAME=127.0.0.1:port, $(POD_NAME) by pzoo-0 (what kubelet does), the listen address by loopback.
+std::vector<std::string> for_the_lab(std::vector<std::string> args, const lab::Lab& ensemble, std::uint16_t port) {
+  std::map<std::string, std::string> lab_entries;
+  std::istringstream entries(ensemble.servers());
+  for (std::string entry; std::getline(entries, entry, ',');) lab_entries[entry.substr(0, entry.find('='))] = entry;
+  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--servers") {
+      std::string replaced;
+      std::istringstream cluster(args[i + 1]);
+      for (std::string entry; std::getline(cluster, entry, ',');)
+        replaced += (replaced.empty() ? "" : ",") + lab_entries.at(entry.substr(0, entry.find('=')));
+      args[i + 1] = replaced;
+    }
+    if (args[i + 1] == "$(POD_NAME)") args[i + 1] = "pzoo-0";
+    if (args[i] == "--listen") args[i + 1] = "127.0.0.1:" + std::to_string(port);
+  }
+  return args;
+}
+
+std::unique_ptr<Child> start_serve(const lab::Lab& ensemble, const std::string& local, std::uint16_t port, const fs::path& log) {
+  return std::make_unique<Child>(std::vector<std::string>{ZKVERIFY_BIN, "serve", "--servers", ensemble.servers(), "--local",
+                                                          local, "--listen", "127.0.0.1:" + std::to_string(port),
+                                                          "--interval", "1s", "--timeout", "2s"},
+                                 log);
+}
+
+// A follower other than `local`: stopping it degrades the ensemble without an election.
+std::string other_follower(const lab::Lab& ensemble, const std::string& local) {
+  for (const char* name : {"zoo-1", "zoo-0", "pzoo-2", "pzoo-1"})
+    if (name != local && name != ensemble.leader()) return name;
+  return "";
+}
+
+// Each step of the one-lab scenario; `port` is serve's (local server pzoo-0), `prometheus` scrapes it.
+struct Scenario {
+  const lab::Lab& ensemble;
+  std::uint16_t port;
+  std::uint16_t prometheus;
+  fs::path dir;
+};
+
+void ready_on_every_page(const Scenario& s) {
+  REQUIRE(within(seconds(30), [&] { return status_of(s.port, "/readyz") == 200; }));
+  auto verbose = sidecar_client::get(s.port, "/readyz?verbose");
+  CHECK(verbose.body ==
+        "[+]serving ok\n[+]epoch ok\n[+]synced ok\nsync proof: round-trip read after sync\nreadyz check passed\n");
+  CHECK(status_of(s.port, "/livez") == 200);
+  auto ensemble_json = nlohmann::json::parse(sidecar_client::get(s.port, "/ensemble").body);
+  CHECK(ensemble_json["verdict"] == "healthy");
+  CHECK(ensemble_json["servers"].size() == 5);
+  CHECK(ensemble_json.contains("checked_at"));
+  CHECK(ensemble_json["age_ms"].get<int>() >= 0);
+  CHECK_THAT(sidecar_client::get(s.port, "/metrics").body, Contains("zkverify_local_ready 1\n"));
+  CHECK(status_of(s.port, "/nope") == 404);
+  CHECK(sidecar_client::request(s.port, "POST", "/readyz").status == 405);
+  auto probe = lab::zkverify("probe --servers " + s.ensemble.servers() + " --local pzoo-0");
+  CHECK(probe.exit_code == 0);
+  CHECK_THAT(probe.out, Contains("ready: pzoo-0"));
+  // Prometheus scrapes serve; its query API sees the local server ready.
+  CHECK(within(seconds(60), [&] { return prometheus_value(s.prometheus, "zkverify_local_ready") == "1"; }));
+  // Chromium renders the status page.
+  auto dom = chromium_dom("http://127.0.0.1:" + std::to_string(s.port) + "/", s.dir / "chromium");
+  CHECK_THAT(dom, Contains("pzoo-0: ready"));
+  CHECK_THAT(dom, Contains("healthy: leader " + s.ensemble.leader()));
+  CHECK_THAT(dom, Contains("[+] synced ok"));
+}
+
+void another_server_down_keeps_ready(const Scenario& s) {
+  auto other = other_follower(s.ensemble, "pzoo-0");
+  s.ensemble.act("stop", other);
+  CHECK(within(seconds(15), [&] {
+    return nlohmann::json::parse(sidecar_client::get(s.port, "/ensemble").body)["verdict"] != "healthy";
+  }));
+  for (int i = 0; i < 3; ++i, std::this_thread::sleep_for(seconds(1))) CHECK(status_of(s.port, "/readyz") == 200);
+  s.ensemble.act("start", other);
+  s.ensemble.act("wait");
+}
+
+void local_down_is_unready_then_back(const Scenario& s) {
+  s.ensemble.act("stop", "pzoo-0");
+  auto unready_after = within(seconds(30), [&] { return status_of(s.port, "/readyz") == 503; });
+  REQUIRE(unready_after);
+  CHECK(*unready_after <= milliseconds(2 * 1000 + 2000));  // two intervals, plus a cycle's --timeout
+  // The first unready cycle may have probed pzoo-0 just before it stopped (its sync read failed);
+  // the next ones find it down, and say so as README shows.
+  std::string verbose;
+  CHECK(within(seconds(10), [&] {
+    verbose = sidecar_client::get(s.port, "/readyz?verbose").body;
+    return verbose.find("[-]serving failed") != std::string::npos;
+  }));
+  CHECK_THAT(verbose, Contains("[-]serving failed: pzoo-0 is unreachable: connection refused\n"
+                               "[-]epoch failed: not serving, so on no epoch\n"
+                               "[-]synced failed: not serving\n"));
+  for (int i = 0; i < 3; ++i, std::this_thread::sleep_for(milliseconds(500))) CHECK(status_of(s.port, "/livez") == 200);
+  CHECK(within(seconds(60), [&] { return prometheus_value(s.prometheus, "zkverify_local_ready") == "0"; }));
+  CHECK(lab::zkverify("probe --servers " + s.ensemble.servers() + " --local pzoo-0").exit_code == 1);
+  s.ensemble.act("start", "pzoo-0");
+  s.ensemble.act("wait");
+  CHECK(within(seconds(30), [&] { return status_of(s.port, "/readyz") == 200; }));
+  CHECK(within(seconds(60), [&] { return prometheus_value(s.prometheus, "zkverify_local_ready") == "1"; }));
+}
+
+void no_quorum_makes_every_sidecar_unready(const Scenario& s) {
+  std::vector<std::string> stopped;
+  for (const char* name : {"pzoo-1", "pzoo-2", "zoo-0"}) {
+    s.ensemble.act("stop", name);
+    stopped.push_back(name);
+  }
+  CHECK(within(seconds(30), [&] { return status_of(s.port, "/readyz") == 503; }));
+  CHECK(status_of(s.port, "/livez") == 200);
+  for (const char* local : {"pzoo-0", "zoo-1"}) {
+    auto run = lab::zkverify("probe --servers " + s.ensemble.servers() + " --local " + local + " --timeout 2s");
+    INFO(run.out << run.err);
+    CHECK(run.exit_code == 1);
+    CHECK_THAT(run.out, Contains("not ready: " + std::string(local)));
+  }
+  for (const auto& name : stopped) s.ensemble.act("start", name);
+  s.ensemble.act("wait");
+  CHECK(within(seconds(30), [&] { return status_of(s.port, "/readyz") == 200; }));
+}
+
+void manifest_args_run_on_the_lab(const Scenario& s) {
+  auto manifest_port = free_port();
+  auto args = for_the_lab(manifest_args(), s.ensemble, manifest_port);
+  REQUIRE(args.front() == "serve");
+  args.insert(args.begin(), ZKVERIFY_BIN);
+  Child manifest(args, s.dir / "manifest.log");
+  INFO("manifest sidecar's log:\n" << manifest.log());
+  CHECK(within(seconds(30), [&] { return status_of(manifest_port, "/readyz") == 200; }));
+  CHECK(manifest.stop(seconds(5)) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no quorum, Prometheus, Chromium",
+          "[integration][sidecar]") {
+  auto dir = scratch();
+  lab::Lab ensemble;
+  Scenario scenario{ensemble, free_port(), free_port(), dir};
+  auto serve = start_serve(ensemble, "pzoo-0", scenario.port, dir / "serve.log");
+  auto prometheus = start_prometheus(dir / "prometheus", scenario.port, scenario.prometheus);
+  INFO("serve's log:\n" << serve->log());
+
+  ready_on_every_page(scenario);
+  another_server_down_keeps_ready(scenario);
+  local_down_is_unready_then_back(scenario);
+  prometheus->stop(seconds(10));
+  no_quorum_makes_every_sidecar_unready(scenario);
+
+  // SIGTERM: serve stops within a second, exit 0, saying so.
+  auto stop_started = Clock::now();
+  CHECK(serve->stop(seconds(5)) == 0);
+  CHECK(Clock::now() - stop_started < milliseconds(1500));  // 1 s, plus process teardown under `timeout`
+  CHECK_THAT(serve->log(), Contains("stopped"));
+
+  manifest_args_run_on_the_lab(scenario);
+  fs::remove_all(dir);
+}

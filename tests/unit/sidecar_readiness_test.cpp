@@ -1,0 +1,210 @@
+// The sidecar's readiness judgement, its change log, --local's default, and the long-lived local
+// session lent to each cycle's round trip (against the fake keeper).
+
+#include <catch2/catch.hpp>
+
+#include "probes/errors.hpp"
+#include "probes/round_trip.hpp"
+#include "synthetic.hpp"
+#include "fake_keeper.hpp"
+#include "verifier/judge/checks.hpp"
+#include "verifier/judge/readiness.hpp"
+#include "verifier/sidecar/cycle.hpp"
+
+using namespace zkverify;
+using namespace zkverify::verifier;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const ReadinessCheck& check_named(const Readiness& readiness, const std::string& name) {
+  for (const auto& check : readiness.checks)
+    if (check.name == name) return check;
+  FAIL("no check named " << name);
+  throw std::logic_error("unreachable");
+}
+
+}  // namespace
+
+TEST_CASE("readiness: a synced follower of a healthy ensemble is ready, proved by the round trip", "[sidecar]") {
+  auto report = judge(synthetic::healthy_five());
+  auto readiness = judge_readiness(report, "pzoo-0", true);
+  CHECK(readiness.ready);
+  CHECK(readiness.proof == SyncProof::round_trip);
+  REQUIRE(readiness.checks.size() == 3);
+  CHECK(readiness.checks[0].name == "serving");
+  CHECK(readiness.checks[1].name == "epoch");
+  CHECK(readiness.checks[2].name == "synced");
+  CHECK(first_failure(readiness).empty());
+}
+
+TEST_CASE("readiness: the local server down is not ready, the serving check says why", "[sidecar]") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[0] = synthetic::unreachable("pzoo-0");
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  auto readiness = judge_readiness(judge(facts), "pzoo-0", true);
+  CHECK_FALSE(readiness.ready);
+  CHECK_FALSE(check_named(readiness, "serving").passed);
+  CHECK_THAT(check_named(readiness, "serving").reason, Contains("pzoo-0 is unreachable"));
+  CHECK_THAT(first_failure(readiness), Contains("serving: "));
+}
+
+TEST_CASE("readiness: another server down leaves the local server ready", "[sidecar]") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[4] = synthetic::unreachable("zoo-1");
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  auto report = judge(facts);
+  CHECK(report.verdict != Verdict::healthy);
+  CHECK(judge_readiness(report, "pzoo-0", true).ready);
+}
+
+TEST_CASE("readiness: without quorum nobody serves, so nobody is ready", "[sidecar]") {
+  EnsembleFacts facts;
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) facts.probes.push_back(synthetic::not_serving(name));
+  auto report = judge(facts);
+  for (const char* name : {"pzoo-0", "pzoo-1", "zoo-1"}) {
+    auto readiness = judge_readiness(report, name, true);
+    CHECK_FALSE(readiness.ready);
+    CHECK_THAT(check_named(readiness, "serving").reason, Contains("not-serving"));
+  }
+}
+
+TEST_CASE("readiness: the cycle's write not read back on the local server fails synced", "[sidecar]") {
+  auto facts = synthetic::healthy_five();
+  facts.round_trip->reads[0].error = probes::ZkError::deadline_exceeded;
+  facts.round_trip->reads[0].bytes_match = false;
+  auto readiness = judge_readiness(judge(facts), "pzoo-0", true);
+  CHECK_FALSE(readiness.ready);
+  CHECK(check_named(readiness, "serving").passed);
+  CHECK_FALSE(check_named(readiness, "synced").passed);
+  CHECK_FALSE(check_named(readiness, "synced").reason.empty());
+}
+
+TEST_CASE("readiness: a server on an older epoch fails the epoch check", "[sidecar]") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[0] = synthetic::server("pzoo-0", probes::Mode::follower, 0x100000005);
+  for (std::size_t i = 1; i < facts.probes.size(); ++i) facts.probes[i].srvr->facts.zxid = probes::Zxid{0x200000001};
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 2);
+  facts.round_trip->reads[0].error = probes::ZkError::connection_loss;
+  facts.round_trip->reads[0].read_mzxid.reset();
+  facts.round_trip->reads[0].bytes_match = false;
+  auto readiness = judge_readiness(judge(facts), "pzoo-0", true);
+  CHECK_FALSE(readiness.ready);
+  CHECK_FALSE(check_named(readiness, "epoch").passed);
+  CHECK_THAT(check_named(readiness, "epoch").reason, Contains("epoch 0x1"));
+}
+
+TEST_CASE("readiness: with --no-write the proof is the leader's synced followers, else srvr's mode", "[sidecar]") {
+  auto facts = synthetic::healthy_five();
+  facts.round_trip.reset();
+  facts.write_skipped = true;
+  SECTION("no mntr: srvr's mode alone") {
+    auto readiness = judge_readiness(judge(facts), "pzoo-0", false);
+    CHECK(readiness.ready);
+    CHECK(readiness.proof == SyncProof::srvr_mode);
+  }
+  SECTION("the leader's mntr counts every follower") {
+    probes::MntrFacts mntr;
+    mntr.server_state = "leader";
+    mntr.synced_followers = 4;
+    facts.probes[1].mntr = probes::Reply<probes::MntrFacts>{probes::ProbeError::ok, mntr, {}};
+    auto readiness = judge_readiness(judge(facts), "pzoo-0", false);
+    CHECK(readiness.ready);
+    CHECK(readiness.proof == SyncProof::synced_followers);
+    CHECK(to_string(readiness.proof) == "leader's zk_synced_followers");
+  }
+}
+
+TEST_CASE("readiness: a name not in the report is not ready", "[sidecar]") {
+  auto readiness = judge_readiness(judge(synthetic::healthy_five()), "elsewhere", true);
+  CHECK_FALSE(readiness.ready);
+  CHECK_THAT(first_failure(readiness), Contains("elsewhere is not in the report"));
+}
+
+TEST_CASE("readiness changes: one line per change, none when nothing changed", "[sidecar]") {
+  auto healthy = judge(synthetic::healthy_five());
+  auto ready = judge_readiness(healthy, "pzoo-0", true);
+  auto first = describe_changes(nullptr, nullptr, healthy, ready);
+  REQUIRE(first.size() == 3);
+  CHECK_THAT(first[0], Contains("pzoo-0 ready"));
+  CHECK(first[1] == "leader pzoo-1");
+  CHECK(first[2] == "verdict healthy");
+  CHECK(describe_changes(&healthy, &ready, healthy, ready).empty());
+
+  auto facts = synthetic::healthy_five();
+  facts.probes[0] = synthetic::unreachable("pzoo-0");
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  auto degraded = judge(facts);
+  auto unready = judge_readiness(degraded, "pzoo-0", true);
+  auto lines = describe_changes(&healthy, &ready, degraded, unready);
+  REQUIRE(lines.size() == 2);
+  CHECK_THAT(lines[0], Contains("pzoo-0 not ready: serving: pzoo-0 is unreachable"));
+  CHECK_THAT(lines[1], Contains("verdict healthy -> "));
+}
+
+TEST_CASE("the local server (--local): the flag, else the host name, else the only server, else a usage error naming both", "[sidecar]") {
+  auto servers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182");
+  CHECK(choose_local(servers, "pzoo-1", "pzoo-0") == "pzoo-1");
+  CHECK(choose_local(servers, "", "pzoo-0") == "pzoo-0");
+  CHECK(choose_local(probes::parse_server_list("only=127.0.0.1:2181"), "", "laptop") == "only");
+  try {
+    choose_local(servers, "", "laptop");
+    FAIL("no usage error");
+  } catch (const Error& error) {
+    CHECK(error.code() == make_error_code(Failure::usage));
+    CHECK_THAT(error.what(), Contains("'laptop'") && Contains("pzoo-0,pzoo-1"));
+  }
+  CHECK_THROWS_WITH(choose_local(servers, "zoo-9", "pzoo-0"), Contains("--local 'zoo-9' is not in --servers"));
+}
+
+TEST_CASE("the lender keeps one long-lived session on the local server across round trips", "[sidecar]") {
+  fake::Ensemble ensemble;
+  auto servers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182,pzoo-2=127.0.0.1:2183");
+  LocalSessionLender lender(ensemble.factory(), servers[0]);
+  probes::RoundTripPlan plan;
+  plan.servers = servers;
+  plan.writer = 1;
+  plan.namespace_path = "/zkverify";
+  plan.payload = "hello";
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    plan.deadline = probes::Clock::now() + std::chrono::seconds(5);
+    auto trip = probes::run_round_trip(plan, lender);
+    REQUIRE(trip.reads.size() == 3);
+    for (const auto& read : trip.reads) CHECK(read.bytes_match);
+  }
+  CHECK(ensemble.sessions_opened() == 1 + 3 * 2);  // the local one once, the others every cycle
+  CHECK(ensemble.sessions_open() == 1);            // only the local one stays
+  CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});  // nothing left behind
+
+  SECTION("an expired local session is replaced at the next open") {
+    ensemble.expire_sessions_on("pzoo-0");
+    plan.deadline = probes::Clock::now() + std::chrono::seconds(5);
+    auto trip = probes::run_round_trip(plan, lender);
+    CHECK(trip.reads[0].bytes_match);
+    CHECK(ensemble.sessions_opened() == 1 + 3 * 2 + 3);
+  }
+  CHECK(lender.close(probes::Clock::now() + std::chrono::seconds(2)));
+  CHECK(ensemble.sessions_open() == 0);
+}
+
+TEST_CASE("readiness with --no-write: the local mntr's zk_peer_state proves sync", "[sidecar]") {
+  auto facts = synthetic::healthy_five();
+  facts.round_trip.reset();
+  facts.write_skipped = true;
+  auto report = judge(facts);
+  auto synced = judge_readiness(report, "pzoo-0", false, std::string("following - broadcast"));
+  CHECK(synced.ready);
+  CHECK(synced.proof == SyncProof::peer_state);
+  auto syncing = judge_readiness(report, "pzoo-0", false, std::string("following - synchronization"));
+  CHECK_FALSE(syncing.ready);
+  CHECK_THAT(first_failure(syncing), Contains("zk_peer_state is 'following - synchronization'"));
+}
+
+TEST_CASE("parse_peer_state: the value of the zk_peer_state line, if any", "[sidecar]") {
+  CHECK(parse_peer_state("zk_version\t3.8.0\nzk_peer_state\tleading - broadcast\nzk_znode_count\t5\n") ==
+        "leading - broadcast");
+  CHECK(parse_peer_state("zk_peer_state\tfollowing - broadcast\r\n") == "following - broadcast");
+  CHECK_FALSE(parse_peer_state("zk_version\t3.8.0\n").has_value());
+  CHECK_FALSE(parse_peer_state("xzk_peer_state\tleading - broadcast\n").has_value());
+  CHECK_FALSE(parse_peer_state("mntr is not executed because it is not in the whitelist.\n").has_value());
+}

@@ -1,0 +1,137 @@
+#include "verifier/sidecar/cycle.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "probes/four_letter.hpp"
+#include "verifier/commands/ensemble.hpp"
+#include "verifier/judge/checks.hpp"
+
+namespace zkverify::verifier {
+
+using probes::Clock;
+
+namespace {
+
+// A loan of the long-lived session: every operation goes to it; closing the loan does not close it.
+class LentSession final : public probes::Keeper {
+ public:
+  explicit LentSession(std::shared_ptr<probes::Keeper> session) : session_(std::move(session)) {}
+  probes::ZkError wait_connected(Clock::time_point deadline) override { return session_->wait_connected(deadline); }
+  probes::SessionState state() const override { return session_->state(); }
+  std::optional<std::int64_t> session_id() const override { return session_->session_id(); }
+  std::string connected_server() const override { return session_->connected_server(); }
+  std::chrono::milliseconds negotiated_timeout() const override { return session_->negotiated_timeout(); }
+  void create(const std::string& path, const std::string& data, probes::CreateMode mode,
+              Callback<probes::CreateResult> done) override {
+    session_->create(path, data, mode, std::move(done));
+  }
+  void get(const std::string& path, Callback<probes::GetResult> done) override { session_->get(path, std::move(done)); }
+  void set(const std::string& path, const std::string& data, std::int32_t version,
+           Callback<probes::StatResult> done) override {
+    session_->set(path, data, version, std::move(done));
+  }
+  void exists(const std::string& path, Callback<probes::StatResult> done) override { session_->exists(path, std::move(done)); }
+  void children(const std::string& path, Callback<probes::ChildrenResult> done) override {
+    session_->children(path, std::move(done));
+  }
+  void remove(const std::string& path, std::int32_t version, Callback<probes::DoneResult> done) override {
+    session_->remove(path, version, std::move(done));
+  }
+  void sync(const std::string& path, Callback<probes::DoneResult> done) override { session_->sync(path, std::move(done)); }
+  void multi(const std::vector<probes::MultiOp>& ops, Callback<probes::MultiResult> done) override {
+    session_->multi(ops, std::move(done));
+  }
+  bool close(Clock::time_point) override { return true; }  // the lender closes it, at the end
+
+ private:
+  std::shared_ptr<probes::Keeper> session_;
+};
+
+bool is_finished(probes::SessionState state) {
+  return state == probes::SessionState::expired || state == probes::SessionState::auth_failed ||
+         state == probes::SessionState::closed;
+}
+
+}  // namespace
+
+LocalSessionLender::LocalSessionLender(probes::KeeperFactory& keepers, probes::ServerAddress local)
+    : keepers_(keepers), local_(std::move(local)) {}
+
+LocalSessionLender::~LocalSessionLender() { close(Clock::now() + std::chrono::seconds(1)); }
+
+std::unique_ptr<probes::Keeper> LocalSessionLender::open(const std::vector<probes::ServerAddress>& servers,
+                                                         const probes::KeeperOptions& options,
+                                                         probes::Keeper::Listener listener) {
+  if (servers.size() != 1 || servers.front().name != local_.name) return keepers_.open(servers, options, std::move(listener));
+  std::lock_guard lock(mutex_);
+  if (!session_ || is_finished(session_->state())) {
+    if (session_) session_->close(Clock::now());  // already over: abandons at once
+    session_ = keepers_.open({local_}, options, nullptr);
+  }
+  return std::make_unique<LentSession>(session_);
+}
+
+bool LocalSessionLender::close(Clock::time_point deadline) {
+  std::lock_guard lock(mutex_);
+  if (!session_) return true;
+  bool closed = session_->close(deadline);
+  session_.reset();
+  return closed;
+}
+
+namespace {
+
+// --no-write's proof: the local server's own zk_peer_state from mntr, asked after gather (so the
+// server still sees one four-letter connection at a time). None when refused or unanswered.
+std::optional<std::string> local_peer_state(const EnsembleOptions& options, const std::string& local,
+                                            Clock::time_point deadline) {
+  auto server = std::ranges::find(options.servers, local, &probes::ServerAddress::name);
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+  if (server == options.servers.end() || left <= std::chrono::milliseconds(0)) return std::nullopt;
+  probes::ProbeLimits limits;
+  limits.deadline = deadline;
+  limits.connect_timeout = left;
+  limits.exchange_timeout = left;
+  auto exchange = probes::ask_word(*server, "mntr", limits);
+  if (exchange.error != probes::ProbeError::ok) return std::nullopt;
+  return parse_peer_state(exchange.reply);
+}
+
+}  // namespace
+
+CycleResult run_cycle(const EnsembleOptions& options, const std::string& local, probes::KeeperFactory& keepers) {
+  auto started = Clock::now();
+  auto facts = gather(options, keepers);
+  CycleResult result;
+  result.report = judge(facts);
+  std::optional<std::string> peer_state;
+  if (options.no_write) peer_state = local_peer_state(options, local, started + options.timeout);
+  result.readiness = judge_readiness(result.report, local, !options.no_write, peer_state);
+  result.checked_at = std::chrono::system_clock::now();
+  result.duration = Clock::now() - started;
+  if (facts.round_trip)
+    for (const auto& read : facts.round_trip->reads)
+      if (read.server == local && read.error == probes::ZkError::ok)
+        result.round_trip_seconds = std::chrono::duration<double>(read.latency).count();
+  return result;
+}
+
+std::string choose_local(const std::vector<probes::ServerAddress>& servers, const std::string& local_flag,
+                         const std::string& host_name) {
+  if (!local_flag.empty()) {
+    require_listed(servers, local_flag, "--local ");
+    return local_flag;
+  }
+  auto named = std::ranges::find(servers, host_name, &probes::ServerAddress::name);
+  if (named != servers.end()) return named->name;
+  if (servers.size() == 1) return servers.front().name;
+  std::vector<std::string> names;
+  for (const auto& server : servers) names.push_back(server.name);
+  throw_usage(fmt::format("--local not given and the host name '{}' is not in --servers (names: {}): pass --local NAME",
+                          host_name, fmt::join(names, ",")));
+}
+
+}  // namespace zkverify::verifier

@@ -1,0 +1,168 @@
+#include "verifier/sidecar/http_server.hpp"
+
+#include <atomic>
+#include <map>
+#include <system_error>
+#include <thread>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/format.h>
+
+#include "probes/errors.hpp"
+
+namespace zkverify::verifier {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using asio::ip::tcp;
+
+struct HttpServer::Impl {
+  asio::io_context io{1};
+  tcp::acceptor acceptor{io};
+  Handler handler;
+  HttpLimits limits;
+  // Open connections by age (ids increase), so the oldest is the first to drop at the cap.
+  std::map<std::uint64_t, std::shared_ptr<beast::tcp_stream>> open;
+  std::uint64_t next_id = 0;
+  std::atomic<std::size_t> open_count{0};
+  std::thread thread;
+  std::uint16_t port = 0;
+  bool stopped = false;
+
+  void drop(std::uint64_t id) {
+    auto it = open.find(id);
+    if (it == open.end()) return;
+    it->second->close();
+    open.erase(it);
+    open_count = open.size();
+  }
+};
+
+namespace {
+
+using Impl = HttpServer::Impl;
+
+template <class Body>
+void set_common_fields(http::response<Body>& reply, const Response& response) {
+  reply.set(http::field::server, "zkverify/" ZKVERIFY_VERSION);
+  reply.set(http::field::content_type, response.content_type);
+  reply.set(http::field::cache_control, "no-store");
+  if (response.status == 405) reply.set(http::field::allow, "GET, HEAD");
+}
+
+// Writes the response (for HEAD: its head only, with the length the body would have).
+asio::awaitable<void> write_response(beast::tcp_stream& stream, const Response& response, bool head, bool keep_alive,
+                                     unsigned version, boost::system::error_code& error) {
+  auto status = static_cast<http::status>(response.status);
+  if (head) {
+    http::response<http::empty_body> reply{status, version};
+    set_common_fields(reply, response);
+    reply.content_length(response.body.size());
+    reply.keep_alive(keep_alive);
+    co_await http::async_write(stream, reply, asio::redirect_error(asio::use_awaitable, error));
+    co_return;
+  }
+  http::response<http::string_body> reply{status, version, response.body};
+  set_common_fields(reply, response);
+  reply.keep_alive(keep_alive);
+  reply.prepare_payload();
+  co_await http::async_write(stream, reply, asio::redirect_error(asio::use_awaitable, error));
+}
+
+// Requests on one connection until the client closes, errs, stalls past the idle limit, or asks to close.
+asio::awaitable<void> serve_connection(Impl& impl, std::shared_ptr<beast::tcp_stream> stream, std::uint64_t id) {
+  beast::flat_buffer buffer;
+  boost::system::error_code error;
+  for (;;) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(static_cast<std::uint32_t>(impl.limits.max_head));
+    parser.body_limit(impl.limits.max_head);
+    stream->expires_after(impl.limits.idle);  // the whole request, however slowly it drips
+    co_await http::async_read(*stream, buffer, parser, asio::redirect_error(asio::use_awaitable, error));
+    if (error == http::error::header_limit || error == http::error::body_limit) {
+      Response refused{431, "text/plain; charset=utf-8", "request head larger than 8 KiB\n"};
+      co_await write_response(*stream, refused, false, false, 11, error);
+      break;
+    }
+    if (error) break;
+    const auto& request = parser.get();
+    auto response = impl.handler(route(request.method_string(), request.target()));
+    bool keep_alive = request.keep_alive();
+    stream->expires_after(impl.limits.idle);
+    co_await write_response(*stream, response, request.method() == http::verb::head, keep_alive, request.version(), error);
+    if (error || !keep_alive) break;
+  }
+  stream->socket().shutdown(tcp::socket::shutdown_send, error);
+  impl.drop(id);
+}
+
+asio::awaitable<void> accept_loop(Impl& impl) {
+  for (;;) {
+    boost::system::error_code error;
+    tcp::socket socket = co_await impl.acceptor.async_accept(asio::redirect_error(asio::use_awaitable, error));
+    if (!impl.acceptor.is_open() || error == asio::error::operation_aborted) co_return;
+    if (error) continue;  // a connection that failed before it was accepted: keep listening
+    if (impl.open.size() >= impl.limits.max_connections) impl.drop(impl.open.begin()->first);
+    auto id = impl.next_id++;
+    auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
+    impl.open.emplace(id, stream);
+    impl.open_count = impl.open.size();
+    asio::co_spawn(impl.io, serve_connection(impl, stream, id), asio::detached);
+  }
+}
+
+tcp::endpoint endpoint_of(const ListenAddress& address) {
+  boost::system::error_code error;
+  auto ip = asio::ip::make_address(address.host, error);
+  if (error) throw_usage(fmt::format("--listen: '{}' is not an IP address", address.host));
+  return {ip, address.port};
+}
+
+}  // namespace
+
+HttpServer::HttpServer(const ListenAddress& address, Handler handler, HttpLimits limits) : impl_(std::make_unique<Impl>()) {
+  impl_->handler = std::move(handler);
+  impl_->limits = limits;
+  auto endpoint = endpoint_of(address);
+  try {
+    impl_->acceptor.open(endpoint.protocol());
+    impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
+    impl_->acceptor.bind(endpoint);
+    impl_->acceptor.listen(asio::socket_base::max_listen_connections);
+  } catch (const boost::system::system_error& e) {
+    // The address the user chose is taken or not ours: nothing was checked, a usage error (64).
+    throw_usage(fmt::format("--listen: cannot listen on {}:{}: {}", address.host, address.port, e.code().message()));
+  }
+  impl_->port = impl_->acceptor.local_endpoint().port();
+  asio::co_spawn(impl_->io, accept_loop(*impl_), asio::detached);
+  impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
+}
+
+HttpServer::~HttpServer() { stop(); }
+
+std::uint16_t HttpServer::port() const { return impl_->port; }
+
+std::size_t HttpServer::connections() const { return impl_->open_count; }
+
+void HttpServer::stop() {
+  if (impl_->stopped) return;
+  impl_->stopped = true;
+  asio::post(impl_->io, [impl = impl_.get()] {
+    boost::system::error_code ignored;
+    impl->acceptor.close(ignored);
+    while (!impl->open.empty()) impl->drop(impl->open.begin()->first);
+  });
+  impl_->thread.join();
+}
+
+}  // namespace zkverify::verifier
