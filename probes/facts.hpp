@@ -52,6 +52,9 @@ struct SrvrFacts {  // srvr / stat
   std::int64_t node_count = 0;
   std::int64_t connections = 0;
   std::int64_t outstanding = 0;
+  // "Received": packets since the server started (or since `srst`, which zkverify never sends): it
+  // only goes down when the server restarted.
+  std::optional<std::int64_t> received;
 };
 
 struct MntrFacts {  // mntr, or the AdminServer's "monitor"

@@ -126,6 +126,9 @@ Reply<SrvrFacts> parse_srvr(std::string_view reply) {
       to_int(c, srvr.connections);
     } else if (auto o = after_prefix(line, "Outstanding:"); !o.empty()) {
       to_int(o, srvr.outstanding);
+    } else if (auto r = after_prefix(line, "Received:"); !r.empty()) {
+      std::int64_t received = 0;
+      if (to_int(r, received)) srvr.received = received;
     }
   });
   if (!problem.empty()) return malformed<SrvrFacts>("srvr: " + problem, reply);

@@ -36,6 +36,43 @@ struct Scratch {
 
 const char* kWait = "--wait 90s --interval 500ms";
 
+// order --output json: {order, servers: [{name, reason}], verdict}, in the text's order `names`.
+void check_order_json(const std::string& servers, const std::vector<std::string>& names) {
+  auto order_json = zkverify("order --output json --servers " + servers);
+  INFO(order_json.out << order_json.err);
+  CHECK(order_json.exit_code == 0);
+  CHECK(order_json.err.empty());  // healthy: no warning
+  const auto& as_json = order_json.json();
+  std::vector<std::string> keys;
+  for (const auto& item : as_json.items()) keys.push_back(item.key());
+  CHECK(keys == std::vector<std::string>{"order", "servers", "verdict"});
+  CHECK(as_json["verdict"] == "healthy");
+  REQUIRE(as_json["order"].size() == 5);
+  REQUIRE(as_json["servers"].size() == 5);
+  for (std::size_t i = 0; i < 5; ++i) {
+    INFO(as_json["servers"][i].dump());
+    CHECK(as_json["order"][i] == names[i]);  // the same order as the text
+    CHECK(as_json["servers"][i]["name"] == names[i]);
+    CHECK(as_json["servers"][i].size() == 2);
+    CHECK(as_json["servers"][i]["reason"].is_string());
+    CHECK_FALSE(as_json["servers"][i]["reason"].get<std::string>().empty());
+  }
+  CHECK_THAT(as_json["servers"][4]["reason"].get<std::string>(), Contains("leader"));
+}
+
+// Waiting does not help against data loss, and it says so at once: one attempt (within its 5s
+// default timeout, not --wait's 90s), the line that says why, the report of that attempt.
+void check_wait_gives_up_on_data_loss(const std::string& quorum) {
+  auto waited = zkverify(quorum + " " + kWait);
+  INFO(waited.err);
+  CHECK(waited.exit_code == 2);
+  CHECK(waited.elapsed < std::chrono::seconds(5 + 2));
+  CHECK_THAT(waited.err, Contains("attempt 1: critical (data-loss"));
+  CHECK_THAT(waited.err, Contains("zkverify: data loss: not waiting any longer"));
+  CHECK_FALSE(waited.err.find("attempt 2") != std::string::npos);
+  CHECK(waited.json()["verdict"] == "critical");
+}
+
 }  // namespace
 
 TEST_CASE("ledger: restarts of a persistent server, a wiped one and the leader stay healthy", "[integration]") {
@@ -70,7 +107,8 @@ TEST_CASE("ledger: restarts of a persistent server, a wiped one and the leader s
   CHECK(read_json(state)["leader"] != leader);
 }
 
-TEST_CASE("data loss: all servers restarted with wiped data is critical until --reset-state", "[integration]") {
+TEST_CASE("data loss: all servers restarted with wiped data is critical until --reset-state",
+          "[integration][promises]") {
   lab::Lab ensemble;
   Scratch scratch;
   auto state = scratch.file("ledger.json");
@@ -110,17 +148,20 @@ TEST_CASE("data loss: all servers restarted with wiped data is critical until --
   auto again = zkverify(quorum);
   CHECK(again.exit_code == 2);
   CHECK_THAT((*lab::find_finding(again.json(), "data-loss"))["message"].get<std::string>(), Contains("until --reset-state"));
-  CHECK(zkverify(quorum + " " + kWait).exit_code == 2);  // waiting does not help, and says so at once
+  check_wait_gives_up_on_data_loss(quorum);
 
   auto reset = zkverify(quorum + " --reset-state");
   INFO(reset.err);
   CHECK(reset.exit_code == 0);
-  CHECK_THAT(reset.err, Contains("--reset-state: forgetting the ledger"));
-  CHECK_THAT(reset.err, Contains("the data-loss alarm"));
+  // It names what it forgets: the high zxid, the marker, the alarm.
+  CHECK_THAT(reset.err, Contains("--reset-state: forgetting the ledger " + state + ": high zxid 0x"));
+  CHECK_THAT(reset.err, Contains("marker /zkverify/marker (czxid 0x"));
+  CHECK_THAT(reset.err, Contains("the data-loss alarm raised at "));
   CHECK(zkverify(quorum).exit_code == 0);
 }
 
-TEST_CASE("order puts the leader last; safe-to-restart guards the quorum and the leader", "[integration]") {
+TEST_CASE("order puts the leader last; safe-to-restart guards the quorum and the leader",
+          "[integration][promises]") {
   lab::Lab ensemble;
   Scratch scratch;
   auto servers = ensemble.servers();
@@ -133,8 +174,7 @@ TEST_CASE("order puts the leader last; safe-to-restart guards the quorum and the
   for (std::string line; std::getline(lines, line);) names.push_back(line);
   REQUIRE(names.size() == 5);
   CHECK(names.back() == leader);
-  auto as_json = zkverify("order --output json --servers " + servers).json();
-  CHECK(as_json["order"].back() == leader);
+  check_order_json(servers, names);
 
   auto safe = [&](const std::string& name, const std::string& extra = "") {
     return zkverify("safe-to-restart " + name + " --servers " + servers + " " + extra);
@@ -147,6 +187,9 @@ TEST_CASE("order puts the leader last; safe-to-restart guards the quorum and the
     for (std::size_t i = 0; i + 1 < names.size(); ++i) {
       INFO(names[i]);
       CHECK(safe(names[i], "--state " + state).exit_code == 0);
+      // Restarted as approved: the next check sees its srvr "Received" count start again, so the
+      // approval is no longer in flight (it would otherwise count as going down).
+      ensemble.act("restart", names[i]);
       if (i == 0) {
         auto refused = safe(leader, "--state " + state);
         CHECK(refused.exit_code == 1);
@@ -191,7 +234,7 @@ TEST_CASE("--wait gives up at its deadline with a progress line per attempt", "[
   CHECK_THAT(run.err, Contains("--wait 3.0s is over"));
 }
 
-TEST_CASE("state files: corrupt, locked, concurrent", "[integration]") {
+TEST_CASE("state files: corrupt, locked, concurrent", "[integration][promises]") {
   lab::Lab ensemble;
   Scratch scratch;
   auto quorum = "quorum --servers " + ensemble.servers() + " --timeout 2s --state ";
@@ -211,12 +254,20 @@ TEST_CASE("state files: corrupt, locked, concurrent", "[integration]") {
   CHECK_THAT(blocked.err, Contains("is locked by another zkverify"));
   CHECK_FALSE(std::filesystem::exists(locked));
 
-  // Two runs at once on one file: both succeed one after the other, the file is whole.
+  // Two runs at once on one file: both succeed one after the other, the file is whole, and exactly
+  // one of them is the first run (records the marker): without the lock both would read no ledger.
   auto shared = scratch.file("shared.json");
-  auto both = lab::sh("$ZKVERIFY " + quorum + shared + " >/dev/null & $ZKVERIFY " + quorum + shared +
-                      " >/dev/null && wait $!");
+  auto first_out = scratch.file("first.out"), second_out = scratch.file("second.out");
+  auto both = lab::sh("$ZKVERIFY " + quorum + shared + " --output json >" + first_out + " & $ZKVERIFY " + quorum +
+                      shared + " --output json >" + second_out + " && wait $!");
   CHECK(both.exit_code == 0);
   CHECK(read_json(shared)["format"] == "zkverify-ledger/1");
+  auto first_report = read_json(first_out), second_report = read_json(second_out);
+  INFO(first_report.dump() << "\n" << second_report.dump());
+  CHECK(count_findings(first_report, "marker-recorded") + count_findings(second_report, "marker-recorded") == 1);
+  CHECK(count_findings(first_report, "data-loss") + count_findings(second_report, "data-loss") == 0);
   for (const auto& entry : std::filesystem::directory_iterator(scratch.dir))
     CHECK_FALSE(entry.path().filename().string().find(".tmp.") != std::string::npos);  // no temp files left
+  std::filesystem::remove(first_out);
+  std::filesystem::remove(second_out);
 }

@@ -10,6 +10,9 @@
 
 #include <catch2/catch.hpp>
 
+#include "probes/addresses.hpp"
+#include "probes/c_keeper.hpp"
+
 namespace lab {
 
 namespace fs = std::filesystem;
@@ -111,6 +114,16 @@ const nlohmann::json* find_finding(const nlohmann::json& report, const std::stri
   for (const auto& finding : report["findings"])
     if (finding["code"] == code) return &finding;
   return nullptr;
+}
+
+bool znode_exists(const std::string& servers, const std::string& path) {
+  namespace probes = zkverify::probes;
+  auto keeper = probes::c_keeper_factory().open(probes::parse_server_list(servers), {});
+  REQUIRE(keeper->wait_connected(probes::Clock::now() + std::chrono::seconds(10)) == probes::ZkError::ok);
+  auto found = probes::exists_now(*keeper, path, probes::Clock::now() + std::chrono::seconds(5));
+  keeper->close(probes::Clock::now() + std::chrono::seconds(5));
+  REQUIRE((found.error == probes::ZkError::ok || found.error == probes::ZkError::no_node));
+  return found.error == probes::ZkError::ok;
 }
 
 }  // namespace lab

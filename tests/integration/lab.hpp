@@ -51,5 +51,8 @@ const nlohmann::json* find_finding(const nlohmann::json& report, const std::stri
 Run zkverify(const std::string& args);
 // Runs a shell command line, where "$ZKVERIFY" is the zkverify binary.
 Run sh(const std::string& command);
+// Whether the znode `path` exists, asked through a session of the test's own (fails the test when
+// the ensemble cannot answer).
+bool znode_exists(const std::string& servers, const std::string& path);
 
 }  // namespace lab

@@ -4,10 +4,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -33,6 +35,48 @@ std::string rendered(const std::string& html_file) {
                      " 2>/dev/null");
   REQUIRE(run.exit_code == 0);
   return run.out;
+}
+
+// Starts a roll in the background, sends it `signals` SIGTERMs once its first COMMAND runs, and
+// returns what it printed (JSON) and its exit code.
+lab::Run roll_signalled(const std::string& servers, const std::string& state, const std::string& restart, int signals) {
+  auto pid_file = temp_path("roll-pid");
+  auto started = temp_path("roll-started");
+  std::filesystem::remove(started);
+  lab::Run run;
+  std::thread roller([&] {
+    run = lab::sh("$ZKVERIFY roll --output json --servers " + servers + " --state " + state + " -- sh -c 'touch " +
+                  started + "; sleep 1; " + restart + "' & echo $! > " + pid_file + "; wait $!");
+  });
+  for (int tries = 0; tries < 300 && !std::filesystem::exists(started); ++tries)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  std::string pid;
+  std::ifstream(pid_file) >> pid;
+  for (int i = 0; i < signals; ++i) lab::sh("kill -TERM " + pid + "; sleep 0.2");
+  roller.join();
+  std::filesystem::remove(pid_file);
+  std::filesystem::remove(started);
+  return run;
+}
+
+// The first SIGTERM lets the step under way finish, then the roll stops; the second stops the step.
+void check_signals(const std::string& servers, const std::string& state, const std::string& restart) {
+  auto once = roll_signalled(servers, state, restart, 1);
+  INFO(once.out << once.err);
+  CHECK(once.exit_code == 1);
+  CHECK(once.json()["stopped_by_signal"] == true);
+  REQUIRE(once.json()["steps"].size() == 1);
+  CHECK(once.json()["steps"][0]["findings"].empty());  // the step finished
+  CHECK(once.json()["done"].size() == 1);
+
+  auto twice = roll_signalled(servers, state, restart, 2);
+  INFO(twice.out << twice.err);
+  CHECK(twice.exit_code != 0);
+  REQUIRE(twice.json()["steps"].size() == 1);
+  const auto& findings = twice.json()["steps"][0]["findings"];
+  CHECK(std::ranges::any_of(findings, [](const nlohmann::json& f) { return f["code"] == "interrupted"; }));
+  WARN("the second SIGTERM stopped the roll's step after " << twice.elapsed.count() << "ms in all");
+  CHECK(twice.json()["skipped"].size() == 1);  // the first run's step stays done
 }
 
 }  // namespace
@@ -94,6 +138,10 @@ TEST_CASE("roll: five servers in one verified command, a stop at a failed step, 
   CHECK(resumed.json()["skipped"] == nlohmann::json::array({first}));
   CHECK(resumed.json()["steps"].size() == 4);
   CHECK(resumed.json()["complete"] == true);
+
+  check_signals(servers, state, restart);
+  CHECK(lab::zkverify("quorum --servers " + servers).exit_code == 0);
+  CHECK_FALSE(lab::znode_exists(servers, "/zkverify/watch"));  // nothing of the rolls' watches is left
   std::filesystem::remove(state);
   std::filesystem::remove(state + ".lock");
 }

@@ -66,16 +66,6 @@ TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify
   std::filesystem::remove(state + ".lock");
 }
 
-// Whether `path` exists, through a session of the test's own.
-static bool znode_exists(const std::string& servers, const std::string& path) {
-  auto keeper = probes::c_keeper_factory().open(probes::parse_server_list(servers), {});
-  REQUIRE(keeper->wait_connected(probes::Clock::now() + 10s) == probes::ZkError::ok);
-  auto found = probes::exists_now(*keeper, path, probes::Clock::now() + 5s);
-  keeper->close(probes::Clock::now() + 5s);
-  REQUIRE((found.error == probes::ZkError::ok || found.error == probes::ZkError::no_node));
-  return found.error == probes::ZkError::ok;
-}
-
 // A process that is gone, or a zombie nobody reaped yet.
 static bool process_gone(const std::string& pid) {
   std::ifstream stat("/proc/" + pid + "/stat");
@@ -108,7 +98,7 @@ static void check_sigterm_stops_step(const std::string& servers, const std::stri
   CHECK(interrupted.exit_code == 1);
   CHECK_THAT(interrupted.out, Contains("interrupted by SIGTERM while COMMAND ran"));
   CHECK(process_gone(child_pid));
-  CHECK_FALSE(znode_exists(servers, "/zkverify/watch"));
+  CHECK_FALSE(lab::znode_exists(servers, "/zkverify/watch"));
   CHECK(stopped_in < 3s);  // a second is the aim; the bound leaves room for a loaded machine
   WARN("step stopped " << stopped_in.count() << "ms after SIGTERM");
   for (const char* suffix : {".child", ".step"}) std::filesystem::remove(pid_files + suffix);

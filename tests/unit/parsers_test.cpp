@@ -19,6 +19,7 @@ TEST_CASE("srvr from a leader and a follower of a real 3.8.0 ensemble") {
   auto follower = parse_srvr(capture("srvr_follower.txt"));
   REQUIRE(follower.error == ProbeError::ok);
   CHECK(follower.facts.mode == Mode::follower);
+  CHECK(follower.facts.received == 4);  // "Received: 4": tells a restart (restart_plan)
 }
 
 TEST_CASE("stat parses like srvr, client list skipped") {

@@ -44,8 +44,8 @@ TEST_CASE("safe to restart: servers approved to others and not yet back count as
 
 TEST_CASE("approvals in flight: counted until seen down and back, or the lease ends") {
   Ledger ledger;
-  approve_in_flight(ledger, "pzoo-0", "2026-12-01T02:00:00Z");
-  approve_in_flight(ledger, "zoo-0", "2026-12-01T02:05:00Z");
+  approve_in_flight(ledger, Report{}, "pzoo-0", "2026-12-01T02:00:00Z");
+  approve_in_flight(ledger, Report{}, "zoo-0", "2026-12-01T02:05:00Z");
   CHECK(going_down(ledger, "pzoo-2", at("2026-12-01T02:06:00Z")) == std::set<std::string>{"pzoo-0", "zoo-0"});
   CHECK(going_down(ledger, "zoo-0", at("2026-12-01T02:06:00Z")) == std::set<std::string>{"pzoo-0"});
   CHECK(going_down(ledger, "pzoo-2", at("2026-12-01T02:10:01Z")) == std::set<std::string>{"zoo-0"});  // lease over
@@ -64,10 +64,25 @@ TEST_CASE("approvals in flight: counted until seen down and back, or the lease e
   CHECK(ledger.in_flight.empty());  // its lease ended: an approval nobody acted on
 }
 
+TEST_CASE("approvals in flight: a restart between two checks shows as a lower srvr Received count") {
+  auto report = healthy_report();
+  report.servers[0].packets_received = 5000;  // pzoo-0 at the approval
+  Ledger ledger;
+  approve_in_flight(ledger, report, "pzoo-0", "2026-12-01T02:00:00Z");
+  REQUIRE(ledger.in_flight.at("pzoo-0").received == 5000);
+  report.servers[0].packets_received = 5400;  // still the same process: it only counts up
+  follow_approvals(ledger, report, "2026-12-01T02:01:00Z");
+  CHECK(ledger.in_flight.contains("pzoo-0"));
+  report.servers[0].packets_received = 12;  // restarted, never seen down by a check
+  follow_approvals(ledger, report, "2026-12-01T02:02:00Z");
+  CHECK_FALSE(ledger.in_flight.contains("pzoo-0"));
+  CHECK(ledger_from_json(to_json(Ledger{})).in_flight.empty());
+}
+
 TEST_CASE("a restart confirmed joins the round and is no longer in flight, and the round ends with the last") {
   auto report = healthy_report();
   Ledger ledger;
-  approve_in_flight(ledger, "pzoo-0", "2026-12-01T02:00:00Z");
+  approve_in_flight(ledger, Report{}, "pzoo-0", "2026-12-01T02:00:00Z");
   record_restarted(ledger, "pzoo-0", report.servers);
   CHECK(ledger.in_flight.empty());
   CHECK(ledger.restarted == std::set<std::string>{"pzoo-0"});
@@ -80,7 +95,7 @@ TEST_CASE("a restart confirmed joins the round and is no longer in flight, and t
 TEST_CASE("the ledger keeps approvals in flight, and reads ledgers written before them") {
   Ledger ledger;
   ledger.updated = "2026-12-01T02:00:00Z";
-  approve_in_flight(ledger, "pzoo-0", "2026-12-01T02:00:00Z");
+  approve_in_flight(ledger, Report{}, "pzoo-0", "2026-12-01T02:00:00Z");
   ledger.in_flight["pzoo-0"].seen_down = true;
   auto json = to_json(ledger);
   CHECK(json["restarts_in_flight"]["pzoo-0"]["approved"] == "2026-12-01T02:00:00Z");

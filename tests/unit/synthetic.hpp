@@ -15,7 +15,7 @@ inline ServerProbe server(const std::string& name, Mode mode, std::uint64_t zxid
   ServerProbe probe;
   probe.address = {name, "127.0.0.1", 2181, std::nullopt};
   probe.srvr_exchange.latency = std::chrono::microseconds(1500);
-  probe.srvr = Reply<SrvrFacts>{ProbeError::ok, SrvrFacts{"3.8.0", Zxid{zxid}, mode, 5, 1, 0}, {}};
+  probe.srvr = Reply<SrvrFacts>{ProbeError::ok, SrvrFacts{"3.8.0", Zxid{zxid}, mode, 5, 1, 0, std::nullopt}, {}};
   if (id) {
     ConfFacts conf;
     conf.server_id = id;

@@ -175,7 +175,7 @@ StepDecision decide_restart(const StepPlan& plan, LedgerUse& ledger, const Conte
                                        decision.safety = restart_safety(report, *decision.server, next.restarted,
                                                                         going_down(next, *decision.server, now));
                                        if (report.verdict == Verdict::healthy && decision.safety.safe)
-                                         approve_in_flight(next, *decision.server, iso8601(now));
+                                         approve_in_flight(next, report, *decision.server, iso8601(now));
                                      });
   return decision;
 }

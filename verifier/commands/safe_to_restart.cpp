@@ -41,7 +41,7 @@ class SafeToRestartCommand final : public Command {
       safety = restart_safety(report, name_, next.restarted, going_down(next, name_, std::chrono::system_clock::now()));
       if (!safety.safe) return;
       record_restarted(next, name_, report.servers);  // the round: the leader goes after the others
-      approve_in_flight(next, name_, iso_now());
+      approve_in_flight(next, report, name_, iso_now());
     });
     if (options_.output == OutputFormat::json)
       context.out << json_text({{"server", name_}, {"safe", safety.safe}, {"reason", safety.reason}}) << "\n";

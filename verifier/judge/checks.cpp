@@ -45,6 +45,7 @@ void describe_srvr(const ServerProbe& probe, ServerRow& row) {
     row.state = state_of(srvr.facts.mode);
     row.zxid = srvr.facts.zxid;
     row.node_count = srvr.facts.node_count;
+    row.packets_received = srvr.facts.received;
   } else if (srvr.error == ProbeError::not_serving) {
     row.state = ServerState::not_serving;
     row.error = "not currently serving requests";

@@ -81,7 +81,9 @@ json to_json(const Ledger& ledger) {
   if (ledger.data_loss) data_loss = {{"detected", ledger.data_loss->detected}, {"message", ledger.data_loss->message}};
   json in_flight = json::object();
   for (const auto& [name, approval] : ledger.in_flight)
-    in_flight[name] = {{"approved", approval.approved}, {"seen_down", approval.seen_down}};
+    in_flight[name] = {{"approved", approval.approved},
+                       {"seen_down", approval.seen_down},
+                       {"received", approval.received ? json(*approval.received) : json(nullptr)}};
   return {
       {"format", kLedgerFormat},
       {"updated", ledger.updated},
@@ -126,8 +128,10 @@ Ledger ledger_from_json(const json& in) {
     ledger.restarted = field(in, "restarted_this_round").get<std::set<std::string>>();
     if (in.contains("restarts_in_flight"))  // absent in ledgers written before it existed
       for (const auto& [name, approval] : in.at("restarts_in_flight").items())
-        ledger.in_flight[name] = Approval{field(approval, "approved").get<std::string>(),
-                                          field(approval, "seen_down").get<bool>()};
+        ledger.in_flight[name] = Approval{
+            field(approval, "approved").get<std::string>(), field(approval, "seen_down").get<bool>(),
+            approval.value("received", json()).is_null() ? std::nullopt
+                                                         : std::optional(approval.at("received").get<std::int64_t>())};
   } catch (const json::exception& error) {
     throw std::invalid_argument(fmt::format("a field has the wrong type: {}", error.what()));
   }

@@ -39,6 +39,7 @@ struct DataLoss {
 struct Approval {
   std::string approved;    // ISO 8601, UTC
   bool seen_down = false;  // a check since then saw the server not serving
+  std::optional<std::int64_t> received;  // its srvr "Received" then: lower later means it restarted
 };
 
 struct Ledger {

@@ -39,6 +39,7 @@ struct ServerRow {
   std::optional<probes::Zxid> zxid;  // highest seen: srvr's, or the round-trip write this server read back
   std::optional<double> latency_ms;  // of the srvr exchange
   std::optional<std::int64_t> node_count;  // srvr's "Node count"
+  std::optional<std::int64_t> packets_received;  // srvr's "Received" (not rendered: tells a restart)
   std::optional<bool> read_back;     // the round trip's write was read back here (unset: not attempted)
   // Proven in sync with the leader: it leads, it read the round trip's write back, or the leader's
   // zk_synced_followers counts every follower. Unset: not proven either way.

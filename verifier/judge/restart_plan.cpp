@@ -121,8 +121,9 @@ std::set<std::string> going_down(const Ledger& ledger, const std::string& except
   return names;
 }
 
-void approve_in_flight(Ledger& ledger, const std::string& name, const std::string& now) {
-  ledger.in_flight[name] = Approval{now, false};
+void approve_in_flight(Ledger& ledger, const Report& report, const std::string& name, const std::string& now) {
+  auto row = std::ranges::find(report.servers, name, &ServerRow::name);
+  ledger.in_flight[name] = Approval{now, false, row == report.servers.end() ? std::nullopt : row->packets_received};
 }
 
 void record_restarted(Ledger& ledger, const std::string& name, const std::vector<ServerRow>& servers) {
@@ -139,7 +140,8 @@ void follow_approvals(Ledger& ledger, const Report& report, const std::string& n
     auto row = std::ranges::find(report.servers, name, &ServerRow::name);
     bool serving = row != report.servers.end() && is_serving(row->state);
     if (!serving) approval.seen_down = true;
-    bool done = expired(approval, when) || (serving && approval.seen_down);  // down since the approval, and back
+    bool restarted = serving && approval.received && row->packets_received && *row->packets_received < *approval.received;
+    bool done = expired(approval, when) || (serving && approval.seen_down) || restarted;
     it = done ? ledger.in_flight.erase(it) : std::next(it);
   }
 }
