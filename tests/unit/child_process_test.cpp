@@ -82,3 +82,18 @@ TEST_CASE("child: our stop signal is passed on to it") {
   CHECK_FALSE(outcome.timed_out);
   CHECK(outcome.status == 128 + SIGINT);
 }
+
+TEST_CASE("child: our stop signal during the grace after the deadline shortens the wait for SIGKILL") {
+  std::atomic<int> stop{0};
+  std::thread signaller([&] {
+    std::this_thread::sleep_for(milliseconds(600));  // after the deadline's SIGTERM, within its grace
+    stop = SIGINT;
+  });
+  auto limits = limits_of(milliseconds(200), milliseconds(60000));
+  limits.grace_after_signal = milliseconds(300);
+  auto outcome = run_child({"sh", "-c", "trap '' TERM INT; sleep 60"}, limits, stop);
+  signaller.join();
+  CHECK(outcome.timed_out);
+  CHECK(outcome.forwarded_signal == SIGINT);  // passed on, and SIGKILL came half a second later
+  CHECK(outcome.status == 128 + SIGKILL);
+}

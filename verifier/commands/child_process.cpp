@@ -3,6 +3,7 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -60,6 +61,10 @@ class Terminator {
         kill_at_ = now + limits_.grace_after_deadline;
         terminating_ = true;
       }
+    } else if (stop_signal != 0 && outcome.forwarded_signal == 0) {  // ours came during the deadline's grace
+      ::kill(-group_, stop_signal);
+      outcome.forwarded_signal = stop_signal;
+      kill_at_ = std::min(kill_at_, now + limits_.grace_after_signal);
     } else if (!killed_ && now >= kill_at_) {
       ::kill(-group_, SIGKILL);
       killed_ = true;

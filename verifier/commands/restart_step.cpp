@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "probes/errors.hpp"
 #include "probes/four_letter.hpp"
 #include "verifier/render/time_text.hpp"
 #include "verifier/store/ledger_file.hpp"
@@ -38,9 +39,10 @@ class Poller {
   StepTimeline timeline() {
     std::lock_guard lock(mutex_);
     auto copy = timeline_;
-    if (down_since_ && !copy.downtime) {
-      copy.downtime = duration_cast<milliseconds>(Clock::now() - *down_since_);
-      copy.down_window = {{*down_since_, Clock::now()}};
+    auto now = Clock::now();
+    if (down_since_ && (!copy.downtime || now - *down_since_ > *copy.downtime)) {  // still down
+      copy.downtime = duration_cast<milliseconds>(now - *down_since_);
+      copy.down_window = {{*down_since_, now}};
     }
     return copy;
   }
@@ -72,10 +74,14 @@ class Poller {
   }
   void record(Clock::time_point at, const std::optional<std::string>& leader, bool leader_unseen, bool name_serving) {
     std::lock_guard lock(mutex_);
-    if (!name_serving && !down_since_ && !timeline_.downtime) down_since_ = at;
+    // The longest time NAME did not serve: a single missed probe before the restart (a refused
+    // connection) must not stand for the outage.
+    if (!name_serving && !down_since_) down_since_ = at;
     if (name_serving && down_since_) {
-      timeline_.downtime = duration_cast<milliseconds>(at - *down_since_);
-      timeline_.down_window = {{*down_since_, at}};
+      if (!timeline_.downtime || at - *down_since_ > *timeline_.downtime) {
+        timeline_.downtime = duration_cast<milliseconds>(at - *down_since_);
+        timeline_.down_window = {{*down_since_, at}};
+      }
       down_since_.reset();
     }
     if (leader_unseen) return;
@@ -141,17 +147,22 @@ ChildOutcome run_command(const StepPlan& plan, const Context& context) {
   return outcome;
 }
 
-void record_outcome(const StepPlan& plan, const StepRun& run) {
+void record_outcome(const StepPlan& plan, const StepRun& run, const Context& context) {
   if (!plan.state_file) return;
   auto row = std::ranges::find(run.report.servers, plan.restart, &ServerRow::name);
   bool back = row != run.report.servers.end() && is_serving(row->state);
   bool done = run.outcome.status == 0 && !run.outcome.timed_out && !run.interrupted && back;
   // After an interruption the lock is waited for only briefly: the step must end within a second.
   auto wait = run.interrupted ? milliseconds(300) : plan.check_timeout;
-  change_ledger(*plan.state_file, wait, iso_now(), [&](Ledger& ledger) {
-    if (done) record_restarted(ledger, plan.restart, run.report.servers);
-    else ledger.in_flight.erase(plan.restart);
-  });
+  try {
+    change_ledger(*plan.state_file, wait, iso_now(), [&](Ledger& ledger) {
+      if (done) record_restarted(ledger, plan.restart, run.report.servers);
+      else ledger.in_flight.erase(plan.restart);
+    });
+  } catch (const Error& error) {  // the step's report still matters more than this record
+    context.err << "zkverify: " << plan.restart << ": the ledger was not updated after the step: " << error.what()
+                << "\n";
+  }
 }
 
 }  // namespace
@@ -184,11 +195,19 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
   StepRun run;
   run.started = Clock::now();
   Poller poller(plan.servers, plan.restart);
-  run.outcome = run_command(plan, context);
-  run.interrupted = *plan.interrupt != 0;
+  if (*plan.interrupt != 0) {  // stopped before COMMAND could start: do not start it
+    run.outcome = {127, "not run: interrupted", false, *plan.interrupt};
+    run.interrupted = true;
+  } else {
+    run.outcome = run_command(plan, context);
+    run.interrupted = *plan.interrupt != 0;
+  }
   if (!run.interrupted) {
     Recovery recovery;
-    if (run.outcome.timed_out) recovery.report = check_and_record(check_options(plan), ledger, context.keepers, context.err);
+    if (run.outcome.timed_out) {
+      std::lock_guard exclusive(poller.probing());  // never a connection more than the checks need
+      recovery.report = check_and_record(check_options(plan), ledger, context.keepers, context.err);
+    }
     else recovery = wait_for_recovery(plan, ledger, context, poller);
     run.report = std::move(recovery.report);
     run.healthy_streak = recovery.healthy_streak;
@@ -197,7 +216,7 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
   poller.stop();
   run.timeline = poller.timeline();
   run.ended = Clock::now();
-  record_outcome(plan, run);
+  record_outcome(plan, run, context);
   return run;
 }
 

@@ -55,7 +55,7 @@ StepDecision decide_restart(const StepPlan& plan, LedgerUse& ledger, const Conte
 
 // What the poller saw while the step ran.
 struct StepTimeline {
-  std::optional<std::chrono::milliseconds> downtime;  // the server not serving, first to last
+  std::optional<std::chrono::milliseconds> downtime;  // the longest time the server did not serve
   std::optional<std::string> leader_before, leader_after;
   std::chrono::milliseconds longest_leaderless{0};    // the election, when the leader moved
   using Span = std::pair<probes::Clock::time_point, probes::Clock::time_point>;

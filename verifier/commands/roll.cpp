@@ -180,9 +180,15 @@ void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::W
                                                         : "not safe to restart: " + decision.safety.reason};
       return;
     }
+    if (g_stop_requested) {  // came while the check ran: the approval it just recorded is not used
+      forget_approval(plan_, *decision.server);
+      roll_.stopped_by_signal = true;
+      return;
+    }
     if (!run_one(context, ledger, engine, *decision.server)) return;
     done.insert(*decision.server);
-    if (pause_.count() > 0) std::this_thread::sleep_for(pause_);
+    for (auto end = Clock::now() + pause_; Clock::now() < end && !g_stop_requested;)  // a signal ends the pause
+      std::this_thread::sleep_for(milliseconds(50));
   }
 }
 
@@ -203,6 +209,7 @@ int RollCommand::finish(const Context& context, probes::WatchEngine& engine) {
 
 int RollCommand::run(const Context& context) {
   plan_.interrupt = &g_second_stop_signal;
+  install_stop_signals();
   for (const auto& server : plan_.servers) roll_.servers.push_back(server.name);
   roll_.skipped = round_at_start();
   if (dry_run_) return dry_run(context, roll_.skipped);
@@ -214,7 +221,6 @@ int RollCommand::run(const Context& context) {
                                roll_.events.push_back(event);
                                if (output_ == OutputFormat::text) context.out << render_event(event, output_) << std::flush;
                              });
-  install_stop_signals();
   if (auto error = engine.start(Clock::now() + plan_.check_timeout)) {
     context.err << "zkverify roll: the watch could not start: " << *error << "; nothing restarted\n";
     return kExitDegraded;

@@ -106,6 +106,7 @@ void StepCommand::print_result(const Context& context, const Report& result, con
 
 int StepCommand::run(const Context& context) {
   plan_.interrupt = &g_stop_signal;
+  install_stop_signals();  // from here a signal is passed on to COMMAND, or keeps it from starting
   LedgerUse ledger{plan_.state_file, false};
   if (!ready_to_restart(context, ledger)) return kExitDegraded;
 
@@ -115,7 +116,6 @@ int StepCommand::run(const Context& context) {
                                std::lock_guard lock(out_mutex_);
                                context.out << render_event(event, OutputFormat::text) << std::flush;
                              });
-  install_stop_signals();
   if (auto error = engine.start(Clock::now() + plan_.check_timeout)) {
     context.err << "zkverify step: the watch could not start: " << *error << "; COMMAND not run\n";
     forget_approval(plan_, plan_.restart);

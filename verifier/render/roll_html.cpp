@@ -124,8 +124,13 @@ std::string render_roll_html(const RollRecord& roll) {
     findings += "<li>" + html_escaped(f["severity"].get<std::string>() + " " + f["code"].get<std::string>() + ": " +
                                      f["message"].get<std::string>()) + "</li>";
   for (const auto& step : json["steps"])
-    for (const auto& f : step["findings"])
-      findings += "<li>" + html_escaped(f["code"].get<std::string>() + ": " + f["message"].get<std::string>()) + "</li>";
+    for (const auto* list : {&step["findings"], &step["check_findings"]})
+      for (const auto& f : *list)
+        findings += "<li>" + html_escaped(f["severity"].get<std::string>() + " " + f["code"].get<std::string>() + ": " +
+                                          f["message"].get<std::string>()) + "</li>";
+  if (!json["refused"].is_null())
+    findings += "<li>" + html_escaped("not started: " + json["refused"]["server"].get<std::string>() + ": " +
+                                      json["refused"]["reason"].get<std::string>()) + "</li>";
   return fmt::format(
       R"(<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>zkverify roll: {0}</title><style>)"
       R"(body{{font-family:sans-serif;margin:1.5em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px}})"
