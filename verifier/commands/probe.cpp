@@ -27,12 +27,8 @@ class ProbeCommand final : public Command {
     auto& command = *app.add_subcommand(
         "probe", "Exit 0 when the local server serves and is synced with the ensemble, 1 when not, 64 usage error");
     add_servers_option(command, options_.servers);
-    command.add_option("--local", options_.local, "This pod's server, one of --servers (default: the host name)");
+    add_local_check_options(command, options_, options_.local);
     add_duration_option(command, "--timeout", options_.timeout, "Deadline for the check (default 5s)");
-    add_admin_port_option(command, options_.servers);
-    add_namespace_option(command, options_.namespace_path);
-    command.add_flag("--no-write", options_.no_write,
-                     "No round trip: prove sync with the leader's zk_synced_followers, else srvr's mode");
     return command;
   }
 

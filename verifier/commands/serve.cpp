@@ -88,16 +88,12 @@ class ServeCommand final : public Command {
         "serve", "Readiness sidecar: /readyz is 200 while the local server serves and is synced; also /livez, "
                  "/ensemble, /metrics, /");
     add_servers_option(command, options_.servers);
-    command.add_option("--local", options_.local, "This pod's server, one of --servers (default: the host name)");
+    add_local_check_options(command, options_, options_.local);
     command.add_option_function<std::string>(
         "--listen", [this](const std::string& text) { options_.listen = parse_listen(text); },
         "HOST:PORT to serve HTTP on (default 0.0.0.0:9181; IPv6 as [::]:9181)");
     add_duration_option(command, "--interval", options_.interval, "Time between cycles (default 10s)");
     add_duration_option(command, "--timeout", options_.timeout, "Deadline for one cycle (default 5s)");
-    add_admin_port_option(command, options_.servers);
-    add_namespace_option(command, options_.namespace_path);
-    command.add_flag("--no-write", options_.no_write,
-                     "No round trip: prove sync with the leader's zk_synced_followers, else srvr's mode");
     return command;
   }
 

@@ -134,4 +134,12 @@ std::string choose_local(const std::vector<probes::ServerAddress>& servers, cons
                           host_name, fmt::join(names, ",")));
 }
 
+void add_local_check_options(CLI::App& command, EnsembleOptions& options, std::string& local) {
+  command.add_option("--local", local, "This pod's server, one of --servers (default: the host name)");
+  add_admin_port_option(command, options.servers);
+  add_namespace_option(command, options.namespace_path);
+  command.add_flag("--no-write", options.no_write,
+                   "No round trip: prove sync with the leader's zk_synced_followers, else srvr's mode");
+}
+
 }  // namespace zkverify::verifier

@@ -39,6 +39,9 @@ class LocalSessionLender final : public probes::KeeperFactory {
 // LocalSessionLender for serve (any factory for probe).
 CycleResult run_cycle(const EnsembleOptions& options, const std::string& local, probes::KeeperFactory& keepers);
 
+// The flags serve and probe share, added after --servers: --local, --admin-port, --namespace, --no-write.
+void add_local_check_options(CLI::App& command, EnsembleOptions& options, std::string& local);
+
 // --local's default: the listed server named like this host; the only server when there is one.
 // Throws a usage error naming the host name and the servers when neither applies.
 std::string choose_local(const std::vector<probes::ServerAddress>& servers, const std::string& local_flag,
