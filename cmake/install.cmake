@@ -1,0 +1,1 @@
+# Installation and packaging (issue 14).
