@@ -42,6 +42,11 @@ ServerAddress parse_entry(std::string_view entry) {
       throw std::invalid_argument(fmt::format("server entry '{}': write IPv6 addresses as [addr]:port", entry));
   }
   if (host.empty()) throw std::invalid_argument(fmt::format("server entry '{}' has an empty host", entry));
+  if (host.find_first_of("[]") != std::string_view::npos)
+    throw std::invalid_argument(fmt::format("server entry '{}' has a '[' or ']' inside its host", entry));
+  // An unnamed entry is named by its host: no host name has a '/', and the name must not (above).
+  if (host.find('/') != std::string_view::npos)
+    throw std::invalid_argument(fmt::format("server entry '{}' has a '/' in its host", entry));
   server.host = std::string(host);
   server.port = parse_port(port, fmt::format("server entry '{}'", entry));
   if (server.name.empty()) server.name = std::string(endpoint);

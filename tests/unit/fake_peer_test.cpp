@@ -288,40 +288,5 @@ TEST_CASE("a well-behaved AdminServer fills in what the whitelist hides", "[admi
   CHECK(probe.mntr->facts.synced_followers == 4);
 }
 
-TEST_CASE("a misbehaving AdminServer: named in admin_error, srvr's facts kept, by the deadline", "[admin]") {
-  struct Case {
-    std::string what;
-    fake::Script admin;
-    std::string says;
-  };
-  const std::string ten_mb_header = "HTTP/1.1 200 OK\r\nContent-Length: 10485760\r\nConnection: close\r\n\r\n";
-  std::vector<Case> cases{
-      {"slow headers", {Behaviour::drip, "HTTP/1.1 200 OK\r\nX-Slow: "}, "no reply within the deadline"},
-      {"an endless chunked body",
-       {Behaviour::chunks_forever, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"},
-       "within the deadline"},
-      {"a redirect",
-       {Behaviour::answer, "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:1/commands/monitor\r\n"
-                           "Content-Length: 0\r\nConnection: close\r\n\r\n"},
-       "HTTP 302"},
-      {"a 10 MB body", {Behaviour::answer, ten_mb_header + std::string(10 * 1024 * 1024, 'x')}, "reply exceeded 524288 bytes"},
-  };
-  for (const auto& c : cases) {
-    INFO(c.what);
-    auto peer = ruok_only_with_admin(c.admin);
-    std::chrono::milliseconds took{};
-    // The exchange timeout is far longer than the deadline: only the deadline can end the slow ones.
-    auto probe = probe_with_admin(peer, 800ms, kLongLimit, took);
-    CHECK(took < kLongLimit / 3);
-    REQUIRE(probe.srvr);
-    CHECK(probe.srvr->error == ProbeError::ok);
-    CHECK(probe.refused_words == std::vector<std::string>{"mntr", "conf", "isro"});
-    CHECK_THAT(probe.admin_error, Contains("AdminServer 127.0.0.1:" + std::to_string(peer.port()) + " /commands/"));
-    CHECK_THAT(probe.admin_error, Contains(c.says));
-    CHECK_FALSE((probe.mntr && probe.mntr->error == ProbeError::ok));
-    CHECK(peer.max_concurrent() <= 1);
-    // Five words, then /commands/monitor; after a transport failure nothing more is asked (a
-    // redirect is an answer: the other commands are still asked).
-    CHECK(peer.connections() == (c.says == "HTTP 302" ? 8 : 6));
-  }
-}
+// The misbehaving AdminServers (slow headers, an endless chunked body, a redirect loop, 10 MB) are
+// rows of the hostile-peer matrix: tests/unit/hostile_peers_test.cpp.

@@ -3,6 +3,7 @@
 // connections at which the oldest goes, a request head of at most 8 KiB).
 
 #include <atomic>
+#include <cerrno>
 #include <thread>
 #include <vector>
 
@@ -28,10 +29,13 @@ HttpServer::Handler echo_route(std::atomic<int>* calls = nullptr) {
 
 ListenAddress loopback() { return {"127.0.0.1", 0}; }
 
+// Closed (end of stream), or reset: a connection still in the listen backlog when the listener
+// closes is reset by the kernel, never accepted. Not closed: the read timed out.
 bool closed_by_server(int fd) {
   std::string ignored;
   bool timed_out = false;
-  return sidecar_client::read_to_close(fd, ignored, timed_out);
+  if (sidecar_client::read_to_close(fd, ignored, timed_out)) return true;
+  return !timed_out && errno == ECONNRESET;
 }
 
 }  // namespace

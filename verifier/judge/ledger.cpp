@@ -35,6 +35,12 @@ Zxid zxid_from(const json& value, const char* field) {
   return Zxid{parsed};
 }
 
+// A whole number: nlohmann converts a float such as 1e300 to an integer type undefinedly.
+std::int64_t integer_from(const json& value, const char* field) {
+  if (!value.is_number_integer()) throw std::invalid_argument(fmt::format("'{}' is not a whole number", field));
+  return value.get<std::int64_t>();
+}
+
 const json& field(const json& object, const char* name) {
   auto it = object.find(name);
   if (it == object.end()) throw std::invalid_argument(fmt::format("missing field '{}'", name));
@@ -108,7 +114,7 @@ Ledger ledger_from_json(const json& in) {
   try {
     ledger.updated = field(in, "updated").get<std::string>();
     ledger.high_zxid = zxid_from(field(in, "high_zxid"), "high_zxid");
-    if (const auto& count = field(in, "node_count"); !count.is_null()) ledger.node_count = count.get<std::int64_t>();
+    if (const auto& count = field(in, "node_count"); !count.is_null()) ledger.node_count = integer_from(count, "node_count");
     if (const auto& leader = field(in, "leader"); !leader.is_null()) ledger.leader = leader.get<std::string>();
     ledger.membership = field(in, "membership").get<std::vector<std::string>>();
     if (const auto& marker = field(in, "marker"); !marker.is_null())
@@ -118,9 +124,10 @@ Ledger ledger_from_json(const json& in) {
       ledger.data_loss = DataLoss{field(loss, "detected").get<std::string>(), field(loss, "message").get<std::string>()};
     for (const auto& [name, server] : field(in, "servers").items()) {
       LedgerServer entry;
-      if (const auto& id = field(server, "id"); !id.is_null()) entry.id = id.get<int>();
+      if (const auto& id = field(server, "id"); !id.is_null()) entry.id = static_cast<int>(integer_from(id, "servers.id"));
       entry.high_zxid = zxid_from(field(server, "high_zxid"), "servers.high_zxid");
-      if (const auto& count = field(server, "node_count"); !count.is_null()) entry.node_count = count.get<std::int64_t>();
+      if (const auto& count = field(server, "node_count"); !count.is_null())
+        entry.node_count = integer_from(count, "servers.node_count");
       entry.mode = field(server, "mode").get<std::string>();
       entry.last_seen = field(server, "last_seen").get<std::string>();
       ledger.servers[name] = std::move(entry);
@@ -131,7 +138,7 @@ Ledger ledger_from_json(const json& in) {
         ledger.in_flight[name] = Approval{
             field(approval, "approved").get<std::string>(), field(approval, "seen_down").get<bool>(),
             approval.value("received", json()).is_null() ? std::nullopt
-                                                         : std::optional(approval.at("received").get<std::int64_t>())};
+                                                         : std::optional(integer_from(approval.at("received"), "received"))};
   } catch (const json::exception& error) {
     throw std::invalid_argument(fmt::format("a field has the wrong type: {}", error.what()));
   }

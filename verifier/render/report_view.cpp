@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "verifier/render/json_text.hpp"
+#include "verifier/render/utf8_text.hpp"
 
 namespace zkverify::verifier {
 
@@ -55,7 +56,7 @@ std::string render_text(const Report& report) {
     for (const auto& finding : report.findings)
       out += fmt::format("  {:<8}  {:<20}  {}\n", to_string(finding.severity), finding.code, finding.message);
   }
-  return out;
+  return valid_utf8(out);  // servers' bytes are quoted in it
 }
 
 nlohmann::json to_json(const Report& report) {

@@ -96,6 +96,7 @@ ListenAddress parse_listen(std::string_view text) {
   } else if (host.find(':') != std::string_view::npos) {
     fail("an IPv6 host goes in brackets");
   }
+  if (host.find_first_of("[]") != std::string_view::npos) fail("a '[' or ']' inside the host");
   auto port_text = text.substr(colon + 1);
   unsigned port = 0;
   auto [end, error] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
