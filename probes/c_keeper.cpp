@@ -175,6 +175,29 @@ class SessionShared {
     changed_.notify_all();
   }
 
+  // Credentials were handed to zoo_add_auth: wait_connected waits for its completion too.
+  void expect_auth() {
+    std::lock_guard lock(mutex_);
+    auth_pending_ = true;
+  }
+  // zoo_add_auth's completion (once per handle): a refusal is final (the C client closes the
+  // connection and its watcher reports ZOO_AUTH_FAILED_STATE as well).
+  // The connected event held back by publish() is announced now, so that a listener waiting for the
+  // session to be usable (the round trip's) wakes when it is.
+  static void on_auth(int rc, const void* context) {
+    auto& self = *static_cast<SessionShared*>(const_cast<void*>(context));
+    std::optional<SessionEvent> announce;
+    {
+      std::lock_guard lock(self.mutex_);
+      self.auth_pending_ = false;
+      auto held = std::exchange(self.held_, std::nullopt);
+      if (rc != ZOK && self.state_ != SessionState::closed) announce = SessionEvent{SessionState::auth_failed, {}, {}};
+      else if (held && self.state_ == SessionState::connected) announce = held;
+      self.changed_.notify_all();
+    }
+    if (announce) self.publish(*announce);
+  }
+
   // No host resolved, or zookeeper_init failed: the session will never connect.
   void mark_open_failed() {
     std::lock_guard lock(mutex_);
@@ -185,9 +208,12 @@ class SessionShared {
   // Until the session connected, failed, or was closed, or the deadline passed.
   ZkError wait_connected(Clock::time_point deadline) const {
     std::unique_lock lock(mutex_);
-    changed_.wait_until(lock, deadline, [&] { return state_ != SessionState::connecting || open_failed_; });
+    changed_.wait_until(lock, deadline, [&] {
+      return (state_ != SessionState::connecting && !(state_ == SessionState::connected && auth_pending_)) ||
+             open_failed_;
+    });
     switch (state_) {
-      case SessionState::connected: return ZkError::ok;
+      case SessionState::connected: return auth_pending_ ? ZkError::deadline_exceeded : ZkError::ok;
       case SessionState::expired: return ZkError::session_expired;
       case SessionState::auth_failed: return ZkError::auth_failed;
       case SessionState::closed: return ZkError::closing;
@@ -215,6 +241,10 @@ class SessionShared {
       if (state_ == SessionState::closed) return;
       state_ = event.state;
       changed_.notify_all();
+      if (event.state == SessionState::connected && auth_pending_) {  // announced by on_auth
+        held_ = event;
+        return;
+      }
       if (!listener_) return;
       listener_thread_ = std::this_thread::get_id();
     }
@@ -230,6 +260,8 @@ class SessionShared {
   std::vector<KnownServer> servers_;  // empty until the hosts are resolved
   SessionState state_ = SessionState::connecting;
   bool open_failed_ = false;
+  bool auth_pending_ = false;  // zoo_add_auth's completion has not come yet
+  std::optional<SessionEvent> held_;  // the connected event, until the credentials are accepted
   std::thread::id listener_thread_;  // set while the listener runs
   std::vector<std::unique_ptr<WatchSlot>> watches_;
 };
@@ -321,6 +353,18 @@ void on_children(int rc, const String_vector* names, const void* context) {
   take_back<Request<ChildrenResult>>(context)->deliver(std::move(result));
 }
 
+// Only the schemes are kept: a digest entry's id is USER:base64(sha1(USER:PASSWORD)).
+void on_acl(int rc, ACL_vector* acl, Stat* /*stat*/, const void* context) {
+  auto result = with_error<AclResult>(rc);
+  if (rc == ZOK && acl) {
+    for (std::int32_t i = 0; i < acl->count; ++i)
+      if (acl->data[i].id.scheme) result.schemes.emplace_back(acl->data[i].id.scheme);
+    std::ranges::sort(result.schemes);
+    result.schemes.erase(std::unique(result.schemes.begin(), result.schemes.end()), result.schemes.end());
+  }
+  take_back<Request<AclResult>>(context)->deliver(std::move(result));
+}
+
 void on_done(int rc, const void* context) {
   take_back<Request<DoneResult>>(context)->deliver(with_error<DoneResult>(rc));
 }
@@ -348,11 +392,11 @@ int create_flags(CreateMode mode) {
 int length_of(const std::string& data) { return static_cast<int>(data.size()); }
 
 // Fills `op` with pointers into `request`, which must outlive the zoo_amulti call (not the reply).
-void describe(const MultiOp& request, zoo_op_t& op) {
+void describe(const MultiOp& request, zoo_op_t& op, ACL_vector* acl) {
   switch (request.kind) {
     case MultiOp::Kind::create:
-      zoo_create_op_init(&op, request.path.c_str(), request.data.data(), length_of(request.data),
-                         &ZOO_OPEN_ACL_UNSAFE, create_flags(request.mode), nullptr, 0);
+      zoo_create_op_init(&op, request.path.c_str(), request.data.data(), length_of(request.data), acl,
+                         create_flags(request.mode), nullptr, 0);
       return;
     case MultiOp::Kind::remove: zoo_delete_op_init(&op, request.path.c_str(), request.version); return;
     case MultiOp::Kind::set:
@@ -378,7 +422,92 @@ struct HandleSlot {
   zhandle_t* handle = nullptr;  // null until opened, and once close() took it
   bool close_started = false;
   std::vector<zhandle_t*> retired;  // handles the session moved away from (move_to), closed after it
+  // A 3.4 server answered create2 with ZUNIMPLEMENTED: this session's creates use create + exists.
+  std::atomic<bool> create2_unimplemented{false};
 };
+
+// Hands `request` to the client through `call(handle, context)`. Without a handle (the hosts are
+// still being looked up, or none resolved) the session is not connected: connection_loss, as the
+// client answers what it cannot send. A refused request is answered on a thread of its own:
+// callbacks never run inside the call that started the operation (its caller may hold a lock the
+// callback takes). ZMARSHALLINGERROR is ambiguous: the client returns it when it queued nothing
+// (an invalid path inside a multi) and when it queued the completion but not the request (out of
+// memory). So the context then stays with the client: a later completion finds the result
+// delivered, and in the first case the context leaks (a few bytes, for a caller's bug).
+template <class Req, class Call>
+void submit_to(HandleSlot& slot, const std::shared_ptr<Req>& request, Call call) {
+  int rc = ZOK;
+  {
+    std::lock_guard lock(slot.mutex);
+    if (slot.close_started) {
+      rc = ZCLOSING;
+    } else if (!slot.handle) {
+      rc = ZCONNECTIONLOSS;
+    } else {
+      const void* context = hand_to_client(request);
+      rc = call(slot.handle, context);
+      if (rc != ZOK && rc != ZMARSHALLINGERROR) take_back<Req>(context);
+    }
+  }
+  if (rc == ZOK) return;
+  auto refusal = with_error<typename Req::Result>(rc);
+  std::thread([request, refusal = std::move(refusal)]() mutable { request->deliver(std::move(refusal)); }).detach();
+}
+
+void on_created_path(int rc, const char* path, const void* context) {
+  auto result = with_error<CreateResult>(rc);
+  if (rc == ZOK && path) result.path = path;
+  take_back<Request<CreateResult>>(context)->deliver(std::move(result));
+}
+
+// A create as a 3.4 server can take it (it knows no create2): create, then exists for the stat.
+struct PlainCreate {
+  std::shared_ptr<SessionShared> shared;
+  std::shared_ptr<HandleSlot> slot;
+  std::string path, data;
+  CreateMode mode = CreateMode::persistent;
+  ACL_vector* acl = nullptr;             // a static of the C client's
+  Clock::time_point reconnect_deadline;  // the retry after a dropped connection waits until then
+};
+
+// The created node's stat, from exists on the same session (it reads its own write).
+void stat_created(const PlainCreate& create, CreateResult created, Keeper::Callback<CreateResult> done) {
+  auto path = created.path;
+  auto request = std::make_shared<Request<StatResult>>(
+      [created = std::move(created), done = std::move(done)](StatResult stat) mutable {
+        if (stat.error == ZkError::ok) created.stat = stat.stat;
+        else created.error = stat.error;  // created, but its czxid is unknown: the path says what to remove
+        done(std::move(created));
+      });
+  submit_to(*create.slot, request,
+            [&](zhandle_t* zh, const void* context) { return zoo_aexists(zh, path.c_str(), 0, &on_stat, context); });
+}
+
+// A 3.4 server answers an unknown operation and then drops the connection: a create sent right
+// after the answer is lost with it (connection_loss, never applied), so it is sent once more when
+// the session is back, by the deadline. Waiting runs on a thread of its own: the session's events
+// arrive on the completion thread this is called from.
+void create_then_stat(const std::shared_ptr<const PlainCreate>& create, bool may_retry,
+                      Keeper::Callback<CreateResult> done) {
+  auto request = std::make_shared<Request<CreateResult>>(
+      [create, may_retry, done = std::move(done)](CreateResult created) mutable {
+        if (created.error == ZkError::connection_loss && may_retry) {
+          std::thread([create, done = std::move(done)]() mutable {
+            auto connected = create->shared->wait_connected(create->reconnect_deadline);
+            if (connected == ZkError::ok) return create_then_stat(create, false, std::move(done));
+            done(with_error<CreateResult>(ZCONNECTIONLOSS));
+          }).detach();
+        } else if (created.error == ZkError::ok) {
+          stat_created(*create, std::move(created), std::move(done));
+        } else {
+          done(std::move(created));
+        }
+      });
+  submit_to(*create->slot, request, [&](zhandle_t* zh, const void* context) {
+    return zoo_acreate(zh, create->path.c_str(), create->data.data(), length_of(create->data), create->acl,
+                       create_flags(create->mode), &on_created_path, context);
+  });
+}
 
 class CKeeper final : public Keeper {
  public:
@@ -401,6 +530,8 @@ class CKeeper final : public Keeper {
   void remove(const std::string& path, std::int32_t version, Callback<DoneResult> done) override;
   void sync(const std::string& path, Callback<DoneResult> done) override;
   void multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done) override;
+  void get_acl(const std::string& path, Callback<AclResult> done) override;
+  [[nodiscard]] bool presents_credentials() const override { return credentials_.has_value(); }
   void get_and_watch(const std::string& path, Callback<GetResult> done,
                      std::function<void(WatchNotice)> fired) override;
   ZkError move_to(const std::string& server) override;
@@ -413,6 +544,10 @@ class CKeeper final : public Keeper {
   template <class Req, class Call>
   void submit_request(const std::shared_ptr<Req>& request, Call call);
   [[nodiscard]] bool connected() const { return shared_->state() == SessionState::connected; }
+  // What the session creates: creator-only (its credentials' identity) when it has credentials.
+  [[nodiscard]] ACL_vector* acl() const { return credentials_ ? &ZOO_CREATOR_ALL_ACL : &ZOO_OPEN_ACL_UNSAFE; }
+
+  const std::optional<Credentials> credentials_;
 
   const std::shared_ptr<SessionShared> shared_;
   const std::shared_ptr<HandleSlot> slot_;
@@ -431,6 +566,17 @@ zhandle_t* open_handle(const std::vector<KnownServer>& servers, const KeeperOpti
   return zh;
 }
 
+// Right after zookeeper_init, before any operation: the client sends the credentials first on every
+// connection (ahead of queued requests) and calls on_auth once with the server's answer.
+void add_credentials(zhandle_t* zh, const std::optional<Credentials>& credentials, SessionShared& shared) {
+  if (!credentials) return;
+  shared.expect_auth();
+  auto data = auth_data(*credentials);
+  int rc = zoo_add_auth(zh, credentials->scheme.c_str(), data.data(), static_cast<int>(data.size()),
+                        &SessionShared::on_auth, &shared);
+  if (rc != ZOK) SessionShared::on_auth(ZAUTHFAILED, &shared);
+}
+
 // Opens the session on a thread of its own, so that open() returns at once: looking names up can
 // take long, and zookeeper_init would do it synchronously on the caller's thread. The thread owns
 // what it touches; when close() came first, it opens nothing.
@@ -444,12 +590,15 @@ void open_session(const std::vector<ServerAddress>& servers, const KeeperOptions
   if (!known.empty()) {
     shared->set_servers(known);
     slot->handle = open_handle(known, options, shared.get());
+    if (slot->handle) add_credentials(slot->handle, options.credentials, *shared);
   }
   if (!slot->handle) shared->mark_open_failed();
 }
 
 CKeeper::CKeeper(const std::vector<ServerAddress>& servers, const KeeperOptions& options, Listener listener)
-    : shared_(std::make_shared<SessionShared>(std::move(listener))), slot_(std::make_shared<HandleSlot>()) {
+    : credentials_(options.credentials),
+      shared_(std::make_shared<SessionShared>(std::move(listener))),
+      slot_(std::make_shared<HandleSlot>()) {
   // std::thread copies its arguments: the thread holds its own servers, options and owners.
   std::thread(open_session, servers, options, shared_, slot_).detach();
 }
@@ -489,38 +638,27 @@ void CKeeper::submit(Callback<R> done, Call call) {
   submit_request(std::make_shared<Request<R>>(std::move(done)), std::move(call));
 }
 
-// Hands `request` to the client through `call(handle, context)`. Without a handle (the hosts are
-// still being looked up, or none resolved) the session is not connected: connection_loss, as the
-// client answers what it cannot send. A refused request is answered on a thread of its own:
-// callbacks never run inside the call that started the operation (its caller may hold a lock the
-// callback takes). ZMARSHALLINGERROR is ambiguous: the client returns it when it queued nothing
-// (an invalid path inside a multi) and when it queued the completion but not the request (out of
-// memory). So the context then stays with the client: a later completion finds the result
-// delivered, and in the first case the context leaks (a few bytes, for a caller's bug).
+// See submit_to.
 template <class Req, class Call>
 void CKeeper::submit_request(const std::shared_ptr<Req>& request, Call call) {
-  int rc = ZOK;
-  {
-    std::lock_guard lock(slot_->mutex);
-    if (slot_->close_started) {
-      rc = ZCLOSING;
-    } else if (!slot_->handle) {
-      rc = ZCONNECTIONLOSS;
-    } else {
-      const void* context = hand_to_client(request);
-      rc = call(slot_->handle, context);
-      if (rc != ZOK && rc != ZMARSHALLINGERROR) take_back<Req>(context);
-    }
-  }
-  if (rc == ZOK) return;
-  auto refusal = with_error<typename Req::Result>(rc);
-  std::thread([request, refusal = std::move(refusal)]() mutable { request->deliver(std::move(refusal)); }).detach();
+  submit_to(*slot_, request, std::move(call));
 }
 
+// create2 answers the stat with the path; a 3.4 server does not know it (ZUNIMPLEMENTED, remembered
+// for the session's later creates), and then create + exists stand in for it.
 void CKeeper::create(const std::string& path, const std::string& data, CreateMode mode, Callback<CreateResult> done) {
-  submit(std::move(done), [&](zhandle_t* zh, const void* context) {
-    return zoo_acreate2(zh, path.c_str(), data.data(), length_of(data), &ZOO_OPEN_ACL_UNSAFE, create_flags(mode),
-                        &on_created, context);
+  auto wait = std::max<std::chrono::milliseconds>(negotiated_timeout(), std::chrono::seconds(1));
+  auto plain =
+      std::make_shared<const PlainCreate>(PlainCreate{shared_, slot_, path, data, mode, acl(), Clock::now() + wait});
+  if (slot_->create2_unimplemented) return create_then_stat(plain, true, std::move(done));
+  auto request = std::make_shared<Request<CreateResult>>([plain, done = std::move(done)](CreateResult result) mutable {
+    if (result.error != ZkError::unimplemented) return done(std::move(result));
+    plain->slot->create2_unimplemented = true;
+    create_then_stat(plain, true, std::move(done));
+  });
+  submit_request(request, [&](zhandle_t* zh, const void* context) {
+    return zoo_acreate2(zh, path.c_str(), data.data(), length_of(data), acl(), create_flags(mode), &on_created,
+                        context);
   });
 }
 
@@ -559,11 +697,16 @@ void CKeeper::sync(const std::string& path, Callback<DoneResult> done) {
 void CKeeper::multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done) {
   auto request = std::make_shared<MultiRequest>(std::move(done), ops.size());
   std::vector<zoo_op_t> c_ops(ops.size());
-  for (std::size_t i = 0; i < ops.size(); ++i) describe(ops[i], c_ops[i]);
+  for (std::size_t i = 0; i < ops.size(); ++i) describe(ops[i], c_ops[i], acl());
   submit_request(request, [&](zhandle_t* zh, const void* context) {
     return zoo_amulti(zh, static_cast<int>(c_ops.size()), c_ops.data(), request->answers.data(), &on_multi_done,
                       context);
   });
+}
+
+void CKeeper::get_acl(const std::string& path, Callback<AclResult> done) {
+  submit(std::move(done),
+         [&](zhandle_t* zh, const void* context) { return zoo_aget_acl(zh, path.c_str(), &on_acl, context); });
 }
 
 void CKeeper::get_and_watch(const std::string& path, Callback<GetResult> done,
@@ -601,6 +744,7 @@ ZkError CKeeper::move_to(const std::string& server) {
     return ZkError::system_error;
   }
   zoo_set_servers_resolution_delay(moved, -1);
+  add_credentials(moved, credentials_, *shared_);  // credentials belong to a connection, not the session
   slot_->retired.push_back(std::exchange(slot_->handle, moved));
   return ZkError::ok;
 }

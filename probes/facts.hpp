@@ -153,6 +153,13 @@ struct RoundTrip {
   ZkError delete_error = ZkError::not_attempted;
   std::string marker_path;              // empty when no marker was asked for
   ZkError marker_create_error = ZkError::not_attempted;  // node_exists when it was already there
+  // Access under ACLs (a session refused by the server's authentication shows as auth_failed in
+  // write_error or a read's error instead).
+  std::string namespace_path;           // the namespace the round trip writes under
+  bool credentials_given = false;       // the sessions presented credentials (--auth-file)
+  std::string denied_path;              // the node whose ACL first answered no_auth; empty: none did
+  ZkError acl_error = ZkError::not_attempted;  // reading denied_path's ACL (no_auth: not readable either)
+  std::vector<std::string> acl_schemes;        // its ACL's schemes, sorted, when it could be read
 };
 
 }  // namespace zkverify::probes

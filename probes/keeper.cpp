@@ -41,6 +41,20 @@ ZkError remove_all_now(Keeper& keeper, const std::vector<std::string>& paths, Cl
   return first;
 }
 
+AclResult get_acl_now(Keeper& keeper, const std::string& path, Clock::time_point deadline) {
+  Expect<AclResult> read;
+  keeper.get_acl(path, read.callback());
+  return read.await(deadline);
+}
+
+std::unique_ptr<Keeper> CredentialedFactory::open(const std::vector<ServerAddress>& servers,
+                                                  const KeeperOptions& options, Keeper::Listener listener) {
+  if (options.credentials || !credentials_) return inner_.open(servers, options, std::move(listener));
+  auto with_credentials = options;
+  with_credentials.credentials = credentials_;
+  return inner_.open(servers, with_credentials, std::move(listener));
+}
+
 GetResult get_and_watch_now(Keeper& keeper, const std::string& path, std::function<void(WatchNotice)> fired,
                             Clock::time_point deadline) {
   Expect<GetResult> read;

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "probes/addresses.hpp"
+#include "probes/credentials.hpp"
 #include "probes/errors.hpp"
 #include "probes/facts.hpp"
 
@@ -58,6 +59,12 @@ struct ChildrenResult {
 };
 struct DoneResult {  // remove, sync
   ZkError error = ZkError::not_attempted;
+};
+// A node's ACL as far as zkverify looks at it: the schemes of its entries (sorted, unique), never
+// their ids (a digest id is a password's hash).
+struct AclResult {
+  ZkError error = ZkError::not_attempted;
+  std::vector<std::string> schemes;  // "world", "digest", "ip", "auth", ...
 };
 struct MultiResult {
   ZkError error = ZkError::not_attempted;  // ok only when every operation succeeded
@@ -139,6 +146,15 @@ class Keeper {
     return ZkError::unimplemented;
   }
 
+  // The schemes of `path`'s ACL (the server answers no_auth unless the session may read or administer
+  // the node). Default: unimplemented.
+  virtual void get_acl(const std::string& path, Callback<AclResult> done) {
+    static_cast<void>(path);
+    std::thread([done = std::move(done)] { done(AclResult{ZkError::unimplemented, {}}); }).detach();
+  }
+  // The session presents credentials (KeeperOptions::credentials): what it creates is creator-only.
+  [[nodiscard]] virtual bool presents_credentials() const { return false; }
+
   // Closes the session (a quorum transaction: the server then removes its ephemeral nodes). Returns
   // true when that completed by the deadline; false when it was abandoned (the server expires the
   // session later). Idempotent; later operations complete with ZkError::closing.
@@ -150,6 +166,9 @@ struct KeeperOptions {
   // Try `servers` in the order given (each session prefers its own server, like a real client with
   // its own connect string); otherwise the implementation's default (random) order.
   bool in_order = false;
+  // Added to the session before its first operation (zoo_add_auth); what the session creates then
+  // carries the creator-only ACL. None: no credentials, and nodes are created open to all.
+  std::optional<Credentials> credentials;
 };
 
 // Opens sessions. A session given one server is pinned to it; given several, it fails over.
@@ -160,6 +179,19 @@ class KeeperFactory {
   // runs on the implementation's thread for every state change: it must not block.
   virtual std::unique_ptr<Keeper> open(const std::vector<ServerAddress>& servers, const KeeperOptions& options,
                                        Keeper::Listener listener = nullptr) = 0;
+};
+
+// Another factory's sessions, each given `credentials` unless the caller's options carry some.
+class CredentialedFactory final : public KeeperFactory {
+ public:
+  CredentialedFactory(KeeperFactory& inner, std::optional<Credentials> credentials)
+      : inner_(inner), credentials_(std::move(credentials)) {}
+  std::unique_ptr<Keeper> open(const std::vector<ServerAddress>& servers, const KeeperOptions& options,
+                               Keeper::Listener listener = nullptr) override;
+
+ private:
+  KeeperFactory& inner_;
+  std::optional<Credentials> credentials_;
 };
 
 // A callback and the result it delivers, awaited with a deadline.
@@ -192,6 +224,9 @@ StatResult exists_now(Keeper& keeper, const std::string& path, Clock::time_point
 ZkError remove_now(Keeper& keeper, const std::string& path, Clock::time_point deadline);
 // Deletes every path, pipelined; returns the first error other than no_node.
 ZkError remove_all_now(Keeper& keeper, const std::vector<std::string>& paths, Clock::time_point deadline);
+
+// get_acl, awaited.
+AclResult get_acl_now(Keeper& keeper, const std::string& path, Clock::time_point deadline);
 
 // get_and_watch, awaited: the read's result; `fired` as get_and_watch's.
 GetResult get_and_watch_now(Keeper& keeper, const std::string& path, std::function<void(WatchNotice)> fired,

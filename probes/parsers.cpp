@@ -267,6 +267,12 @@ std::optional<std::int64_t> optional_int(const nlohmann::json& json, const char*
   return it->get<std::int64_t>();
 }
 
+// The string at `key`, or `otherwise` when it is absent or no string (json::value would throw).
+std::string string_or(const nlohmann::json& json, const char* key, const char* otherwise) {
+  auto it = json.find(key);
+  return it != json.end() && it->is_string() ? it->get<std::string>() : std::string(otherwise);
+}
+
 }  // namespace
 
 Reply<MntrFacts> parse_admin_monitor(std::string_view body) {
@@ -318,8 +324,8 @@ Reply<ConfFacts> parse_admin_voting_view(std::string_view body) {
       return malformed<ConfFacts>(fmt::format("AdminServer voting_view: bad member '{}'", key), body);
     member.quorum_address = first_of("server_addresses");
     member.election_address = first_of("election_addresses");
-    member.role = value.value("learner_type", "participant");
-    member.client_address = value.value("client_address", "");
+    member.role = string_or(value, "learner_type", "participant");
+    member.client_address = string_or(value, "client_address", "");
     conf.members.push_back(std::move(member));
   }
   std::ranges::sort(conf.members, {}, &Member::id);

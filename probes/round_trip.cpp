@@ -76,22 +76,36 @@ std::vector<std::unique_ptr<Keeper>> open_sessions(const RoundTripPlan& plan, Ke
   return sessions;
 }
 
+// The node whose ACL decides over creating or deleting `path`: its parent.
+std::string parent_of(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
+}
+
+// Keeps the first node whose ACL answered no_auth: the one the judge names.
+void note_denied(RoundTrip& trip, ZkError error, const std::string& path) {
+  if (error == ZkError::no_auth && trip.denied_path.empty()) trip.denied_path = path;
+}
+
 // Creates the namespace (if missing), the marker (if asked and missing), and the probe node, all
 // through the writer. Returns false when the reads have nothing to look for.
 bool write_through(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
   if (plan.write || plan.marker_content) {
     trip.namespace_error = create_now(writer, plan.namespace_path, {}, CreateMode::persistent, plan.deadline).error;
     if (trip.namespace_error == ZkError::node_exists) trip.namespace_error = ZkError::ok;
+    note_denied(trip, trip.namespace_error, parent_of(plan.namespace_path));
     if (trip.namespace_error != ZkError::ok) return false;
   }
   if (plan.marker_content)
     trip.marker_create_error =
         create_now(writer, plan.marker_path, *plan.marker_content, CreateMode::persistent, plan.deadline).error;
+  note_denied(trip, trip.marker_create_error, parent_of(plan.marker_path));
   if (!plan.write) return !plan.marker_path.empty();
 
   auto probe = create_now(writer, plan.namespace_path + std::string(kRoundTripPrefix), plan.payload,
                           CreateMode::ephemeral_sequential, plan.deadline);
   trip.write_error = probe.error;
+  note_denied(trip, probe.error, plan.namespace_path);
   if (probe.error != ZkError::ok) return false;
   trip.path = probe.path;
   trip.write_zxid = probe.stat.czxid;
@@ -178,7 +192,21 @@ void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundT
   auto pending = start_reads_when_connected(sessions, plan, trip, changes);
   for (std::size_t i = 0; i < sessions.size(); ++i)
     if (pending[i]) collect_reads(*pending[i], plan, trip.reads[i]);
+  for (const auto& read : trip.reads) {
+    if (plan.write) note_denied(trip, read.error, trip.path);
+    note_denied(trip, read.marker_error, plan.marker_path);
+  }
   if (plan.write) trip.delete_error = remove_now(writer, trip.path, plan.deadline);
+  note_denied(trip, trip.delete_error, parent_of(trip.path));
+}
+
+// The schemes of the ACL that refused the writer, read through it (only the schemes: ids can hold
+// password hashes). Reading an ACL needs read or admin permission, so it may be refused too.
+void read_denied_acl(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
+  if (trip.denied_path.empty()) return;
+  auto acl = get_acl_now(writer, trip.denied_path, plan.deadline);
+  trip.acl_error = acl.error;
+  trip.acl_schemes = std::move(acl.schemes);
 }
 
 }  // namespace
@@ -193,7 +221,10 @@ RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers) {
 
   auto changes = std::make_shared<StateChanges>();
   auto sessions = open_sessions(plan, keepers, changes);
+  trip.namespace_path = plan.namespace_path;
+  trip.credentials_given = sessions[plan.writer]->presents_credentials();
   write_and_read(sessions, plan, trip, *changes);
+  read_denied_acl(*sessions[plan.writer], plan, trip);
   // Together, so that a server slow to close costs one close deadline, not one per session.
   close_all(sessions, plan.close_deadline == Clock::time_point{} ? plan.deadline : plan.close_deadline);
   return trip;

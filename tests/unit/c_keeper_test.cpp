@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "loopback_port.hpp"
+
 #include "probes/c_keeper.hpp"
 #include "probes/round_trip.hpp"
 
@@ -24,28 +26,7 @@ constexpr auto kSlack = 1s;
 
 // The C client behind the seam needs no server for its failure paths: a bound socket that does
 // not listen refuses every connection.
-class RefusingPort {
- public:
-  RefusingPort() : socket_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    REQUIRE(socket_ >= 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t length = sizeof address;
-    REQUIRE(::bind(socket_, reinterpret_cast<sockaddr*>(&address), length) == 0);
-    REQUIRE(::getsockname(socket_, reinterpret_cast<sockaddr*>(&address), &length) == 0);
-    port_ = ntohs(address.sin_port);
-  }
-  ~RefusingPort() { ::close(socket_); }
-  RefusingPort(const RefusingPort&) = delete;
-  RefusingPort& operator=(const RefusingPort&) = delete;
-
-  [[nodiscard]] std::uint16_t port() const { return port_; }
-
- private:
-  int socket_;
-  std::uint16_t port_ = 0;
-};
+using loopback::RefusingPort;
 
 }  // namespace
 

@@ -31,7 +31,20 @@ struct Node {
   probes::NodeStat stat;
   std::int64_t owner = 0;          // the session of an ephemeral node; 0 for a persistent one
   std::int64_t next_sequence = 0;  // the suffix of this node's next sequential child
+  // The ACL: none is open to all; else digest-only for these credentials ("USER:PASSWORD").
+  std::optional<std::string> acl_owner;
+  bool world_readable = false;
 };
+
+// Which permission an operation needs, on which node (ZooKeeper's checks, simplified).
+enum class Need { read, write, create, remove };
+
+// The ACL of `node` lets a session with `credentials` do what it needs.
+bool allows(const Node& node, const std::optional<probes::Credentials>& credentials, Need need) {
+  if (!node.acl_owner) return true;
+  if (need == Need::read && node.world_readable) return true;
+  return credentials && probes::auth_data(*credentials) == *node.acl_owner;
+}
 
 // Every path to its node; "/" always exists.
 using Tree = std::map<std::string, Node>;
@@ -102,7 +115,7 @@ probes::CreateResult create_node(Tree& tree, const std::string& path, const std:
   }
   if (is_sequential(mode)) ++parent->second.next_sequence;
   auto now = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
-  Node node{data, {zxid, zxid, 0, now}, is_ephemeral(mode) ? session : 0, 0};
+  Node node{data, {zxid, zxid, 0, now}, is_ephemeral(mode) ? session : 0, 0, std::nullopt, false};
   result = {ZkError::ok, name, node.stat};
   tree.emplace(name, std::move(node));
   return result;
@@ -192,6 +205,7 @@ struct Session {
   bool close_hangs = false;             // ... and it never completes
   bool listening = true;                // false once close() began
   bool in_listener = false;
+  std::optional<probes::Credentials> credentials;  // presented before the first operation
 };
 
 // A task for the dispatcher: a completion, or a session event.
@@ -246,6 +260,15 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   void announce(const std::shared_ptr<Session>& session, SessionEvent event);
   [[nodiscard]] probes::Zxid next_zxid() const { return {kEpoch << 32 | (last_zxid + 1)}; }
 
+  // ACLs (with the lock held). deny: sets `error` to no_auth, and says so, when `path` exists and its
+  // ACL refuses the session `need`. own: a node the session created is creator-only when it has
+  // credentials. accepts: the credentials may connect (reject_unknown: only owners' do).
+  bool deny(const Session& session, Need need, const std::string& path, ZkError& error) const;
+  void own(const Session& session, const std::string& path);
+  [[nodiscard]] bool accepts(const std::optional<probes::Credentials>& credentials) const;
+  [[nodiscard]] probes::AclResult acl_result(const Session& session, const std::string& path) const;
+  bool deny_multi(const Session& session, const std::vector<probes::MultiOp>& ops, probes::MultiResult& result) const;
+
   // Without the lock: runs on the dispatcher.
   void deliver_event(const std::shared_ptr<Session>& session, const SessionEvent& event);
 
@@ -276,6 +299,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   std::map<std::pair<OpKind, std::string>, int> started;
 
   bool reorder = false;
+  bool reject_unknown = false;
   std::chrono::milliseconds delay{0};
   std::multimap<Clock::time_point, Task> queue;  // by due time; equal times in posting order
   std::vector<std::shared_ptr<void>> never_run;  // callbacks kept alive, never called
@@ -323,12 +347,15 @@ class FakeKeeper final : public Keeper {
   void create(const std::string& path, const std::string& data, probes::CreateMode mode,
               Callback<probes::CreateResult> done) override {
     start(OpKind::create, path, std::move(done), [&](State& state, probes::CreateResult& result) {
+      if (state.deny(*session_, Need::create, parent_of(path), result.error)) return false;
       result = create_node(state.tree, path, data, mode, session_->id, state.next_zxid());
+      if (result.error == ZkError::ok) state.own(*session_, result.path);
       return result.error == ZkError::ok;
     });
   }
   void get(const std::string& path, Callback<probes::GetResult> done) override {
     start(OpKind::get, path, std::move(done), [&](State& state, probes::GetResult& result) {
+      if (state.deny(*session_, Need::read, path, result.error)) return false;
       result = read_node(state.tree, path);
       return false;
     });
@@ -336,6 +363,7 @@ class FakeKeeper final : public Keeper {
   void set(const std::string& path, const std::string& data, std::int32_t version,
            Callback<probes::StatResult> done) override {
     start(OpKind::set, path, std::move(done), [&](State& state, probes::StatResult& result) {
+      if (state.deny(*session_, Need::write, path, result.error)) return false;
       result = set_node(state.tree, path, data, version, state.next_zxid());
       if (result.error == ZkError::ok) state.fire_watches(path, probes::WatchKind::changed);
       return result.error == ZkError::ok;
@@ -350,12 +378,14 @@ class FakeKeeper final : public Keeper {
   }
   void children(const std::string& path, Callback<probes::ChildrenResult> done) override {
     start(OpKind::children, path, std::move(done), [&](State& state, probes::ChildrenResult& result) {
+      if (state.deny(*session_, Need::read, path, result.error)) return false;
       result = children_of(state.tree, path);
       return false;
     });
   }
   void remove(const std::string& path, std::int32_t version, Callback<probes::DoneResult> done) override {
     start(OpKind::remove, path, std::move(done), [&](State& state, probes::DoneResult& result) {
+      if (state.deny(*session_, Need::remove, parent_of(path), result.error)) return false;
       result.error = remove_node(state.tree, path, version);
       if (result.error == ZkError::ok) state.fire_watches(path, probes::WatchKind::deleted);
       return result.error == ZkError::ok;
@@ -370,9 +400,11 @@ class FakeKeeper final : public Keeper {
   void multi(const std::vector<probes::MultiOp>& ops, Callback<probes::MultiResult> done) override {
     auto path = ops.empty() ? std::string() : ops.front().path;
     start(OpKind::multi, path, std::move(done), [&](State& state, probes::MultiResult& result) {
+      if (state.deny_multi(*session_, ops, result)) return false;
       result = apply_multi(state.tree, ops, session_->id, state.next_zxid());
       if (result.error == ZkError::ok) {
         for (const auto& op : ops) {
+          if (op.kind == probes::MultiOp::Kind::create) state.own(*session_, op.path);
           if (op.kind == probes::MultiOp::Kind::set) state.fire_watches(op.path, probes::WatchKind::changed);
           if (op.kind == probes::MultiOp::Kind::remove) state.fire_watches(op.path, probes::WatchKind::deleted);
         }
@@ -383,12 +415,23 @@ class FakeKeeper final : public Keeper {
   void get_and_watch(const std::string& path, Callback<probes::GetResult> done,
                      std::function<void(probes::WatchNotice)> fired) override {
     start(OpKind::get, path, std::move(done), [&](State& state, probes::GetResult& result) {
+      if (state.deny(*session_, Need::read, path, result.error)) return false;
       result = read_node(state.tree, path);
       if (result.error == ZkError::ok) state.watch(session_, path, std::move(fired));
       return false;
     });
   }
   ZkError move_to(const std::string& server) override { return ensemble_->move(session_, server); }
+  void get_acl(const std::string& path, Callback<probes::AclResult> done) override {
+    start(OpKind::get_acl, path, std::move(done), [&](State& state, probes::AclResult& result) {
+      result = state.acl_result(*session_, path);
+      return false;
+    });
+  }
+  [[nodiscard]] bool presents_credentials() const override {
+    std::lock_guard lock(ensemble_->mutex);
+    return session_->credentials.has_value();
+  }
 
   bool close(Clock::time_point deadline) override { return ensemble_->close(session_, deadline); }
 
@@ -419,6 +462,7 @@ std::shared_ptr<Session> Ensemble::State::open_session(const std::vector<probes:
   session->servers = servers;
   session->timeout = options.session_timeout;
   session->listener = std::move(listener);
+  session->credentials = options.credentials;
   std::lock_guard lock(mutex);
   for (const auto& server : servers) server_id(server.name);
   sessions.push_back(session);
@@ -459,6 +503,7 @@ void Ensemble::State::start(const std::shared_ptr<Session>& session, OpKind op, 
 // its connection attempt does.
 std::optional<ZkError> Ensemble::State::refusal(const Session& session) const {
   if (session.closing) return ZkError::closing;
+  if (session.state == SessionState::auth_failed) return ZkError::auth_failed;
   if (session.state == SessionState::expired) return ZkError::session_expired;
   if (session.state != SessionState::connected) return ZkError::connection_loss;
   return std::nullopt;
@@ -498,6 +543,12 @@ void Ensemble::State::connect(const std::shared_ptr<Session>& session, std::size
     session->server = index;
     if (fault == Fault::never_complete) return;  // stays connecting, for ever
     if (fault == Fault::session_expired) return expire(session);
+    if (!accepts(session->credentials)) {  // the server closes the connection: final
+      session->state = SessionState::auth_failed;
+      sessions_changed.notify_all();
+      announce(session, {SessionState::auth_failed, {}, {}});
+      return;
+    }
     if (session->id == 0)
       session->id = static_cast<std::int64_t>(static_cast<std::uint64_t>(server_id(name)) << 56) | ++last_session;
     session->state = SessionState::connected;
@@ -505,6 +556,55 @@ void Ensemble::State::connect(const std::shared_ptr<Session>& session, std::size
     announce(session, {SessionState::connected, name, session->timeout});
     return;
   }
+}
+
+bool Ensemble::State::deny(const Session& session, Need need, const std::string& path, ZkError& error) const {
+  auto node = tree.find(path);
+  if (node == tree.end() || allows(node->second, session.credentials, need)) return false;
+  error = ZkError::no_auth;
+  return true;
+}
+
+void Ensemble::State::own(const Session& session, const std::string& path) {
+  auto node = tree.find(path);
+  if (node != tree.end() && session.credentials) node->second.acl_owner = probes::auth_data(*session.credentials);
+}
+
+bool Ensemble::State::accepts(const std::optional<probes::Credentials>& credentials) const {
+  if (!credentials || !reject_unknown) return true;
+  auto presented = probes::auth_data(*credentials);
+  return std::ranges::any_of(tree, [&](const auto& entry) { return entry.second.acl_owner == presented; });
+}
+
+// getACL needs read or admin permission; the schemes only, as the keeper seam reports them.
+probes::AclResult Ensemble::State::acl_result(const Session& session, const std::string& path) const {
+  probes::AclResult result{ZkError::ok, {}};
+  auto node = tree.find(path);
+  if (node == tree.end()) return {ZkError::no_node, {}};
+  if (deny(session, Need::read, path, result.error)) return result;
+  if (node->second.acl_owner) result.schemes.emplace_back("digest");
+  if (!node->second.acl_owner || node->second.world_readable) result.schemes.emplace_back("world");
+  return result;
+}
+
+// Every operation of a multi is checked before any is applied: one refused fails them all.
+bool Ensemble::State::deny_multi(const Session& session, const std::vector<probes::MultiOp>& ops,
+                                 probes::MultiResult& result) const {
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    const auto& op = ops[i];
+    bool on_parent = op.kind == probes::MultiOp::Kind::create || op.kind == probes::MultiOp::Kind::remove;
+    auto need = op.kind == probes::MultiOp::Kind::create   ? Need::create
+                : op.kind == probes::MultiOp::Kind::remove ? Need::remove
+                : op.kind == probes::MultiOp::Kind::set    ? Need::write
+                                                           : Need::read;
+    ZkError error = ZkError::ok;
+    if (!deny(session, need, on_parent ? parent_of(op.path) : op.path, error)) continue;
+    result.error = error;
+    result.each.assign(ops.size(), ZkError::runtime_inconsistency);
+    result.each[i] = error;
+    return true;
+  }
+  return false;
 }
 
 void Ensemble::State::lose_connection(const std::shared_ptr<Session>& session) {
@@ -770,6 +870,29 @@ void Ensemble::delay_completions(std::chrono::milliseconds delay) {
 void Ensemble::set_server_id(const std::string& server, int id) {
   std::lock_guard lock(state_->mutex);
   state_->server_ids[server] = id;
+}
+
+void Ensemble::protect(const std::string& path, const probes::Credentials& owner, bool world_readable) {
+  std::lock_guard lock(state_->mutex);
+  auto& node = state_->tree[path];
+  node.acl_owner = probes::auth_data(owner);
+  node.world_readable = world_readable;
+}
+
+void Ensemble::reject_unknown_credentials(bool reject) {
+  std::lock_guard lock(state_->mutex);
+  state_->reject_unknown = reject;
+}
+
+std::vector<std::string> Ensemble::acl_of(const std::string& path) const {
+  std::lock_guard lock(state_->mutex);
+  auto node = state_->tree.find(path);
+  if (node == state_->tree.end()) return {};
+  if (!node->second.acl_owner) return {"world:anyone"};
+  const auto& owner = *node->second.acl_owner;
+  std::vector<std::string> acl{"digest:" + owner.substr(0, owner.find(':'))};
+  if (node->second.world_readable) acl.emplace_back("world:anyone:read");
+  return acl;
 }
 
 bool Ensemble::has_node(const std::string& path) const {

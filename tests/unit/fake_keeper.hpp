@@ -21,7 +21,7 @@ namespace zkverify::fake {
 
 // watch: a get_and_watch's watch firing (never_complete: it never fires); move: Keeper::move_to
 // (connection_loss: the session lands on its next server instead; session_expired: it dies).
-enum class OpKind { connect, create, get, set, exists, children, remove, sync, multi, close, watch, move };
+enum class OpKind { connect, create, get, set, exists, children, remove, sync, multi, close, watch, move, get_acl };
 
 enum class Fault {
   never_complete,   // the operation (or connect, or close) never completes
@@ -60,6 +60,19 @@ class Ensemble {
   // A session's id carries its server's id in the top byte, as ZooKeeper's do. Default ids: 1, 2, ...
   // in the order the fake first sees server names.
   void set_server_id(const std::string& server, int id);
+
+  // ACLs, as far as digest authentication goes. A node created by a session with credentials is
+  // creator-only (ZOO_CREATOR_ALL_ACL); others are open to all. `protect` gives `path` (created
+  // empty and persistent if missing) a digest ACL for `owner` alone, plus read for anyone with
+  // `world_readable`: a session without those credentials gets no_auth creating or removing
+  // children, setting it, or (unless world-readable) reading it or its ACL. Digest itself, like
+  // ZooKeeper's, accepts any credentials (the ACL decides) unless reject_unknown_credentials(): then
+  // a session presenting credentials of no owner ends auth_failed, as a server refusing them does.
+  void protect(const std::string& path, const probes::Credentials& owner, bool world_readable = false);
+  void reject_unknown_credentials(bool reject = true);
+  // The ACL of `path` as "digest:USER" (creator-only) or "world:anyone" (open), plus
+  // "world:anyone:read" for a world-readable one; empty when there is no such node.
+  [[nodiscard]] std::vector<std::string> acl_of(const std::string& path) const;
 
   // What is in the tree now.
   [[nodiscard]] bool has_node(const std::string& path) const;

@@ -80,8 +80,18 @@ void add_state_option(CLI::App& command, std::optional<std::string>& state_file,
       "--state", [&state_file](const std::string& path) { state_file = path; }, help);
 }
 
+void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_file) {
+  command
+      .add_option_function<std::string>(
+          "--auth-file", [&auth_file](const std::string& path) { auth_file = path; },
+          "File holding the credentials every session presents, one line digest:USER:PASSWORD (keep it mode "
+          "600)")
+      ->envname("ZKVERIFY_AUTH_FILE");
+}
+
 void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags) {
   add_servers_option(command, options.servers);
+  add_auth_file_option(command, options.auth_file);
   add_duration_option(command, "--timeout", options.timeout, "Deadline for one check, e.g. 500ms, 2s, 5m (default 5s)");
   add_output_option(command, options.output);
   add_admin_port_option(command, options.servers);

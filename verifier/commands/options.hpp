@@ -23,6 +23,7 @@ struct EnsembleOptions {
   OutputFormat output = OutputFormat::text;
   std::string namespace_path = "/zkverify";    // checked by parse_namespace
   bool no_write = false;
+  std::optional<std::string> auth_file;        // --auth-file, or $ZKVERIFY_AUTH_FILE
 };
 
 // "text" or "json"; throws std::invalid_argument naming --output.
@@ -44,7 +45,11 @@ void add_namespace_option(CLI::App& command, std::string& namespace_path);
 // --state FILE.
 void add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help);
 
-// --servers, --timeout, --output, --admin-port; with `with_write_flags`, --namespace and --no-write too.
+// --auth-file FILE, or the file $ZKVERIFY_AUTH_FILE names (the flag wins): the credentials every
+// session presents. Only the path is kept here; the command reads the file when it runs.
+void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_file);
+
+// --servers, --timeout, --output, --admin-port, --auth-file; with `with_write_flags`, --namespace and --no-write too.
 void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags);
 
 // Throws a usage error unless `name` is one of `servers`: "--restart 'x' is not in --servers (names: a,b)".

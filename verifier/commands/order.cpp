@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/ensemble.hpp"
 #include "verifier/judge/restart_plan.hpp"
@@ -25,7 +26,9 @@ class OrderCommand final : public Command {
   }
 
   // Exit 0 whenever the servers could be probed: the gate is quorum or safe-to-restart.
-  int run(const Context& context) override {
+  int run(const Context& given) override {
+    AuthenticatedContext authenticated(options_.auth_file, given);
+    const auto& context = authenticated.context();
     auto probing = options_;
     probing.no_write = true;  // the order needs modes only
     auto report = judge(gather(probing, context.keepers));

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
@@ -32,7 +33,9 @@ class ProbeCommand final : public Command {
     return command;
   }
 
-  int run(const Context& context) override {
+  int run(const Context& given) override {
+    AuthenticatedContext authenticated(options_.auth_file, given);
+    const auto& context = authenticated.context();
     auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
     auto result = run_cycle(options_, local, context.keepers);
     const auto& readiness = result.readiness;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/ensemble.hpp"
 #include "verifier/commands/exit_codes.hpp"
@@ -69,7 +70,9 @@ class QuorumCommand final : public Command {
     return command;
   }
 
-  int run(const Context& context) override {
+  int run(const Context& given) override {
+    AuthenticatedContext authenticated(options_.auth_file, given);
+    const auto& context = authenticated.context();
     LedgerUse ledger{options_.state_file, options_.reset_state};
     auto report = options_.wait ? wait_until_stable(context, ledger)
                                 : check_and_record(options_, ledger, context.keepers, context.err);

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/restart_step.hpp"
@@ -84,6 +85,7 @@ class RollCommand final : public Command {
   int finish(const Context& context, probes::WatchEngine& engine);
 
   StepPlan plan_;  // restart and command are set per step
+  std::optional<std::string> auth_file_;  // --auth-file
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
   milliseconds pause_{0};
@@ -98,6 +100,7 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
   auto& command = *app.add_subcommand(
       "roll", "Restart every server in turn, each as one verified step, the leader last, with one watch across the roll");
   add_servers_option(command, plan_.servers);
+  add_auth_file_option(command, auth_file_);
   command.add_option("--state", plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
       ->required();
   add_duration_option(command, "--timeout", plan_.timeout,
@@ -207,7 +210,9 @@ int RollCommand::finish(const Context& context, probes::WatchEngine& engine) {
   return exit_code(roll_verdict(roll_));
 }
 
-int RollCommand::run(const Context& context) {
+int RollCommand::run(const Context& given) {
+  AuthenticatedContext authenticated(auth_file_, given);
+  const auto& context = authenticated.context();
   plan_.interrupt = &g_second_stop_signal;
   install_stop_signals();
   for (const auto& server : plan_.servers) roll_.servers.push_back(server.name);

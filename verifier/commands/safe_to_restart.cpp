@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/ensemble.hpp"
 #include "verifier/commands/exit_codes.hpp"
@@ -34,7 +35,9 @@ class SafeToRestartCommand final : public Command {
   // With --state, the ledger's lock is held from the read of the restart round to the record of this
   // approval (check_and_record's decision), so two concurrent calls decide one after the other, and the
   // second counts the first's server as going down; its wait comes out of --timeout.
-  int run(const Context& context) override {
+  int run(const Context& given) override {
+    AuthenticatedContext authenticated(options_.auth_file, given);
+    const auto& context = authenticated.context();
     LedgerUse ledger{state_file_, false};
     RestartSafety safety;
     check_and_record(options_, ledger, context.keepers, context.err, [&](const Report& report, Ledger& next) {

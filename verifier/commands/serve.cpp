@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
@@ -97,7 +98,9 @@ class ServeCommand final : public Command {
     return command;
   }
 
-  int run(const Context& context) override {
+  int run(const Context& given) override {
+    AuthenticatedContext authenticated(options_.auth_file, given);
+    const auto& context = authenticated.context();
     auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
     auto local_address = *std::ranges::find(options_.servers, local, &probes::ServerAddress::name);
     install_stop_signals();

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "probes/smoke_cases.hpp"
+#include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/ensemble.hpp"
 #include "verifier/commands/exit_codes.hpp"
@@ -75,6 +76,7 @@ class SmokeCommand final : public Command {
     auto& command = *app.add_subcommand(
         "smoke", "CI smoke check: named cases (JUnit XML with --junit); exit 0 all passed, 1 a case failed, 2 unreachable");
     add_servers_option(command, options_.servers);
+    add_auth_file_option(command, options_.auth_file);
     add_admin_port_option(command, options_.servers);
     options_.timeout = milliseconds(10000);
     add_duration_option(command, "--timeout", options_.timeout, "Deadline of each case, and of probing (default 10s)");
@@ -95,7 +97,9 @@ class SmokeCommand final : public Command {
     return command;
   }
 
-  int run(const Context& context) override {
+  int run(const Context& given) override {
+    AuthenticatedContext authenticated(options_.auth_file, given);
+    const auto& context = authenticated.context();
     install_stop_signals();
     auto started = Clock::now();
     auto wall = std::chrono::system_clock::now();

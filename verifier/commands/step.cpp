@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/restart_step.hpp"
@@ -40,6 +41,7 @@ class StepCommand final : public Command {
                     const probes::WatchTotals& totals);
 
   StepPlan plan_;
+  std::optional<std::string> auth_file_;  // --auth-file
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
   std::mutex out_mutex_;  // the engine's events and the final report take turns on stdout
@@ -49,6 +51,7 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
   auto& command = *app.add_subcommand(
       "step", "Wrap one restart: check it is safe, run COMMAND with a watch running, wait until healthy, verify");
   add_servers_option(command, plan_.servers);
+  add_auth_file_option(command, auth_file_);
   command.add_option("--restart", plan_.restart, "The server COMMAND restarts, as named in --servers")->required();
   add_duration_option(command, "--timeout", plan_.timeout,
                       "Bounds COMMAND, then the wait for the server and the ensemble afterwards (default 10m)");
@@ -104,7 +107,9 @@ void StepCommand::print_result(const Context& context, const Report& result, con
   }
 }
 
-int StepCommand::run(const Context& context) {
+int StepCommand::run(const Context& given) {
+  AuthenticatedContext authenticated(auth_file_, given);
+  const auto& context = authenticated.context();
   plan_.interrupt = &g_stop_signal;
   install_stop_signals();  // from here a signal is passed on to COMMAND, or keeps it from starting
   LedgerUse ledger{plan_.state_file, false};

@@ -65,6 +65,7 @@ class Judge {
     check_leaders_and_quorum();
     check_membership();
     check_sync();
+    check_access();
     check_round_trip();
     check_capabilities();
     check_versions();
@@ -337,6 +338,7 @@ class Judge {
     summary.writer = trip.writer;
     summary.path = trip.path;
     summary.write_zxid = trip.write_zxid;
+    if (access_refused_) return;  // check_access said why, once
 
     if (trip.namespace_error != ZkError::ok && trip.namespace_error != ZkError::not_attempted) {
       auto hint = trip.namespace_error == ZkError::no_node ? " (its parent does not exist; create it or pick another --namespace)" : "";
@@ -382,12 +384,73 @@ class Judge {
       parts.push_back(fmt::format("{} on {}", word, fmt::join(names, ",")));
     }
     add(Severity::info, "not-whitelisted", "",
-        fmt::format("not whitelisted: {}; zkverify used srvr instead. To enable them: {}", fmt::join(parts, "; "),
-                    whitelist_line(words)));
+        fmt::format("not whitelisted: {}; zkverify used srvr instead. To enable them, add this line to each "
+                    "server's zoo.cfg: {}{}",
+                    fmt::join(parts, "; "), whitelist_line(words), upgrade_hint()));
+  }
+
+  // Mid-upgrade from 3.4: its servers answered every word without a whitelist (3.4.10+ reads the
+  // line too, so it is safe on both), while 3.5 and later answer only srvr until zoo.cfg lists them.
+  std::string upgrade_hint() const {
+    auto answered_on_34 = [](const ServerProbe& probe) {
+      return has_facts(probe.srvr) && probe.srvr->facts.version.starts_with("3.4.") && probe.refused_words.empty();
+    };
+    if (std::ranges::none_of(facts_.probes, answered_on_34)) return {};
+    return " (the 3.4 servers answered these words without it; 3.5 and later answer only srvr until the line is in "
+           "their zoo.cfg)";
+  }
+
+  // Digest ACLs: a namespace the sessions may not use is one critical finding of its own (reported
+  // instead of the round trip's failures): auth-required without credentials, auth-failed with
+  // credentials the servers refused (AUTHFAILED) or the ACL does not grant.
+  void check_access() {
+    if (!facts_.round_trip) return;
+    const auto& trip = *facts_.round_trip;
+    if (auto refused = refused_sessions(trip); !refused.empty()) {
+      access_refused_ = true;
+      add(Severity::critical, "auth-failed", refused.size() == 1 ? refused.front() : "",
+          fmt::format("the servers refused the credentials from --auth-file (AUTHFAILED) on {}: check the file's "
+                      "USER and PASSWORD and the servers' authentication providers",
+                      fmt::join(refused, ", ")));
+      return;
+    }
+    if (trip.denied_path.empty()) return;
+    access_refused_ = true;
+    if (trip.credentials_given)
+      add(Severity::critical, "auth-failed", trip.writer,
+          fmt::format("the credentials from --auth-file may not use the namespace {}: the ACL of {} ({}) refused "
+                      "them (no_auth); check the file's USER and PASSWORD, or the ACL",
+                      trip.namespace_path, trip.denied_path, describe_acl(trip)));
+    else
+      add(Severity::critical, "auth-required", trip.writer,
+          fmt::format("the namespace {} is protected by an ACL: the ACL of {} ({}) refused a session without "
+                      "credentials (no_auth); pass --auth-file FILE (one line digest:USER:PASSWORD) or set "
+                      "ZKVERIFY_AUTH_FILE",
+                      trip.namespace_path, trip.denied_path, describe_acl(trip)));
+  }
+
+  // The servers whose sessions ended refused (AUTHFAILED): the writer's, then the readers'.
+  static std::vector<std::string> refused_sessions(const probes::RoundTrip& trip) {
+    std::vector<std::string> refused;
+    if (trip.write_error == ZkError::auth_failed) refused.push_back(trip.writer);
+    for (const auto& read : trip.reads)
+      if ((read.error == ZkError::auth_failed || read.marker_error == ZkError::auth_failed) &&
+          std::ranges::find(refused, read.server) == refused.end())
+        refused.push_back(read.server);
+    return refused;
+  }
+
+  // "scheme digest", "schemes digest, world", or why the ACL could not be read.
+  static std::string describe_acl(const probes::RoundTrip& trip) {
+    if (trip.acl_error == ZkError::ok && !trip.acl_schemes.empty())
+      return fmt::format("{} {}", trip.acl_schemes.size() == 1 ? "scheme" : "schemes", fmt::join(trip.acl_schemes, ", "));
+    if (trip.acl_error == ZkError::no_auth) return "scheme unknown: the ACL itself is not readable without permission";
+    return fmt::format("scheme unknown: reading the ACL failed: {}", probes::to_string(trip.acl_error));
   }
 
   const EnsembleFacts& facts_;
   Report report_;
+  bool access_refused_ = false;  // check_access reported why the round trip could not write
 };
 
 }  // namespace

@@ -1,0 +1,18 @@
+#pragma once
+// The credentials file (--auth-file, or the file $ZKVERIFY_AUTH_FILE names): the only place the
+// secret comes from, so that it never stands in the process's arguments or environment.
+
+#include "probes/io.hpp"
+
+#include <iosfwd>
+#include <string>
+
+#include "probes/credentials.hpp"
+
+namespace zkverify::verifier {
+
+// The file's credentials; a warning on `err` (naming the file and its mode) when group or others
+// may read it. Throws a usage error naming the file and what is wrong, never quoting its text.
+probes::Credentials read_credentials_file(const std::string& path, std::ostream& err);
+
+}  // namespace zkverify::verifier
