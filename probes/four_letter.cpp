@@ -118,6 +118,12 @@ awaitable<Exchange> ask(tcp::Lookup& lookup, std::uint16_t port, std::string wor
   co_return co_await exchange_word(std::move(found.addresses), port, std::move(word), limits);
 }
 
+awaitable<Exchange> ask_admin_at(tcp::Lookup& lookup, ServerAddress admin, std::string command, ProbeLimits limits) {
+  auto found = co_await lookup.result();
+  if (!found.ok()) co_return tcp::unresolved(found);
+  co_return co_await fetch_admin_command(std::move(admin), std::move(found.addresses), std::move(command), limits);
+}
+
 // The connect deadline also bounds the lookup: it is the first step of connecting.
 Clock::time_point lookup_deadline(const ProbeLimits& limits) {
   return tcp::deadline_after(limits.connect_timeout, limits);
@@ -148,6 +154,22 @@ Exchange ask_word(const ServerAddress& server, std::string_view word, const Prob
   tcp::Lookup lookup(io, resolver, server.host, lookup_deadline(limits));
   Exchange result;
   asio::co_spawn(io, ask(lookup, server.port, std::string(word), limits),
+                 [&](std::exception_ptr error, Exchange exchange) {
+                   if (error) std::rethrow_exception(error);
+                   result = std::move(exchange);
+                 });
+  io.run();
+  return result;
+}
+
+Exchange ask_admin(const ServerAddress& server, std::string_view command, const ProbeLimits& limits,
+                   Resolver& resolver) {
+  asio::io_context io;
+  tcp::Lookup lookup(io, resolver, server.host, lookup_deadline(limits));
+  auto admin = server;
+  admin.port = server.admin_port.value();
+  Exchange result;
+  asio::co_spawn(io, ask_admin_at(lookup, admin, std::string(command), limits),
                  [&](std::exception_ptr error, Exchange exchange) {
                    if (error) std::rethrow_exception(error);
                    result = std::move(exchange);

@@ -32,5 +32,8 @@ std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers
 // One four-letter word against one server (a building block of probe_servers, and its test seam).
 Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits,
                   Resolver& resolver = system_resolver());
+// One AdminServer command (/commands/<command>) against `server`'s admin_port, which must be set.
+Exchange ask_admin(const ServerAddress& server, std::string_view command, const ProbeLimits& limits,
+                   Resolver& resolver = system_resolver());
 
 }  // namespace zkverify::probes

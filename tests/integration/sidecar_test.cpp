@@ -323,3 +323,20 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   manifest_args_run_on_the_lab(scenario);
   fs::remove_all(dir);
 }
+
+TEST_CASE("probe --no-write where mntr is refused: the AdminServer's zabstate is the sync proof", "[integration][sidecar]") {
+  lab::Lab ensemble("ruok,srvr");
+  auto probe = [&](const std::string& local) {
+    return lab::zkverify("probe --servers " + ensemble.servers() + " --admin-port " + ensemble.admin_ports() +
+                         " --local " + local + " --no-write --timeout 3s");
+  };
+  auto follower = ensemble.leader() == "pzoo-0" ? std::string("pzoo-1") : std::string("pzoo-0");
+  auto ready = probe(follower);
+  INFO(ready.out << ready.err);
+  CHECK(ready.exit_code == 0);
+  CHECK_THAT(ready.out, Contains("sync proof: AdminServer's zabstate"));
+  // Without the admin ports, the same probe has only srvr's mode to go on, and says so.
+  auto weaker = lab::zkverify("probe --servers " + ensemble.servers() + " --local " + follower + " --no-write");
+  CHECK(weaker.exit_code == 0);
+  CHECK_THAT(weaker.out, Contains("sync proof: srvr mode only"));
+}

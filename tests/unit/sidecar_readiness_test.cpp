@@ -6,6 +6,7 @@
 #include "probes/errors.hpp"
 #include "probes/round_trip.hpp"
 #include "synthetic.hpp"
+#include "test_data.hpp"
 #include "fake_keeper.hpp"
 #include "verifier/judge/checks.hpp"
 #include "verifier/judge/readiness.hpp"
@@ -192,10 +193,10 @@ TEST_CASE("readiness with --no-write: the local mntr's zk_peer_state proves sync
   facts.round_trip.reset();
   facts.write_skipped = true;
   auto report = judge(facts);
-  auto synced = judge_readiness(report, "pzoo-0", false, std::string("following - broadcast"));
+  auto synced = judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::peer_state, "following - broadcast"});
   CHECK(synced.ready);
   CHECK(synced.proof == SyncProof::peer_state);
-  auto syncing = judge_readiness(report, "pzoo-0", false, std::string("following - synchronization"));
+  auto syncing = judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::peer_state, "following - synchronization"});
   CHECK_FALSE(syncing.ready);
   CHECK_THAT(first_failure(syncing), Contains("zk_peer_state is 'following - synchronization'"));
 }
@@ -207,4 +208,50 @@ TEST_CASE("parse_peer_state: the value of the zk_peer_state line, if any", "[sid
   CHECK_FALSE(parse_peer_state("zk_version\t3.8.0\n").has_value());
   CHECK_FALSE(parse_peer_state("xzk_peer_state\tleading - broadcast\n").has_value());
   CHECK_FALSE(parse_peer_state("mntr is not executed because it is not in the whitelist.\n").has_value());
+}
+
+TEST_CASE("readiness with --no-write: the AdminServer's zabstate proves sync where mntr is refused", "[sidecar]") {
+  auto facts = synthetic::healthy_five();
+  facts.round_trip.reset();
+  facts.write_skipped = true;
+  auto report = judge(facts);
+  auto follower = parse_zabstate(capture("admin_zabstate_follower.json"));
+  REQUIRE(follower == "broadcast");
+  auto synced = judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::zabstate, *follower});
+  CHECK(synced.ready);
+  CHECK(synced.proof == SyncProof::zabstate);
+  CHECK(to_string(synced.proof) == "AdminServer's zabstate");
+  auto syncing = judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::zabstate, "synchronization"});
+  CHECK_FALSE(syncing.ready);
+  CHECK(first_failure(syncing) == "synced: the AdminServer's zabstate is 'synchronization', not 'broadcast'");
+}
+
+TEST_CASE("parse_zabstate: the zabstate of an AdminServer reply, if any", "[sidecar]") {
+  CHECK(parse_zabstate(capture("admin_zabstate_leader.json")) == "broadcast");
+  CHECK(parse_zabstate(R"({"zabstate" : "election", "command" : "zabstate"})") == "election");
+  CHECK_FALSE(parse_zabstate(R"({"zabstate" : null})").has_value());
+  CHECK_FALSE(parse_zabstate(R"({"command" : "zabstate", "error" : "Command not found"})").has_value());
+  CHECK_FALSE(parse_zabstate("<html><body>HTTP ERROR 500</body></html>").has_value());
+  CHECK_FALSE(parse_zabstate("").has_value());
+}
+
+TEST_CASE("readiness: right after an election, before the first write, a follower's older epoch is not a lag",
+          "[sidecar]") {
+  // As captured on a fresh lab: the leader reports the new epoch's first zxid (counter 0), the
+  // followers the last epoch's, and every zabstate says "broadcast".
+  auto facts = synthetic::healthy_five();
+  facts.round_trip.reset();
+  facts.write_skipped = true;
+  for (auto& probe : facts.probes)
+    probe.srvr->facts.zxid = probes::Zxid{probe.srvr->facts.mode == probes::Mode::leader ? 0x200000000u : 0x100000007u};
+  auto report = judge(facts);
+  auto fresh = judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::zabstate, "broadcast"});
+  CHECK(check_named(fresh, "epoch").passed);
+  CHECK(fresh.ready);
+  // Once the new epoch has a transaction, a server still on the old epoch has not applied it.
+  for (auto& probe : facts.probes)
+    if (probe.srvr->facts.mode == probes::Mode::leader) probe.srvr->facts.zxid = probes::Zxid{0x200000001u};
+  auto lagging = judge_readiness(judge(facts), "pzoo-0", false, LocalPhase{SyncProof::zabstate, "broadcast"});
+  CHECK_FALSE(check_named(lagging, "epoch").passed);
+  CHECK_THAT(check_named(lagging, "epoch").reason, Contains("pzoo-0 is on epoch 0x1, the ensemble on 0x2"));
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 namespace zkverify::verifier {
 
@@ -10,6 +11,7 @@ std::string_view to_string(SyncProof proof) {
   switch (proof) {
     case SyncProof::round_trip: return "round-trip read after sync";
     case SyncProof::peer_state: return "mntr's zk_peer_state";
+    case SyncProof::zabstate: return "AdminServer's zabstate";
     case SyncProof::synced_followers: return "leader's zk_synced_followers";
     case SyncProof::srvr_mode: return "srvr mode only";
   }
@@ -30,20 +32,24 @@ ReadinessCheck serving_check(const ServerRow& row) {
   return {"serving", false, reason};
 }
 
-// The ensemble's epoch: the highest epoch any serving server reports (the leader's, once it wrote).
-std::optional<std::uint32_t> ensemble_epoch(const Report& report) {
-  std::optional<std::uint32_t> epoch;
+// The ensemble's newest zxid: the highest any serving server reports (the leader's, once it wrote).
+std::optional<probes::Zxid> ensemble_zxid(const Report& report) {
+  std::optional<probes::Zxid> newest;
   for (const auto& row : report.servers)
-    if (is_serving(row.state) && row.zxid) epoch = std::max(epoch.value_or(0), row.zxid->epoch());
-  return epoch;
+    if (is_serving(row.state) && row.zxid) newest = std::max(newest.value_or(probes::Zxid{}), *row.zxid);
+  return newest;
 }
 
 ReadinessCheck epoch_check(const Report& report, const ServerRow& row) {
   if (!is_serving(row.state)) return {"epoch", false, "not serving, so on no epoch"};
-  auto epoch = ensemble_epoch(report);
-  if (!row.zxid || !epoch) return {"epoch", false, fmt::format("{} reported no zxid", row.name)};
-  if (row.zxid->epoch() == *epoch) return {"epoch", true, {}};
-  return {"epoch", false, fmt::format("{} is on epoch {:#x}, the ensemble on {:#x}", row.name, row.zxid->epoch(), *epoch)};
+  auto newest = ensemble_zxid(report);
+  if (!row.zxid || !newest) return {"epoch", false, fmt::format("{} reported no zxid", row.name)};
+  if (row.zxid->epoch() == newest->epoch()) return {"epoch", true, {}};
+  // Right after an election the leader's zxid is the new epoch's first (counter 0) and a synced
+  // follower still reports the last epoch's until the first write: not a lag. The sync proof decides.
+  if (newest->counter() == 0 && row.zxid->epoch() < newest->epoch()) return {"epoch", true, {}};
+  return {"epoch", false, fmt::format("{} is on epoch {:#x}, the ensemble on {:#x}", row.name, row.zxid->epoch(),
+                                      newest->epoch())};
 }
 
 // What the report says against this server (its worst finding), to explain a failed proof.
@@ -54,13 +60,17 @@ std::string finding_about(const Report& report, const std::string& server, std::
 }
 
 ReadinessCheck synced_check(const Report& report, const ServerRow& row, SyncProof proof,
-                            const std::optional<std::string>& peer_state) {
+                            const std::optional<LocalPhase>& phase) {
   if (!is_serving(row.state)) return {"synced", false, "not serving"};
   switch (proof) {
     case SyncProof::peer_state:
       // "following - broadcast": the follower finished syncing with the leader and takes proposals.
-      if (peer_state->ends_with(" - broadcast")) return {"synced", true, {}};
-      return {"synced", false, fmt::format("zk_peer_state is '{}', not '... - broadcast'", *peer_state)};
+      if (phase->value.ends_with(" - broadcast")) return {"synced", true, {}};
+      return {"synced", false, fmt::format("zk_peer_state is '{}', not '... - broadcast'", phase->value)};
+    case SyncProof::zabstate:
+      // The same phase, as the AdminServer names it (ZabState: election, discovery, synchronization, broadcast).
+      if (phase->value == "broadcast") return {"synced", true, {}};
+      return {"synced", false, fmt::format("the AdminServer's zabstate is '{}', not 'broadcast'", phase->value)};
     case SyncProof::round_trip:
       if (row.read_back == true) return {"synced", true, {}};
       if (!row.read_back) return {"synced", false, finding_about(report, row.name, "the cycle made no write to read")};
@@ -73,16 +83,16 @@ ReadinessCheck synced_check(const Report& report, const ServerRow& row, SyncProo
   return {"synced", false, "unknown proof"};
 }
 
-SyncProof proof_for(const ServerRow& row, bool wrote, const std::optional<std::string>& peer_state) {
+SyncProof proof_for(const ServerRow& row, bool wrote, const std::optional<LocalPhase>& phase) {
   if (wrote) return SyncProof::round_trip;
-  if (peer_state) return SyncProof::peer_state;
+  if (phase) return phase->source;
   return row.synced.has_value() ? SyncProof::synced_followers : SyncProof::srvr_mode;
 }
 
 }  // namespace
 
 Readiness judge_readiness(const Report& report, const std::string& local, bool wrote,
-                          const std::optional<std::string>& peer_state) {
+                          const std::optional<LocalPhase>& phase) {
   Readiness readiness;
   readiness.local = local;
   const auto* row = find_row(report, local);
@@ -91,9 +101,9 @@ Readiness judge_readiness(const Report& report, const std::string& local, bool w
     readiness.checks = {{"serving", false, local + " is not in the report"}};
     return readiness;
   }
-  readiness.proof = proof_for(*row, wrote, peer_state);
+  readiness.proof = proof_for(*row, wrote, phase);
   readiness.checks = {serving_check(*row), epoch_check(report, *row),
-                      synced_check(report, *row, readiness.proof, peer_state)};
+                      synced_check(report, *row, readiness.proof, phase)};
   readiness.ready = std::ranges::all_of(readiness.checks, &ReadinessCheck::passed);
   return readiness;
 }
@@ -109,6 +119,14 @@ std::optional<std::string> parse_peer_state(std::string_view mntr_reply) {
     return std::string(value);
   }
   return std::nullopt;
+}
+
+std::optional<std::string> parse_zabstate(std::string_view admin_body) {
+  auto body = nlohmann::json::parse(admin_body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object()) return std::nullopt;
+  auto state = body.find("zabstate");
+  if (state == body.end() || !state->is_string()) return std::nullopt;
+  return state->get<std::string>();
 }
 
 std::string first_failure(const Readiness& readiness) {

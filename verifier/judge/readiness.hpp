@@ -16,10 +16,12 @@ namespace zkverify::verifier {
 enum class SyncProof {
   round_trip,        // the long-lived local session read the cycle's write (made through the leader) after sync
   peer_state,        // --no-write: the local server's mntr says zk_peer_state "following - broadcast" (or leading, observing)
+  zabstate,          // --no-write, mntr refused: the local AdminServer's /commands/zabstate says "broadcast"
   synced_followers,  // --no-write, mntr refused: the leader's zk_synced_followers counts every follower
   srvr_mode,         // --no-write and nothing better: srvr's mode alone
 };
-// "round-trip read after sync", "mntr's zk_peer_state", "leader's zk_synced_followers", "srvr mode only".
+// "round-trip read after sync", "mntr's zk_peer_state", "AdminServer's zabstate", "leader's zk_synced_followers",
+// "srvr mode only".
 std::string_view to_string(SyncProof proof);
 
 struct ReadinessCheck {
@@ -35,14 +37,23 @@ struct Readiness {
   std::vector<ReadinessCheck> checks;  // serving, epoch, synced: in that order
 };
 
+// The local server's own word on its Zab phase, asked with --no-write: mntr's zk_peer_state
+// ("following - broadcast"), or, where mntr is refused, the AdminServer's zabstate ("broadcast").
+struct LocalPhase {
+  SyncProof source = SyncProof::peer_state;  // peer_state or zabstate
+  std::string value;
+};
+
 // The local server's readiness from the cycle's report; `wrote` says whether the cycle made a round
-// trip (false with --no-write); `peer_state` is the local mntr's zk_peer_state, when it was read.
+// trip (false with --no-write); `phase` is the local server's own word, when it was read.
 // `local` must name one of report.servers.
 Readiness judge_readiness(const Report& report, const std::string& local, bool wrote,
-                          const std::optional<std::string>& peer_state = std::nullopt);
+                          const std::optional<LocalPhase>& phase = std::nullopt);
 
 // zk_peer_state's value from a mntr reply ("following - broadcast"), when the reply has one.
 std::optional<std::string> parse_peer_state(std::string_view mntr_reply);
+// The "zabstate" value of an AdminServer /commands/zabstate body ("broadcast"), when it has one.
+std::optional<std::string> parse_zabstate(std::string_view admin_body);
 
 // The reason of the first failed check ("synced: ..."), or "" when ready.
 std::string first_failure(const Readiness& readiness);

@@ -44,6 +44,10 @@ class LentSession final : public probes::Keeper {
   void multi(const std::vector<probes::MultiOp>& ops, Callback<probes::MultiResult> done) override {
     session_->multi(ops, std::move(done));
   }
+  void get_acl(const std::string& path, Callback<probes::AclResult> done) override {
+    session_->get_acl(path, std::move(done));
+  }
+  bool presents_credentials() const override { return session_->presents_credentials(); }
   bool close(Clock::time_point) override { return true; }  // the lender closes it, at the end
 
  private:
@@ -84,10 +88,11 @@ bool LocalSessionLender::close(Clock::time_point deadline) {
 
 namespace {
 
-// --no-write's proof: the local server's own zk_peer_state from mntr, asked after gather (so the
-// server still sees one four-letter connection at a time). None when refused or unanswered.
-std::optional<std::string> local_peer_state(const EnsembleOptions& options, const std::string& local,
-                                            Clock::time_point deadline) {
+// --no-write's proof: the local server's own word on its Zab phase, asked after gather (so the server
+// still sees one connection at a time): mntr's zk_peer_state, else the AdminServer's zabstate when
+// it has an admin port. None when neither answers.
+std::optional<LocalPhase> local_phase(const EnsembleOptions& options, const std::string& local,
+                                      Clock::time_point deadline) {
   auto server = std::ranges::find(options.servers, local, &probes::ServerAddress::name);
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   if (server == options.servers.end() || left <= std::chrono::milliseconds(0)) return std::nullopt;
@@ -95,9 +100,14 @@ std::optional<std::string> local_peer_state(const EnsembleOptions& options, cons
   limits.deadline = deadline;
   limits.connect_timeout = left;
   limits.exchange_timeout = left;
-  auto exchange = probes::ask_word(*server, "mntr", limits);
-  if (exchange.error != probes::ProbeError::ok) return std::nullopt;
-  return parse_peer_state(exchange.reply);
+  auto mntr = probes::ask_word(*server, "mntr", limits);
+  if (mntr.error == probes::ProbeError::ok)
+    if (auto state = parse_peer_state(mntr.reply)) return LocalPhase{SyncProof::peer_state, *state};
+  if (!server->admin_port || Clock::now() >= deadline) return std::nullopt;
+  auto zab = probes::ask_admin(*server, "zabstate", limits);
+  if (zab.error != probes::ProbeError::ok) return std::nullopt;
+  if (auto state = parse_zabstate(zab.reply)) return LocalPhase{SyncProof::zabstate, *state};
+  return std::nullopt;
 }
 
 }  // namespace
@@ -107,9 +117,9 @@ CycleResult run_cycle(const EnsembleOptions& options, const std::string& local, 
   auto facts = gather(options, keepers);
   CycleResult result;
   result.report = judge(facts);
-  std::optional<std::string> peer_state;
-  if (options.no_write) peer_state = local_peer_state(options, local, started + options.timeout);
-  result.readiness = judge_readiness(result.report, local, !options.no_write, peer_state);
+  std::optional<LocalPhase> phase;
+  if (options.no_write) phase = local_phase(options, local, started + options.timeout);
+  result.readiness = judge_readiness(result.report, local, !options.no_write, phase);
   result.checked_at = std::chrono::system_clock::now();
   result.duration = Clock::now() - started;
   if (facts.round_trip)
@@ -137,6 +147,7 @@ std::string choose_local(const std::vector<probes::ServerAddress>& servers, cons
 void add_local_check_options(CLI::App& command, EnsembleOptions& options, std::string& local) {
   command.add_option("--local", local, "This pod's server, one of --servers (default: the host name)");
   add_admin_port_option(command, options.servers);
+  add_auth_file_option(command, options.auth_file);
   add_namespace_option(command, options.namespace_path);
   command.add_flag("--no-write", options.no_write,
                    "No round trip: prove sync with the leader's zk_synced_followers, else srvr's mode");
