@@ -101,6 +101,10 @@ TEST_CASE("ledger: restarts of a persistent server, a wiped one and the leader s
     CHECK(run.exit_code == 0);
     CHECK_THAT(run.err, Contains("healthy 3/3 in a row"));
     CHECK(count_findings(run.json(), "data-loss") == 0);
+    // Seen before and back again: it has caught up, because it read the round trip's write after sync.
+    // Every one of the five read it (a read that failed or was stale is a critical finding naming it).
+    CHECK(run.json()["round_trip"]["reads_ok"] == 5);
+    CHECK(run.json()["round_trip"]["reads_attempted"] == 5);
   }
   // The leader's restart made an election: a new epoch, which is progress, not an error.
   CHECK(read_json(state)["high_epoch"].get<int>() > first_epoch);

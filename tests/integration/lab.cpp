@@ -126,4 +126,16 @@ bool znode_exists(const std::string& servers, const std::string& path) {
   return found.error == probes::ZkError::ok;
 }
 
+std::vector<std::string> znode_children(const std::string& servers, const std::string& path) {
+  namespace probes = zkverify::probes;
+  auto keeper = probes::c_keeper_factory().open(probes::parse_server_list(servers), {});
+  REQUIRE(keeper->wait_connected(probes::Clock::now() + std::chrono::seconds(10)) == probes::ZkError::ok);
+  probes::Expect<probes::ChildrenResult> listed;
+  keeper->children(path, listed.callback());
+  auto found = listed.await(probes::Clock::now() + std::chrono::seconds(5));
+  keeper->close(probes::Clock::now() + std::chrono::seconds(5));
+  REQUIRE((found.error == probes::ZkError::ok || found.error == probes::ZkError::no_node));
+  return found.children;
+}
+
 }  // namespace lab

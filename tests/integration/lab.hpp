@@ -54,5 +54,7 @@ Run sh(const std::string& command);
 // Whether the znode `path` exists, asked through a session of the test's own (fails the test when
 // the ensemble cannot answer).
 bool znode_exists(const std::string& servers, const std::string& path);
+// The children of `path` (none when it does not exist), asked the same way.
+std::vector<std::string> znode_children(const std::string& servers, const std::string& path);
 
 }  // namespace lab

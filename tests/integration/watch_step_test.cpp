@@ -3,7 +3,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -37,6 +40,19 @@ std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))).string();
 }
 
+// Established TCP connections from any process named zkverify to the servers of `servers` (a
+// --servers list), counted by the server's port.
+std::map<std::string, int> zkverify_connections(const std::string& servers) {
+  auto listed = lab::sh("ss -Htnp state established | grep '((\"zkverify\"' | awk '{print $4}'");
+  std::map<std::string, int> per_port;
+  std::istringstream in(listed.out);
+  for (std::string peer; in >> peer;) {
+    auto port = peer.substr(peer.rfind(':') + 1);
+    if (servers.find(":" + port + ",") != std::string::npos || servers.ends_with(":" + port)) ++per_port[port];
+  }
+  return per_port;
+}
+
 }  // namespace
 
 TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify order", "[integration]") {
@@ -47,6 +63,13 @@ TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify
   REQUIRE(order.exit_code == 0);
   std::istringstream names(order.out);
   int steps = 0;
+  // Connections from zkverify processes to each server, sampled through every step.
+  std::atomic<bool> stepping{true};
+  int most = 0;
+  std::thread sampler([&] {
+    for (; stepping; std::this_thread::sleep_for(100ms))
+      for (const auto& [port, count] : zkverify_connections(servers)) most = std::max(most, count);
+  });
   for (std::string name; std::getline(names, name); ++steps) {
     auto run = lab::zkverify("step --output json --timeout 2m --state " + state + " --servers " + servers + " --restart " +
                         name + " -- " + ZKLAB + " restart " + ensemble.dir() + " " + name);
@@ -61,7 +84,13 @@ TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify
     // The figures of the closing note.
     WARN(report["step"]["summary"].get<std::string>());
   }
+  stepping = false;
+  sampler.join();
   CHECK(steps == 5);
+  // README: within 3 (maxClientCnxns), briefly a fourth when sessions fail over onto one server.
+  CHECK(most >= 2);
+  CHECK(most <= 4);
+  WARN("step: at most " << most << " connections from zkverify to one server");
   std::filesystem::remove(state);
   std::filesystem::remove(state + ".lock");
 }
@@ -131,6 +160,17 @@ TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, r
   CHECK(ledger["restarted_this_round"].empty());
   CHECK(ledger["restarts_in_flight"].empty());
 
+  // A COMMAND that exits 0 without restarting anything is not a restart: the old process's healthy
+  // answers do not count, step waits for the restart until --timeout, then says so.
+  auto unrestarted = lab::zkverify("step --output json --timeout 6s --state " + state + " --servers " + servers +
+                                   " --restart " + followers[0] + " -- true");
+  INFO(unrestarted.out << unrestarted.err);
+  CHECK(unrestarted.exit_code == 1);
+  CHECK(lab::find_finding(unrestarted.json(), "not-restarted"));
+  CHECK_FALSE(lab::find_finding(unrestarted.json(), "not-recovered"));
+  CHECK_THAT(unrestarted.err, Contains("waiting to see " + followers[0] + " restart"));
+  CHECK(nlohmann::json::parse(std::ifstream(state))["restarted_this_round"].empty());
+
   // SIGTERM to step reaches COMMAND; step stops at once and takes its watch's znodes with it.
   check_sigterm_stops_step(servers, followers[1]);
 
@@ -167,6 +207,7 @@ TEST_CASE("a session that really expires is reported and fails the watch", "[int
   auto lines = json_lines(run.out);
   REQUIRE_FALSE(lines.empty());
   CHECK(has_event(lines, "session-expired"));
+  CHECK(has_event(lines, "ephemeral-lost"));  // an expired session's ephemeral znode went with it
   const auto& summary = lines.back();
   CHECK(summary["event"] == "summary");
   CHECK(summary["sessions_expired"].get<int>() > 0);
@@ -196,4 +237,97 @@ TEST_CASE("three of five down for 10s: a write-unavailability window of at least
   CHECK(has_event(lines, "unavailable-end"));
   CHECK(lab::find_finding(summary, "unavailable-too-long"));
   WARN("3 of 5 down for 10s: longest write-unavailability " << summary["longest_unavailable_ms"] << "ms");
+}
+
+namespace {
+
+// The zkverify process started by `sh` whose pid it wrote to `pid_file` (waits up to 5 s for it).
+std::string read_pid(const std::string& pid_file) {
+  std::string pid;
+  for (int i = 0; i < 50 && pid.empty(); ++i) {
+    std::ifstream(pid_file) >> pid;
+    if (pid.empty()) std::this_thread::sleep_for(100ms);
+  }
+  return pid;
+}
+
+// Established TCP connections from process `pid` to each of `ports` (one count per port).
+std::map<std::string, int> connections_of(const std::string& pid) {
+  auto listed = lab::sh("ss -Htnp state established | grep 'pid=" + pid + ",' | awk '{print $4}'");
+  std::map<std::string, int> per_port;
+  std::istringstream in(listed.out);
+  for (std::string peer; in >> peer;) ++per_port[peer.substr(peer.rfind(':') + 1)];
+  return per_port;
+}
+
+// A watch run in the background of `sh`, with its pid known.
+struct BackgroundWatch {
+  std::string pid_file = temp_path("watch-bg");
+  lab::Run run;
+  std::thread thread;
+
+  explicit BackgroundWatch(const std::string& args) {
+    thread = std::thread([this, args] { run = lab::sh("$ZKVERIFY watch " + args + " & echo $! > " + pid_file + "; wait $!"); });
+  }
+  std::string pid() const { return read_pid(pid_file); }
+  void join() {
+    thread.join();
+    std::filesystem::remove(pid_file);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("watch from the binary: the events of a leader restart, at most 3 connections a server, "
+          "SIGINT and SIGTERM end it cleanly, its znodes go, and it cannot start against nothing",
+          "[integration][watch]") {
+  lab::Lab ensemble;
+  {
+    BackgroundWatch watch("--output json --duration 16s --max-unavailable 30s --servers " + ensemble.servers());
+    auto pid = watch.pid();
+    REQUIRE_FALSE(pid.empty());
+    std::this_thread::sleep_for(3s);
+    int most = 0;
+    std::thread sampler([&] {
+      for (int i = 0; i < 40; ++i, std::this_thread::sleep_for(200ms))
+        for (const auto& [port, count] : connections_of(pid)) most = std::max(most, count);
+    });
+    ensemble.act("restart", ensemble.leader());
+    sampler.join();
+    watch.join();
+    INFO(watch.run.out << watch.run.err);
+    CHECK(watch.run.exit_code == 0);  // the window stayed under --max-unavailable, nothing lost or expired
+    auto lines = json_lines(watch.run.out);
+    REQUIRE_FALSE(lines.empty());
+    for (const char* kind : {"connected", "disconnected", "reconnected", "write-failed", "unavailable-start",
+                             "unavailable-end", "read-check"})
+      CHECK(has_event(lines, kind));
+    CHECK_FALSE(has_event(lines, "session-expired"));
+    CHECK(lines.back()["writes_lost"] == 0);
+    CHECK(most >= 1);
+    CHECK(most <= 3);  // maxClientCnxns=3: one session a server, a displaced one, a read-back
+    WARN("watch through a leader restart: at most " << most << " connections to one server");
+  }
+  CHECK(lab::znode_children(ensemble.servers(), "/zkverify/watch").empty());
+
+  for (const char* signal : {"INT", "TERM"}) {
+    BackgroundWatch watch("--duration 60s --servers " + ensemble.servers());
+    auto pid = watch.pid();
+    REQUIRE_FALSE(pid.empty());
+    std::this_thread::sleep_for(3s);
+    auto signalled = std::chrono::steady_clock::now();
+    lab::sh(std::string("kill -") + signal + " " + pid);
+    watch.join();
+    auto took = std::chrono::steady_clock::now() - signalled;
+    INFO("SIG" << signal << ": " << watch.run.out << watch.run.err);
+    CHECK(watch.run.exit_code == 0);
+    CHECK_THAT(watch.run.out, Contains("summary: sessions 5 kept, 0 expired"));
+    CHECK(took < 5s);
+    CHECK(lab::znode_children(ensemble.servers(), "/zkverify/watch").empty());
+  }
+
+  auto nothing = lab::zkverify("watch --duration 5s --servers nobody=127.0.0.1:1");
+  INFO(nothing.out << nothing.err);
+  CHECK(nothing.exit_code == 2);
+  CHECK_THAT(nothing.err, Contains("zkverify watch: cannot start"));
 }

@@ -42,6 +42,8 @@ class FakeEnsemble {
     }
   }
   const std::string& servers() const { return servers_; }
+  // Server `index` (0 = pzoo-0 ... 4 = zoo-1) answers srvr with `script` from now on.
+  void srvr_answers(std::size_t index, ::fake::Script script) { peers_.at(index)->replace_script("srvr", std::move(script)); }
   zkverify::fake::Ensemble zookeeper;
 
  private:
@@ -183,13 +185,57 @@ TEST_CASE("command line: step records its server in the round only after COMMAND
   CHECK(ledger["restarted_this_round"].empty());
   CHECK(ledger["restarts_in_flight"].empty());  // the step is over: its approval too
 
-  auto succeeded = step("true");
+  // A restart the poller sees: zoo-0 stops answering srvr for 600 ms while COMMAND runs.
+  Witness started;
+  std::thread restart([&] {
+    for (int i = 0; i < 100 && !fs::exists(started.path); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ensemble.srvr_answers(3, {::fake::Behaviour::close_at_once, ""});
+    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    ensemble.srvr_answers(3, {::fake::Behaviour::answer, capture("srvr_follower.txt")});
+  });
+  auto succeeded = step("touch " + started.path.string() + " && sleep 1");
+  restart.join();
   INFO(succeeded.out << succeeded.err);
   CHECK(succeeded.exit_code == 0);
   ledger = nlohmann::json::parse(std::ifstream(state));
   CHECK(ledger["restarted_this_round"] == nlohmann::json::array({"zoo-0"}));
   CHECK(ledger["restarts_in_flight"].empty());
   fs::remove(state);
+}
+
+TEST_CASE("command line: step counts no healthy check before it saw the restart, and says not-restarted") {
+  FakeEnsemble ensemble;
+  auto state = fs::temp_directory_path() / ("zkverify-step-unseen-" + std::to_string(::getpid()) + ".json");
+  fs::remove(state);
+  auto step = [&](const std::string& command, const std::string& timeout) {
+    return run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", timeout,
+                                    "--output", "json", "--state", state.string(), "--", "sh", "-c", command});
+  };
+  // COMMAND exits 0, but zoo-0 answered srvr throughout with the same counters: no restart happened.
+  auto unseen = step("true", "2s");
+  INFO(unseen.out << unseen.err);
+  CHECK(unseen.exit_code == 1);
+  CHECK(has_finding(unseen.json(), "not-restarted", "zoo-0"));
+  CHECK_FALSE(has_finding(unseen.json(), "not-recovered"));
+  CHECK_THAT(unseen.err, Contains("waiting to see zoo-0 restart"));
+  CHECK(nlohmann::json::parse(std::ifstream(state))["restarted_this_round"].empty());
+
+  // A restart between two polls: never seen down, but srvr's Received count starts again from 0.
+  Witness started;
+  std::thread restart([&] {
+    for (int i = 0; i < 100 && !fs::exists(started.path); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the poller has seen the old count
+    auto fresh = capture("srvr_follower.txt");
+    fresh.replace(fresh.find("Received: 4"), 11, "Received: 0");
+    ensemble.srvr_answers(3, {::fake::Behaviour::answer, fresh});
+  });
+  auto seen = step("touch " + started.path.string(), "8s");
+  restart.join();
+  INFO(seen.out << seen.err);
+  CHECK(seen.exit_code == 0);
+  CHECK(nlohmann::json::parse(std::ifstream(state))["restarted_this_round"] == nlohmann::json::array({"zoo-0"}));
+  fs::remove(state);
+  fs::remove(state.string() + ".lock");
 }
 
 TEST_CASE("command line: a COMMAND still running at --timeout is terminated and step exits 1 naming it") {

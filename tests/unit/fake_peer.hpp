@@ -6,10 +6,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <future>
 #include <thread>
 
 #include <fcntl.h>
@@ -28,15 +31,18 @@ namespace asio = boost::asio;
 using asio::ip::tcp;
 
 // answer: the reply, then close. stall: say nothing, hold the connection. drip: the reply at once,
-// then a byte every 20ms, never done (with an HTTP status line and half a header: slow headers).
-// flood: megabytes without end. close_at_once: close without a byte. reset: the reply, then an
-// abortive close (RST) in the middle of what should follow. chunks_forever: the reply (a chunked
-// response's header), then a 1 KiB chunk every 5ms, never the last chunk.
-enum class Behaviour { answer, stall, drip, flood, close_at_once, reset, chunks_forever };
+// then a byte every `every` (20ms unless set), never done (with an HTTP status line and half a header:
+// slow headers). flood: megabytes without end. close_at_once: close without a byte. reset: the reply,
+// then an abortive close (RST) in the middle of what should follow. chunks_forever: the reply (a
+// chunked response's header), then a 1 KiB chunk every 5ms, never the last chunk. stream: the reply,
+// then `total` bytes made lazily from one 64 KiB block (a 1 GiB reply costs no 1 GiB), then close.
+enum class Behaviour { answer, stall, drip, flood, close_at_once, reset, chunks_forever, stream };
 
 struct Script {
   Behaviour behaviour = Behaviour::answer;
-  std::string reply;  // sent first (answer, drip, reset, chunks_forever)
+  std::string reply;  // sent first (answer, drip, reset, chunks_forever, stream)
+  std::chrono::milliseconds every{20};  // drip: the pause between two bytes
+  std::uint64_t total = 0;              // stream: how many bytes follow the reply
 };
 
 class Peer {
@@ -53,6 +59,18 @@ class Peer {
   std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
   int max_concurrent() const { return max_concurrent_; }
   int connections() const { return total_; }
+  // Bytes written after the replies by stream and flood: how far a client read before it hung up.
+  std::uint64_t bytes_streamed() const { return streamed_; }
+  // From the next connection on, `word` gets `script` (a server that goes down, or restarts). Waits
+  // until the peer's thread made the change.
+  void replace_script(const std::string& word, Script script) {
+    std::promise<void> done;
+    asio::post(io_, [&] {
+      scripts_[word] = std::move(script);
+      done.set_value();
+    });
+    done.get_future().wait();
+  }
 
  private:
   asio::awaitable<void> accept_loop() {
@@ -81,7 +99,7 @@ class Peer {
       if (ec) co_return;
     }
     auto it = scripts_.find(std::string(word, 4));
-    const auto& script = it == scripts_.end() ? otherwise_ : it->second;
+    auto script = it == scripts_.end() ? otherwise_ : it->second;  // a copy: replace_script may run meanwhile
     co_await perform(socket, script);
     socket.close(ec);
   }
@@ -102,13 +120,27 @@ class Peer {
         for (;;) {
           co_await asio::async_write(socket, asio::buffer("Z", 1), asio::redirect_error(asio::use_awaitable, ec));
           if (ec) break;
-          timer.expires_after(std::chrono::milliseconds(20));
+          timer.expires_after(script.every);
           co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
         }
         break;
       case Behaviour::flood: {  // megabytes, without end
         std::string block(64 * 1024, 'x');
-        while (!ec) co_await asio::async_write(socket, asio::buffer(block), asio::redirect_error(asio::use_awaitable, ec));
+        while (!ec) {
+          auto n = co_await asio::async_write(socket, asio::buffer(block), asio::redirect_error(asio::use_awaitable, ec));
+          streamed_ += n;
+        }
+        break;
+      }
+      case Behaviour::stream: {  // `total` bytes, one block at a time: never the whole reply in memory
+        std::string block(64 * 1024, 'x');
+        for (std::uint64_t left = script.total; left > 0 && !ec;) {
+          auto size = static_cast<std::size_t>(std::min<std::uint64_t>(left, block.size()));
+          auto n = co_await asio::async_write(socket, asio::buffer(block.data(), size),
+                                              asio::redirect_error(asio::use_awaitable, ec));
+          streamed_ += n;
+          left -= n;
+        }
         break;
       }
       case Behaviour::close_at_once:
@@ -134,6 +166,7 @@ class Peer {
   tcp::acceptor acceptor_;
   std::thread thread_;
   std::atomic<int> open_{0}, max_concurrent_{0}, total_{0};
+  std::atomic<std::uint64_t> streamed_{0};
 };
 
 // A port on 127.0.0.1 that listens but whose connections are never established: its accept queue

@@ -248,6 +248,9 @@ TEST_CASE("round trip: closes that never complete are abandoned together at the 
   CHECK(trip.delete_error == ZkError::ok);
   CHECK(lab.ensemble.operations(OpKind::close) == 3);
   CHECK(lab.ensemble.closes_completed() == 0);
+  // The node was deleted, not left for the sessions' expiry: no session has gone yet and it is gone.
+  CHECK(lab.ensemble.sessions_open() > 0);
+  CHECK_FALSE(lab.ensemble.has_node(trip.path));
 }
 
 TEST_CASE("round trip: reordered completions are still attributed to their own server and node", "[round_trip]") {

@@ -60,17 +60,29 @@ class Poller {
       probing.unlock();
       std::optional<std::string> leader;
       bool name_serving = false, someone_follows = false;
+      std::optional<std::int64_t> name_received;
       for (const auto& probe : probed) {
         auto mode = probes::mode_of(probe);
         if (mode == probes::Mode::leader) leader = probe.address.name;
         if (mode == probes::Mode::follower || mode == probes::Mode::observer) someone_follows = true;
-        if (probe.address.name == name_) name_serving = mode && probes::is_serving(*mode);
+        if (probe.address.name != name_) continue;
+        name_serving = mode && probes::is_serving(*mode);
+        if (probes::has_facts(probe.srvr)) name_received = probe.srvr->facts.received;
       }
+      note_restart(name_serving, name_received);
       // A server follows only while a leader holds a quorum: when the leader's own srvr did not
       // answer (its maxClientCnxns, a slow reply), the ensemble still has one, unseen.
       record(started, leader, !leader && someone_follows, name_serving);
       std::this_thread::sleep_until(started + milliseconds(100));
     }
+  }
+  // Two polls in a row (200 ms) without NAME serving: one refused connection is not a restart.
+  void note_restart(bool name_serving, std::optional<std::int64_t> received) {
+    std::lock_guard lock(mutex_);
+    polls_not_serving_ = name_serving ? 0 : polls_not_serving_ + 1;
+    bool counter_fell = received && last_received_ && *received < *last_received_;
+    if (polls_not_serving_ >= 2 || counter_fell) timeline_.restart_seen = true;
+    if (received) last_received_ = received;
   }
   void record(Clock::time_point at, const std::optional<std::string>& leader, bool leader_unseen, bool name_serving) {
     std::lock_guard lock(mutex_);
@@ -105,6 +117,8 @@ class Poller {
   std::mutex probing_;
   StepTimeline timeline_;
   std::optional<Clock::time_point> down_since_, leaderless_since_;
+  int polls_not_serving_ = 0;
+  std::optional<std::int64_t> last_received_;
   std::thread thread_;
 };
 
@@ -118,12 +132,21 @@ Recovery wait_for_recovery(const StepPlan& plan, LedgerUse& ledger, const Contex
   auto give_up = Clock::now() + plan.timeout;
   auto check = check_options(plan);
   Recovery recovery;
+  bool said_waiting = false;
   while (true) {
     {
       std::lock_guard exclusive(poller.probing());
       recovery.report = check_and_record(check, ledger, context.keepers, context.err);
     }
-    recovery.healthy_streak = recovery.report.verdict == Verdict::healthy ? recovery.healthy_streak + 1 : 0;
+    // Healthy checks count only once the restart was seen: before it, the old process answers.
+    bool restart_seen = poller.timeline().restart_seen;
+    if (!restart_seen && !said_waiting) {
+      context.err << "zkverify: waiting to see " << plan.restart
+                  << " restart: checks count once it was seen down or its srvr Received count fell\n";
+      said_waiting = true;
+    }
+    bool counts = recovery.report.verdict == Verdict::healthy && restart_seen;
+    recovery.healthy_streak = counts ? recovery.healthy_streak + 1 : 0;
     if (recovery.healthy_streak >= plan.stable || Clock::now() + plan.interval >= give_up) break;
     if (std::ranges::any_of(recovery.report.findings, [](const Finding& f) { return f.code == "data-loss"; })) break;
     if (*plan.interrupt != 0) break;  // clean up and report what was seen
@@ -151,7 +174,7 @@ void record_outcome(const StepPlan& plan, const StepRun& run, const Context& con
   if (!plan.state_file) return;
   auto row = std::ranges::find(run.report.servers, plan.restart, &ServerRow::name);
   bool back = row != run.report.servers.end() && is_serving(row->state);
-  bool done = run.outcome.status == 0 && !run.outcome.timed_out && !run.interrupted && back;
+  bool done = run.outcome.status == 0 && !run.outcome.timed_out && !run.interrupted && back && run.timeline.restart_seen;
   // After an interruption the lock is waited for only briefly: the step must end within a second.
   auto wait = run.interrupted ? milliseconds(300) : plan.check_timeout;
   try {
@@ -239,6 +262,12 @@ std::vector<Finding> step_findings(const StepPlan& plan, const StepRun& run) {
                                     outcome.spawn_error.empty() ? "" : ": " + outcome.spawn_error)});
   if (run.interrupted)
     findings.push_back({Severity::warning, "interrupted", plan.restart, "interrupted by a signal before the end"});
+  else if (!outcome.timed_out && !run.timeline.restart_seen)
+    findings.push_back({Severity::warning, "not-restarted", plan.restart,
+                        fmt::format("{} was never seen down and its srvr Received count never fell within {}: COMMAND "
+                                    "exited {} without restarting it, or returned before it stopped (use a COMMAND "
+                                    "that waits for the server to stop)",
+                                    plan.restart, format_duration(plan.timeout), outcome.status)});
   else if (!outcome.timed_out && run.healthy_streak < plan.stable)
     findings.push_back({run.report.verdict == Verdict::critical ? Severity::critical : Severity::warning,
                         "not-recovered", plan.restart,

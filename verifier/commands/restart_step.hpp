@@ -60,6 +60,9 @@ struct StepTimeline {
   std::chrono::milliseconds longest_leaderless{0};    // the election, when the leader moved
   using Span = std::pair<probes::Clock::time_point, probes::Clock::time_point>;
   std::optional<Span> down_window, leaderless_window;  // when (for roll's timeline)
+  // The server was seen not serving in two polls in a row, or its srvr "Received" count fell (it
+  // counts from zero again after a restart): the restart happened, not just a COMMAND that returned.
+  bool restart_seen = false;
 };
 
 struct StepRun {
