@@ -11,6 +11,8 @@ packages=(
   # real consumers in tests: a Prometheus that scrapes the sidecar, a browser for its page, a JUnit
   # reader and a schema validator for smoke's XML, a Python client for the benchmark, a YAML linter
   prometheus chromium python3-junitparser libxml2-utils python3-kazoo yamllint
+  # fuzzing (clang-14 with libFuzzer); packaging: a man page, the .deb checker, the container tools
+  libfuzzer-14-dev help2man lintian dpkg-dev fakeroot buildah podman
 )
 
 missing=()

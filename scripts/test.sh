@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# The test command: installs what it needs, builds, runs the unit tests and the integration tests
-# against real ZooKeeper ensembles; then builds everything again with clang, and again under
-# ASan+UBSan, and runs the unit tests in each (the fakes drive every failure path there; the
-# integration tests, about 15 minutes of real ensembles, run once, which keeps CI under 45 minutes).
+# The test command: installs what it needs, builds with GCC, runs the unit tests and the integration
+# tests against real ZooKeeper ensembles, and the packaging tests; then builds everything again with
+# clang under ASan+UBSan (with the fuzz targets), runs the unit tests there and each fuzz target for
+# 5 s (the fakes drive every failure path; the integration tests, about 11 minutes of real
+# ensembles, run once, which keeps CI under 45 minutes).
 #   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh --quick    GCC only: skip the clang and the sanitizer builds
+#   scripts/test.sh --quick    GCC only: skip the clang+sanitizer build and the fuzzing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -40,8 +41,17 @@ run_suite() {
 }
 
 run_suite build
+# Packaging, from the GCC build just tested (nothing is recompiled): the .deb built, installed (dpkg -i
+# under $CI, else into a throwaway root), run against a lab, removed and lintian-checked; the sidecar
+# image built with buildah and its filesystem run in a chroot (root) against a lab.
+echo "== packaging"
+tests/install/test-package.sh build
+tests/install/test-image.sh build
 if ((!quick)); then
-  run_suite build-clang -LE integration -- -DCMAKE_CXX_COMPILER=clang++-14
+  # clang-14 with ASan+UBSan and the libFuzzer targets in one build: the second compiler's warnings
+  # (-Werror), the sanitizers' run of every unit test, and each fuzz target for a few seconds.
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  run_suite build-asan -LE integration -- -DZKVERIFY_SANITIZE=ON
+  run_suite build-clang -LE integration -- -DCMAKE_CXX_COMPILER=clang++-14 -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON
+  echo "== fuzz"
+  BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5
 fi
