@@ -108,6 +108,12 @@ struct WatchEngine::PendingRead {
     for (auto& counter : counters) {
       if (read.error != ZkError::ok) break;
       auto result = counter.await(deadline);
+      // A counter gone after sync lost every acknowledged write of its session (the data went, as
+      // when transaction logs were not persistent): a stale read, not a read that could not be made.
+      if (result.error == ZkError::no_node) {
+        read.counters.emplace_back();
+        continue;
+      }
       read.error = result.error;
       read.counters.push_back(std::move(result.data));
     }

@@ -279,7 +279,7 @@ struct BackgroundWatch {
 }  // namespace
 
 TEST_CASE("watch from the binary: the events of a leader restart, at most 3 connections a server, "
-          "SIGINT and SIGTERM end it cleanly, its znodes go, and it cannot start against nothing",
+          "SIGINT and SIGTERM end it cleanly, its znodes go, a skipped read-back, lost data, and it cannot start",
           "[integration][watch]") {
   lab::Lab ensemble;
   {
@@ -324,6 +324,40 @@ TEST_CASE("watch from the binary: the events of a leader restart, at most 3 conn
     CHECK_THAT(watch.run.out, Contains("summary: sessions 5 kept, 0 expired"));
     CHECK(took < 5s);
     CHECK(lab::znode_children(ensemble.servers(), "/zkverify/watch").empty());
+  }
+
+  // A server stopped before the end: its final read-back is skipped, saying so; nothing is lost.
+  {
+    auto follower = ensemble.leader() == "zoo-0" ? std::string("zoo-1") : std::string("zoo-0");
+    BackgroundWatch watch("--output json --duration 6s --servers " + ensemble.servers());
+    REQUIRE_FALSE(watch.pid().empty());
+    std::this_thread::sleep_for(2s);
+    ensemble.act("stop", follower);
+    watch.join();
+    INFO(watch.run.out << watch.run.err);
+    auto lines = json_lines(watch.run.out);
+    REQUIRE_FALSE(lines.empty());
+    CHECK(has_event(lines, "read-skipped"));
+    CHECK(lines.back()["writes_lost"] == 0);
+    ensemble.act("start", follower);
+  }
+
+  // Every server restarted without its data (transaction logs not on a persistent volume): the
+  // acknowledged writes are gone, and the read-back after sync says so.
+  {
+    BackgroundWatch watch("--output json --duration 30s --session-timeout 4s --servers " + ensemble.servers());
+    REQUIRE_FALSE(watch.pid().empty());
+    std::this_thread::sleep_for(3s);
+    for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("kill", name);
+    for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("wipe", name);
+    for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("start", name);
+    watch.join();
+    INFO(watch.run.out << watch.run.err);
+    CHECK(watch.run.exit_code == 2);
+    auto lines = json_lines(watch.run.out);
+    REQUIRE_FALSE(lines.empty());
+    CHECK(has_event(lines, "stale-read"));
+    CHECK(lines.back()["writes_lost"].get<long>() > 0);
   }
 
   auto nothing = lab::zkverify("watch --duration 5s --servers nobody=127.0.0.1:1");

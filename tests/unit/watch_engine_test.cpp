@@ -13,6 +13,7 @@
 
 using namespace zkverify;
 using namespace zkverify::probes;
+using Catch::Matchers::Contains;
 using Catch::Matchers::EndsWith;
 using Catch::Matchers::StartsWith;
 using std::chrono::milliseconds;
@@ -144,6 +145,28 @@ TEST_CASE("watch engine: a server that is down costs its own read-back only, not
   REQUIRE(skipped.size() == 1);
   CHECK(skipped.front().server == "s1");
   CHECK(engine.totals().writes_lost == 0);
+}
+
+TEST_CASE("watch engine: a counter gone after sync is acknowledged writes lost, not a skipped read") {
+  // As after a restart of every server without their transaction logs: the node is not there.
+  fake::Ensemble ensemble;
+  Recorder recorder;
+  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  auto counter = engine.totals().run_path + "/counter-s2";
+  std::this_thread::sleep_for(milliseconds(300));  // s2's session has acknowledged writes
+  auto eraser = ensemble.factory().open(parse_server_list("s3=127.0.0.1:2183"), {});
+  REQUIRE(eraser->wait_connected(Clock::now() + milliseconds(1000)) == ZkError::ok);
+  REQUIRE(remove_now(*eraser, counter, Clock::now() + milliseconds(1000)) == ZkError::ok);
+  eraser->close(Clock::now() + milliseconds(1000));
+  engine.stop();
+
+  CHECK(engine.totals().writes_lost > 0);
+  CHECK(engine.totals().stale_reads == 3);  // every server's final read-back misses them
+  CHECK(recorder.of(Kind::read_skipped).empty());
+  auto stale = recorder.of(Kind::stale_read);
+  REQUIRE_FALSE(stale.empty());
+  CHECK_THAT(stale.front().detail, Contains("of session s2"));
 }
 
 TEST_CASE("watch engine: a session the ensemble expires is reported once and writes no more") {
