@@ -11,6 +11,13 @@ project_version() {
   sed -n 's/^project(zkverify VERSION \([0-9][0-9.]*\).*/\1/p' "$src/CMakeLists.txt"
 }
 
+# Sets $version to the project's version, and checks that the manifests name it.
+read_project_version() {
+  version=$(project_version)
+  [[ -n $version ]] || fail "no project(zkverify VERSION ...) in CMakeLists.txt"
+  check_manifest_tags "$version"
+}
+
 # Every zkverify image line of the Kubernetes manifests names zkverify:<project version>.
 check_manifest_tags() {
   local version=$1 lines bad

@@ -33,9 +33,7 @@ trap cleanup EXIT
 # shellcheck source=tests/install/common.sh
 source "$src/tests/install/common.sh"
 
-version=$(project_version)
-[[ -n $version ]] || fail "no project(zkverify VERSION ...) in CMakeLists.txt"
-check_manifest_tags "$version"
+read_project_version
 
 # --- the image and its filesystem ---
 root=$work/root

@@ -27,9 +27,7 @@ trap cleanup EXIT
 # shellcheck source=tests/install/common.sh
 source "$src/tests/install/common.sh"
 
-version=$(project_version)
-[[ -n $version ]] || fail "no project(zkverify VERSION ...) in CMakeLists.txt"
-check_manifest_tags "$version"
+read_project_version
 changelog_version=$(sed -n '1s/^zkverify (\([^)]*\)).*/\1/p' "$src/deploy/package/changelog")
 [[ $changelog_version == "$version" ]] ||
   fail "deploy/package/changelog's newest entry is $changelog_version, the project is $version: add an entry"
