@@ -422,6 +422,7 @@ struct HandleSlot {
   zhandle_t* handle = nullptr;  // null until opened, and once close() took it
   bool close_started = false;
   std::vector<zhandle_t*> retired;  // handles the session moved away from (move_to), closed after it
+  std::string wide_hosts;  // every server's "address:port" while the handle has only the first choices
   // A 3.4 server answered create2 with ZUNIMPLEMENTED: this session's creates use create + exists.
   std::atomic<bool> create2_unimplemented{false};
 };
@@ -535,6 +536,7 @@ class CKeeper final : public Keeper {
   void get_and_watch(const std::string& path, Callback<GetResult> done,
                      std::function<void(WatchNotice)> fired) override;
   ZkError move_to(const std::string& server) override;
+  void widen() override;
 
   bool close(Clock::time_point deadline) override;
 
@@ -558,7 +560,9 @@ zhandle_t* open_handle(const std::vector<KnownServer>& servers, const KeeperOpti
   configure_client_log();
   std::lock_guard lock(connection_order_mutex());
   zoo_deterministic_conn_order(options.in_order ? 1 : 0);
-  auto* zh = zookeeper_init(connect_string(servers).c_str(), &SessionShared::on_event,
+  auto choices = options.first_choices == 0 ? servers.size() : std::min(options.first_choices, servers.size());
+  std::vector<KnownServer> first(servers.begin(), servers.begin() + static_cast<std::ptrdiff_t>(choices));
+  auto* zh = zookeeper_init(connect_string(first).c_str(), &SessionShared::on_event,
                             static_cast<int>(options.session_timeout.count()), nullptr, context, 0);
   // By default the client looks the hosts up again on every I/O loop; numeric ones would only give
   // the same addresses. -1: only after a connection loss (where numeric hosts cost no DNS either).
@@ -590,6 +594,7 @@ void open_session(const std::vector<ServerAddress>& servers, const KeeperOptions
   if (!known.empty()) {
     shared->set_servers(known);
     slot->handle = open_handle(known, options, shared.get());
+    if (options.first_choices != 0 && options.first_choices < known.size()) slot->wide_hosts = connect_string(known);
     if (slot->handle) add_credentials(slot->handle, options.credentials, *shared);
   }
   if (!slot->handle) shared->mark_open_failed();
@@ -723,6 +728,14 @@ void CKeeper::get_and_watch(const std::string& path, Callback<GetResult> done,
 // attempt. So a second handle resumes the session (its id and password) on the target, as a client
 // reconnecting elsewhere does, and the old handle is retired: its watcher silenced, closed only
 // after the session (a close through it first would end the session).
+// zoo_set_servers takes effect at the next connection attempt: the client is between servers when
+// the watch widens a session (ZooKeeper's rebalancing only moves a connected one).
+void CKeeper::widen() {
+  std::lock_guard lock(slot_->mutex);
+  if (slot_->close_started || !slot_->handle || slot_->wide_hosts.empty()) return;
+  if (zoo_set_servers(slot_->handle, slot_->wide_hosts.c_str()) == ZOK) slot_->wide_hosts.clear();
+}
+
 ZkError CKeeper::move_to(const std::string& server) {
   auto hosts = shared_->hosts_of(server);
   if (hosts.empty()) return ZkError::bad_arguments;

@@ -146,6 +146,10 @@ class Keeper {
     return ZkError::unimplemented;
   }
 
+  // From now on the session may fail over to every server it was opened with, not only the first
+  // KeeperOptions::first_choices of them. Default: nothing to do (such a session tries them all).
+  virtual void widen() {}
+
   // The schemes of `path`'s ACL (the server answers no_auth unless the session may read or administer
   // the node). Default: unimplemented.
   virtual void get_acl(const std::string& path, Callback<AclResult> done) {
@@ -166,6 +170,10 @@ struct KeeperOptions {
   // Try `servers` in the order given (each session prefers its own server, like a real client with
   // its own connect string); otherwise the implementation's default (random) order.
   bool in_order = false;
+  // With in_order: fail over only among the first N of `servers` until widen() (0: among all). The
+  // watch opens each session with its own server and one other, so that sessions displaced by an
+  // election cannot pile up on whichever server serves first (maxClientCnxns counts per client IP).
+  std::size_t first_choices = 0;
   // Added to the session before its first operation (zoo_add_auth); what the session creates then
   // carries the creator-only ACL. None: no credentials, and nodes are created open to all.
   std::optional<Credentials> credentials;

@@ -129,6 +129,18 @@ void WatchBook::record_expiry(std::size_t index, Moment now) {
   emit(now, WatchEventKind::ephemeral_lost, session.name, "", ephemeral_path(index));
 }
 
+std::vector<std::size_t> WatchBook::take_sessions_to_widen(Moment now) {
+  std::vector<std::size_t> widen;
+  for (std::size_t index = 0; index < sessions_.size(); ++index) {
+    auto& session = sessions_[index];
+    if (session.widened || session.expired || !session.lost_at || closing_) continue;
+    if (since(*session.lost_at, now) * 3 < totals_.negotiated_timeout) continue;
+    session.widened = true;
+    widen.push_back(index);
+  }
+  return widen;
+}
+
 std::vector<std::size_t> WatchBook::live_sessions() const {
   std::vector<std::size_t> live;
   for (std::size_t session = 0; session < sessions_.size(); ++session)

@@ -107,6 +107,10 @@ class WatchBook {
   void session_changed(std::size_t session, const SessionEvent& event, Moment now);
   // The driver closes the sessions now: their state changes are its own doing, not news.
   void closing() { closing_ = true; }
+  // Sessions away from every server for longer than a third of the session timeout (each once): the
+  // driver widens them (Keeper::widen), so that they still find a server before the rest of the
+  // timeout runs out when both servers they were opened with are down.
+  std::vector<std::size_t> take_sessions_to_widen(Moment now);
   // The sessions the server has not expired, in order.
   [[nodiscard]] std::vector<std::size_t> live_sessions() const;
 
@@ -151,6 +155,7 @@ class WatchBook {
     bool ever_connected = false;
     bool connected = false;
     bool expired = false;
+    bool widened = false;
     std::optional<Clock::time_point> lost_at;
   };
 

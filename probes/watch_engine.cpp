@@ -148,8 +148,11 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   return std::nullopt;
 }
 
+// Each session may fail over to one other server (the next in its order) until the book widens it:
+// a server then holds at most two of them, plus one read-back, within maxClientCnxns=3.
 void WatchEngine::open_sessions() {
   auto options = session_options(settings_.session_timeout);
+  options.first_choices = 2;
   for (std::size_t i = 0; i < settings_.servers.size(); ++i) {
     // On the keeper's thread: feeds the book and returns, as a listener must.
     auto listener = [shared = shared_, i](const SessionEvent& event) {
@@ -251,6 +254,11 @@ void WatchEngine::write_at_rate() {
     }
     shared.book.tick(now_moment());
     shared.queue_events();
+    if (auto widen = shared.book.take_sessions_to_widen(now_moment()); !widen.empty()) {
+      lock.unlock();
+      for (auto session : widen) sessions_[session]->widen();
+      lock.lock();
+    }
     auto now = Clock::now();
     next = std::max(next + interval, now);  // after a stall (e.g. SIGSTOP), no burst to catch up
     shared.changed.wait_until(lock, next, [&] { return shared.stopping; });

@@ -201,6 +201,7 @@ struct Session {
   std::int64_t id = 0;                  // given by the first server it connects to
   SessionState state = SessionState::connecting;
   std::size_t server = 0;               // index of the server it is connected to (or was, or tries)
+  std::size_t choices = 0;              // it fails over among servers[0, choices) (widen(): all)
   bool closing = false;                 // close() was called: operations complete with `closing`
   bool close_hangs = false;             // ... and it never completes
   bool listening = true;                // false once close() began
@@ -422,6 +423,13 @@ class FakeKeeper final : public Keeper {
     });
   }
   ZkError move_to(const std::string& server) override { return ensemble_->move(session_, server); }
+  // A session still between servers tries the others at once, as the C client's next attempt does.
+  void widen() override {
+    std::lock_guard lock(ensemble_->mutex);
+    session_->choices = session_->servers.size();
+    if (session_->state == SessionState::connecting && !session_->closing)
+      ensemble_->connect(session_, (session_->server + 1) % session_->choices);
+  }
   void get_acl(const std::string& path, Callback<probes::AclResult> done) override {
     start(OpKind::get_acl, path, std::move(done), [&](State& state, probes::AclResult& result) {
       result = state.acl_result(*session_, path);
@@ -460,6 +468,7 @@ std::shared_ptr<Session> Ensemble::State::open_session(const std::vector<probes:
                                                        Keeper::Listener listener) {
   auto session = std::make_shared<Session>();
   session->servers = servers;
+  session->choices = options.first_choices == 0 ? servers.size() : std::min(options.first_choices, servers.size());
   session->timeout = options.session_timeout;
   session->listener = std::move(listener);
   session->credentials = options.credentials;
@@ -531,10 +540,11 @@ std::optional<Fault> Ensemble::State::fault_for(OpKind op, const std::string& se
   return fault;
 }
 
-// Tries the session's servers from `first` on, in order, skipping those down or refusing it.
+// Tries the session's servers it may choose from `first` on, in order, skipping those down or
+// refusing it.
 void Ensemble::State::connect(const std::shared_ptr<Session>& session, std::size_t first) {
-  for (std::size_t attempt = 0; attempt < session->servers.size(); ++attempt) {
-    auto index = (first + attempt) % session->servers.size();
+  for (std::size_t attempt = 0; attempt < session->choices; ++attempt) {
+    auto index = (first + attempt) % session->choices;
     const auto& name = session->servers[index].name;
     if (down.contains(name)) continue;
     ++started[{OpKind::connect, name}];
@@ -614,7 +624,7 @@ void Ensemble::State::lose_connection(const std::shared_ptr<Session>& session) {
   post({false, [this, session] {
           std::lock_guard lock(mutex);
           if (session->state == SessionState::connecting && !session->closing)
-            connect(session, (session->server + 1) % session->servers.size());
+            connect(session, (session->server + 1) % session->choices);
         }},
        kReconnectDelay);
 }

@@ -164,6 +164,23 @@ TEST_CASE("watch book: a disconnect and a reconnect are timed and want an epheme
   CHECK(book.totals().ephemerals_lost == 1);
 }
 
+TEST_CASE("watch book: a session away for a third of the session timeout is widened once") {
+  auto book = three_sessions();
+  for (std::size_t i = 0; i < 3; ++i) book.session_changed(i, {SessionState::connected, "s", milliseconds(3000)}, at(0));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
+  book.session_changed(1, {SessionState::connecting, "", milliseconds(0)}, at(100));
+  CHECK(book.take_sessions_to_widen(at(1099)).empty());  // 999ms away: under 3000ms / 3
+  book.session_changed(1, connected_to("s3"), at(1050));  // back in time: nothing to widen
+  CHECK(book.take_sessions_to_widen(at(1100)) == std::vector<std::size_t>{0});
+  CHECK(book.take_sessions_to_widen(at(2500)).empty());  // once: the session stays widened
+  book.session_changed(0, connected_to("s3"), at(2600));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(3000));
+  CHECK(book.take_sessions_to_widen(at(9000)).empty());
+  book.session_changed(2, {SessionState::connecting, "", milliseconds(0)}, at(3000));
+  book.closing();  // the driver's own close is no reason to widen
+  CHECK(book.take_sessions_to_widen(at(9000)).empty());
+}
+
 TEST_CASE("watch book: an expiry is counted once and the expired session writes no more") {
   auto book = three_sessions();
   book.session_changed(2, connected_to("s3"), at(0));

@@ -219,6 +219,35 @@ TEST_CASE("watch engine: a connection lost on a write fails it, reconnects, and 
   CHECK(totals.ephemerals_lost == 0);
 }
 
+TEST_CASE("watch engine: a displaced session tries one other server, and every server once a third of "
+          "the session timeout has passed") {
+  fake::Ensemble ensemble;
+  auto settings = quick_settings();
+  settings.servers = parse_server_list("s1=127.0.0.1:2181,s2=127.0.0.1:2182,s3=127.0.0.1:2183,s4=127.0.0.1:2184");
+  Recorder recorder;
+  WatchEngine engine(settings, ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  // s1's session fails over to s2 alone; with both down it waits rather than joining s3's or s4's.
+  ensemble.set_down("s1");
+  ensemble.set_down("s2");
+  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  REQUIRE(recorder.wait_for(Kind::disconnected, milliseconds(2000)));
+  std::this_thread::sleep_for(milliseconds(400));  // under a third of the 2 s session timeout
+  CHECK(recorder.of(Kind::reconnected).empty());
+  CHECK(ensemble.operations(fake::OpKind::connect, "s3") == 1);  // s3's own session only
+  CHECK(ensemble.operations(fake::OpKind::connect, "s4") == 1);
+  REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(2000)));
+  engine.stop();
+
+  auto reconnected = recorder.of(Kind::reconnected);
+  REQUIRE(reconnected.size() == 1);
+  CHECK(reconnected[0].session == "s1");
+  CHECK(reconnected[0].server == "s3");  // widened: the next server up
+  CHECK(reconnected[0].duration >= milliseconds(600));
+  CHECK(recorder.of(Kind::expired).empty());
+  CHECK(engine.totals().writes_lost == 0);
+}
+
 TEST_CASE("watch engine: closes that never complete do not hold stop() up") {
   fake::Ensemble ensemble;
   ensemble.inject(rule("", fake::OpKind::close, fake::Fault::never_complete));
