@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <ranges>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -324,6 +325,41 @@ TEST_CASE("watch from the binary: the events of a leader restart, at most 3 conn
     CHECK_THAT(watch.run.out, Contains("summary: sessions 5 kept, 0 expired"));
     CHECK(took < 5s);
     CHECK(lab::znode_children(ensemble.servers(), "/zkverify/watch").empty());
+  }
+
+  // Two neighbours in the list down together for longer than the session timeout: the session that
+  // prefers the first of them may fail over only to the second at first; widened, it finds another
+  // server before the timeout runs out, so no session expires while a quorum serves.
+  {
+    const std::vector<std::string> names{"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
+    auto leader = ensemble.leader();
+    std::size_t first = 0;
+    while (names[first] == leader || names[first + 1] == leader) ++first;
+    BackgroundWatch watch("--output json --duration 18s --session-timeout 4s --max-unavailable 30s --servers " +
+                          ensemble.servers());
+    REQUIRE_FALSE(watch.pid().empty());
+    std::this_thread::sleep_for(2s);
+    ensemble.act("stop", names[first]);
+    ensemble.act("stop", names[first + 1]);
+    std::this_thread::sleep_for(7s);
+    ensemble.act("start", names[first]);
+    ensemble.act("start", names[first + 1]);
+    watch.join();
+    INFO(names[first] << " and " << names[first + 1] << " down: " << watch.run.out << watch.run.err);
+    CHECK(watch.run.exit_code == 0);
+    auto lines = json_lines(watch.run.out);
+    REQUIRE_FALSE(lines.empty());
+    CHECK_FALSE(has_event(lines, "session-expired"));
+    // Its last reconnect (it may have reached the second before that one stopped too).
+    auto moved = std::ranges::find_if(lines | std::views::reverse, [&](const nlohmann::json& line) {
+      return line.value("event", "") == "reconnected" && line.value("session", "") == names[first];
+    });
+    REQUIRE(moved != std::ranges::rend(lines));
+    auto server = (*moved)["server"].get<std::string>();
+    CHECK(server != names[first]);
+    CHECK(server != names[first + 1]);
+    CHECK(lines.back()["sessions_expired"] == 0);
+    ensemble.act("wait");
   }
 
   // A server stopped before the end: its final read-back is skipped, saying so; nothing is lost.
