@@ -71,19 +71,33 @@ bool wait_connected_to(const Keeper& keeper, const std::string& server, Clock::t
   return true;
 }
 
-std::size_t close_all(std::vector<std::unique_ptr<Keeper>>& sessions, Clock::time_point deadline) {
-  // One thread per session: Keeper::close blocks until its close completes or the deadline passes,
-  // so calling them one after another could cost a deadline per session. Every close honours the
-  // same deadline, so waiting for all of them ends by it too.
+namespace {
+
+// One thread per session: Keeper::close blocks until its close completes or the deadline passes,
+// so calling them one after another could cost a deadline per session. Every close honours the
+// same deadline, so waiting for all of them ends by it too.
+std::size_t close_each(const std::vector<Keeper*>& sessions, Clock::time_point deadline) {
   std::vector<std::future<bool>> closes;
-  for (auto& session : sessions) {
-    if (!session) continue;
-    closes.push_back(std::async(std::launch::async, [&keeper = *session, deadline] { return keeper.close(deadline); }));
-  }
+  for (auto* session : sessions)
+    if (session) closes.push_back(std::async(std::launch::async, [session, deadline] { return session->close(deadline); }));
   std::size_t closed = 0;
   for (auto& close : closes)
     if (close.get()) ++closed;
   return closed;
+}
+
+}  // namespace
+
+std::size_t close_all(std::vector<std::unique_ptr<Keeper>>& sessions, Clock::time_point deadline) {
+  std::vector<Keeper*> each;
+  for (auto& session : sessions) each.push_back(session.get());
+  return close_each(each, deadline);
+}
+
+std::size_t close_all(const std::vector<std::shared_ptr<Keeper>>& sessions, Clock::time_point deadline) {
+  std::vector<Keeper*> each;
+  for (const auto& session : sessions) each.push_back(session.get());
+  return close_each(each, deadline);
 }
 
 std::optional<int> creator_id(const Keeper& keeper) {

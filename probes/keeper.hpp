@@ -245,6 +245,7 @@ bool wait_connected_to(const Keeper& keeper, const std::string& server, Clock::t
 // Closes every session at once and waits for them together until `deadline`; sessions still closing
 // then are abandoned (their servers expire them). Returns how many closed in time.
 std::size_t close_all(std::vector<std::unique_ptr<Keeper>>& sessions, Clock::time_point deadline);
+std::size_t close_all(const std::vector<std::shared_ptr<Keeper>>& sessions, Clock::time_point deadline);
 
 // The id of the server that created a session: the top byte of its id.
 std::optional<int> creator_id(const Keeper& keeper);

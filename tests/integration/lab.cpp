@@ -100,6 +100,14 @@ std::string Lab::leader() const {
 
 void Lab::act(const std::string& verb, const std::string& name) const { zklab(verb + " " + dir_ + " " + name); }
 
+std::map<std::string, int> connections_of(const std::string& pid) {
+  auto listed = sh("ss -Htnp state established | grep 'pid=" + pid + ",' | awk '{print $4}'");
+  std::map<std::string, int> per_port;
+  std::istringstream in(listed.out);
+  for (std::string peer; in >> peer;) ++per_port[peer.substr(peer.rfind(':') + 1)];
+  return per_port;
+}
+
 Run sh(const std::string& command) {
   Run run;
   auto started = std::chrono::steady_clock::now();

@@ -3,6 +3,7 @@
 // stopped (by pid) and removed when the Lab goes out of scope, also when a test fails.
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ const nlohmann::json* find_finding(const nlohmann::json& report, const std::stri
 Run zkverify(const std::string& args);
 // Runs a shell command line, where "$ZKVERIFY" is the zkverify binary.
 Run sh(const std::string& command);
+// Established TCP connections of process `pid` (its outgoing ones and any it accepted), counted by
+// the peer's port.
+std::map<std::string, int> connections_of(const std::string& pid);
 // Whether the znode `path` exists, asked through a session of the test's own (fails the test when
 // the ensemble cannot answer).
 bool znode_exists(const std::string& servers, const std::string& path);

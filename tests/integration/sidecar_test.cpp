@@ -9,6 +9,8 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <atomic>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -90,6 +92,8 @@ class Child {
     pid_ = -1;
     return status_ = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
+  // The pid of the program `timeout` runs (empty once it ended).
+  std::string program_pid() const { return pid_ > 0 ? lab::sh("pgrep -P " + std::to_string(pid_)).out : ""; }
   std::string log() const {
     std::ifstream in(log_);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -308,17 +312,42 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   auto prometheus = start_prometheus(dir / "prometheus", scenario.port, scenario.prometheus);
   INFO("serve's log:\n" << serve->log());
 
+  // The connections serve holds to each server, sampled through the whole scenario: at most its
+  // long-lived session and one four-letter word or round-trip session (maxClientCnxns is per IP).
+  auto serve_pid = serve->program_pid();
+  std::erase(serve_pid, '\n');
+  REQUIRE_FALSE(serve_pid.empty());
+  auto lab_ports = ensemble.servers();
+  std::atomic<bool> sampling{true};
+  int most = 0;
+  std::thread sampler([&] {
+    while (sampling) {
+      for (const auto& [port, count] : lab::connections_of(serve_pid))
+        if (lab_ports.find(":" + port + ",") != std::string::npos || lab_ports.ends_with(":" + port))
+          most = std::max(most, count);
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+  });
   ready_on_every_page(scenario);
   another_server_down_keeps_ready(scenario);
   local_down_is_unready_then_back(scenario);
   prometheus->stop(seconds(10));
   no_quorum_makes_every_sidecar_unready(scenario);
+  sampling = false;
+  sampler.join();
+  CHECK(most >= 1);
+  CHECK(most <= 2);
+  WARN("serve: at most " << most << " connections to one server");
 
-  // SIGTERM: serve stops within a second, exit 0, saying so.
+  // SIGTERM: serve stops within a second, exit 0, saying so, its sessions closed: the round trip's
+  // node of a cycle it interrupted went with its writer's session.
+  std::this_thread::sleep_for(milliseconds(1100));  // into the next cycle
   auto stop_started = Clock::now();
   CHECK(serve->stop(seconds(5)) == 0);
   CHECK(Clock::now() - stop_started < milliseconds(1500));  // 1 s, plus process teardown under `timeout`
   CHECK_THAT(serve->log(), Contains("stopped"));
+  auto left = lab::znode_children(ensemble.servers(), "/zkverify");
+  CHECK(std::ranges::none_of(left, [](const std::string& child) { return child.starts_with("roundtrip-"); }));
 
   manifest_args_run_on_the_lab(scenario);
   fs::remove_all(dir);

@@ -252,15 +252,6 @@ std::string read_pid(const std::string& pid_file) {
   return pid;
 }
 
-// Established TCP connections from process `pid` to each of `ports` (one count per port).
-std::map<std::string, int> connections_of(const std::string& pid) {
-  auto listed = lab::sh("ss -Htnp state established | grep 'pid=" + pid + ",' | awk '{print $4}'");
-  std::map<std::string, int> per_port;
-  std::istringstream in(listed.out);
-  for (std::string peer; in >> peer;) ++per_port[peer.substr(peer.rfind(':') + 1)];
-  return per_port;
-}
-
 // A watch run in the background of `sh`, with its pid known.
 struct BackgroundWatch {
   std::string pid_file = temp_path("watch-bg");
@@ -291,7 +282,7 @@ TEST_CASE("watch from the binary: the events of a leader restart, at most 3 conn
     int most = 0;
     std::thread sampler([&] {
       for (int i = 0; i < 40; ++i, std::this_thread::sleep_for(200ms))
-        for (const auto& [port, count] : connections_of(pid)) most = std::max(most, count);
+        for (const auto& [port, count] : lab::connections_of(pid)) most = std::max(most, count);
     });
     ensemble.act("restart", ensemble.leader());
     sampler.join();

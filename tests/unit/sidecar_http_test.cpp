@@ -69,9 +69,7 @@ TEST_CASE("http server: a request head over 8 KiB is refused", "[sidecar]") {
   HttpServer server(loopback(), echo_route(&calls));
   auto big = "GET /readyz HTTP/1.1\r\nHost: x\r\nX-Padding: " + std::string(9000, 'a') + "\r\n\r\n";
   auto reply = sidecar_client::raw_request(server.port(), big);
-  CHECK(reply.status != 200);
-  CHECK(reply.status != 503);
-  CHECK((reply.status == 431 || reply.status == 0));
+  CHECK(reply.status == 431);  // read before the connection closes: the rest of the head is drained
   CHECK(calls == 0);  // never routed
   auto fits = "GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Padding: " + std::string(7000, 'a') + "\r\n\r\n";
   CHECK(sidecar_client::raw_request(server.port(), fits).status == 200);

@@ -1,6 +1,8 @@
 // The sidecar's readiness judgement, its change log, --local's default, and the long-lived local
 // session lent to each cycle's round trip (against the fake keeper).
 
+#include <thread>
+
 #include <catch2/catch.hpp>
 
 #include "probes/errors.hpp"
@@ -186,6 +188,42 @@ TEST_CASE("the lender keeps one long-lived session on the local server across ro
   }
   CHECK(lender.close(probes::Clock::now() + std::chrono::seconds(2)));
   CHECK(ensemble.sessions_open() == 0);
+}
+
+TEST_CASE("a stop closes every session of the cycle in progress at once: its round-trip node goes with them",
+          "[sidecar]") {
+  fake::Ensemble ensemble;
+  ensemble.inject({"pzoo-2", fake::OpKind::get, fake::Fault::never_complete, 0, ""});  // a read that hangs
+  auto servers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182,pzoo-2=127.0.0.1:2183");
+  StoppableFactory stoppable(ensemble.factory());
+  LocalSessionLender lender(stoppable, servers[0]);
+  probes::RoundTripPlan plan;
+  plan.servers = servers;
+  plan.writer = 1;
+  plan.namespace_path = "/zkverify";
+  plan.payload = "hello";
+  plan.deadline = probes::Clock::now() + std::chrono::seconds(3);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    CHECK(ensemble.paths().size() == 2);  // the namespace and the round trip's node, while it waits
+    CHECK(stoppable.stop(probes::Clock::now() + std::chrono::seconds(1)));
+    // Now, not at the round trip's deadline: every session closed, the lent one too, and the
+    // node gone with its writer's session.
+    CHECK(ensemble.sessions_open() == 0);
+    CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});
+  });
+  auto trip = probes::run_round_trip(plan, lender);
+  stopper.join();
+  REQUIRE(trip.reads.size() == 3);
+  CHECK(trip.reads[0].error == probes::ZkError::ok);
+
+  // After the stop, sessions are closed as they open: a cycle that reaches its round trip late
+  // opens nothing that stays open, and writes nothing.
+  plan.deadline = probes::Clock::now() + std::chrono::seconds(3);
+  auto late = probes::run_round_trip(plan, lender);
+  CHECK(late.write_error != probes::ZkError::ok);
+  CHECK(ensemble.sessions_open() == 0);
+  CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});
 }
 
 TEST_CASE("readiness with --no-write: the local mntr's zk_peer_state proves sync", "[sidecar]") {

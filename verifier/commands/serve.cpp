@@ -57,6 +57,7 @@ void cycle_loop(const ServeOptions& options, const std::string& local, probes::K
   while (!shared->stopping && !g_stop_requested) {
     auto started = Clock::now();
     auto result = run_cycle(options, local, keepers);
+    if (shared->stopping) break;  // ended by the stop closing its sessions: says nothing of the servers
     std::vector<std::string> changes;
     {
       std::lock_guard lock(shared->mutex);
@@ -109,33 +110,38 @@ class ServeCommand final : public Command {
     HttpServer server(options_.listen, page_handler(shared, options_));
     log_line(context.err, fmt::format("listening on {}:{}, local server {}, a cycle every {}", options_.listen.host,
                                       server.port(), local, format_duration(options_.interval)));
-    auto lender = std::make_shared<LocalSessionLender>(context.keepers, local_address);
+    // Under the lender, so that a stop closes the long-lived session with the cycle's.
+    auto stoppable = std::make_shared<StoppableFactory>(context.keepers);
+    auto lender = std::make_shared<LocalSessionLender>(*stoppable, local_address);
     std::promise<void> ended;
     auto cycles_ended = ended.get_future();
-    std::thread cycles([options = options_, local, lender, shared, &err = context.err, ended = std::move(ended)]() mutable {
+    std::thread cycles([options = options_, local, stoppable, lender, shared, &err = context.err,
+                        ended = std::move(ended)]() mutable {
       cycle_loop(options, local, *lender, shared, err);
       ended.set_value();
     });
     while (!g_stop_requested) std::this_thread::sleep_for(milliseconds(50));
-    return stop(context, server, *shared, std::move(cycles), cycles_ended, *lender);
+    return stop(context, server, *shared, std::move(cycles), cycles_ended, *stoppable);
   }
 
  private:
-  // SIGTERM: within a second, the HTTP server is closed, the cycle in progress ends (or is
-  // abandoned: its sessions expire on the servers), and the long-lived session is closed.
+  // SIGTERM: within a second, the HTTP server is closed and every session is closed (the cycle's
+  // round-trip node goes with its writer's session), which ends a cycle waiting on ZooKeeper. A
+  // cycle still asking a four-letter word by then is left to its own deadline (it opens no session
+  // any more) as the process exits.
   static int stop(const Context& context, HttpServer& server, Shared& shared, std::thread cycles,
-                  std::future<void>& cycles_ended, LocalSessionLender& lender) {
+                  std::future<void>& cycles_ended, StoppableFactory& sessions) {
     auto deadline = Clock::now() + milliseconds(900);
     shared.stopping = true;
     server.stop();
+    bool closed = sessions.stop(deadline - milliseconds(300));
     if (cycles_ended.wait_until(deadline - milliseconds(200)) != std::future_status::ready) {
-      log_line(context.err, "stopping: abandoning the cycle in progress (its sessions expire on the servers)");
+      log_line(context.err, "stopping: its sessions are closed; the cycle in progress is still asking a four-letter word");
       cycles.detach();
       return kExitHealthy;
     }
     cycles.join();
-    bool closed = lender.close(deadline);
-    log_line(context.err, closed ? "stopped" : "stopped (the local session was still closing: the server expires it)");
+    log_line(context.err, closed ? "stopped" : "stopped (a session was still closing: the server expires it)");
     return kExitHealthy;
   }
 

@@ -15,10 +15,10 @@ using probes::Clock;
 
 namespace {
 
-// A loan of the long-lived session: every operation goes to it; closing the loan does not close it.
-class LentSession final : public probes::Keeper {
+// Another session's operations, all forwarded; what close does is the subclass's.
+class ForwardingKeeper : public probes::Keeper {
  public:
-  explicit LentSession(std::shared_ptr<probes::Keeper> session) : session_(std::move(session)) {}
+  explicit ForwardingKeeper(std::shared_ptr<probes::Keeper> session) : session_(std::move(session)) {}
   probes::ZkError wait_connected(Clock::time_point deadline) override { return session_->wait_connected(deadline); }
   probes::SessionState state() const override { return session_->state(); }
   std::optional<std::int64_t> session_id() const override { return session_->session_id(); }
@@ -48,10 +48,26 @@ class LentSession final : public probes::Keeper {
     session_->get_acl(path, std::move(done));
   }
   bool presents_credentials() const override { return session_->presents_credentials(); }
-  bool close(Clock::time_point) override { return true; }  // the lender closes it, at the end
+
+ protected:
+  probes::Keeper& session() { return *session_; }
 
  private:
   std::shared_ptr<probes::Keeper> session_;
+};
+
+// A loan of the long-lived session: closing the loan does not close it (the lender does, at the end).
+class LentSession final : public ForwardingKeeper {
+ public:
+  using ForwardingKeeper::ForwardingKeeper;
+  bool close(Clock::time_point) override { return true; }
+};
+
+// A session the StoppableFactory keeps track of: its owner closes it as usual.
+class TrackedSession final : public ForwardingKeeper {
+ public:
+  using ForwardingKeeper::ForwardingKeeper;
+  bool close(Clock::time_point deadline) override { return session().close(deadline); }
 };
 
 bool is_finished(probes::SessionState state) {
@@ -76,6 +92,30 @@ std::unique_ptr<probes::Keeper> LocalSessionLender::open(const std::vector<probe
     session_ = keepers_.open({local_}, options, nullptr);
   }
   return std::make_unique<LentSession>(session_);
+}
+
+StoppableFactory::StoppableFactory(probes::KeeperFactory& keepers) : keepers_(keepers) {}
+
+std::unique_ptr<probes::Keeper> StoppableFactory::open(const std::vector<probes::ServerAddress>& servers,
+                                                       const probes::KeeperOptions& options,
+                                                       probes::Keeper::Listener listener) {
+  std::shared_ptr<probes::Keeper> session = keepers_.open(servers, options, std::move(listener));
+  std::lock_guard lock(mutex_);
+  if (stopped_) session->close(Clock::now());  // abandoned at once: its operations answer `closing`
+  std::erase_if(opened_, [](const auto& weak) { return weak.expired(); });
+  if (!stopped_) opened_.push_back(session);
+  return std::make_unique<TrackedSession>(std::move(session));
+}
+
+bool StoppableFactory::stop(Clock::time_point deadline) {
+  std::vector<std::shared_ptr<probes::Keeper>> open;
+  {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    for (const auto& weak : std::exchange(opened_, {}))
+      if (auto session = weak.lock()) open.push_back(std::move(session));
+  }
+  return probes::close_all(open, deadline) == open.size();
 }
 
 bool LocalSessionLender::close(Clock::time_point deadline) {
@@ -150,7 +190,8 @@ void add_local_check_options(CLI::App& command, EnsembleOptions& options, std::s
   add_auth_file_option(command, options.auth_file);
   add_namespace_option(command, options.namespace_path);
   command.add_flag("--no-write", options.no_write,
-                   "No round trip: prove sync with the leader's zk_synced_followers, else srvr's mode");
+                   "No round trip: prove sync with the local mntr's zk_peer_state, else the AdminServer's zabstate "
+                   "(with --admin-port), else the leader's zk_synced_followers, else srvr's mode");
 }
 
 }  // namespace zkverify::verifier

@@ -35,6 +35,25 @@ class LocalSessionLender final : public probes::KeeperFactory {
   std::shared_ptr<probes::Keeper> session_;
 };
 
+// Another factory's sessions, every one of which stop() closes at once (SIGTERM): an operation in
+// flight then completes with `closing`, so the cycle in progress ends within the stop's deadline,
+// and the servers remove the ephemeral znodes of the sessions closed (the round trip's node).
+// Sessions opened after stop() are closed as they open.
+class StoppableFactory final : public probes::KeeperFactory {
+ public:
+  explicit StoppableFactory(probes::KeeperFactory& keepers);
+  std::unique_ptr<probes::Keeper> open(const std::vector<probes::ServerAddress>& servers,
+                                       const probes::KeeperOptions& options, probes::Keeper::Listener listener) override;
+  // Closes every session opened and not yet gone, together, by `deadline`; true when all closed in time.
+  bool stop(probes::Clock::time_point deadline);
+
+ private:
+  probes::KeeperFactory& keepers_;
+  std::mutex mutex_;
+  bool stopped_ = false;
+  std::vector<std::weak_ptr<probes::Keeper>> opened_;
+};
+
 // Looks once: gather and judge as quorum does, then the local readiness. `keepers` should be a
 // LocalSessionLender for serve (any factory for probe).
 CycleResult run_cycle(const EnsembleOptions& options, const std::string& local, probes::KeeperFactory& keepers);

@@ -1,5 +1,7 @@
 #include "verifier/sidecar/http_server.hpp"
 
+#include <array>
+
 #include <atomic>
 #include <map>
 #include <system_error>
@@ -79,6 +81,18 @@ asio::awaitable<void> write_response(beast::tcp_stream& stream, const Response& 
   co_await http::async_write(stream, reply, asio::redirect_error(asio::use_awaitable, error));
 }
 
+// After refusing a request whose head is still arriving: closing at once, with its bytes unread,
+// would reset the connection and could destroy the refusal before the client reads it. So the
+// sending side is shut and what the client still sends is read and dropped, for a second at most.
+asio::awaitable<void> close_after_refusal(beast::tcp_stream& stream) {
+  boost::system::error_code error;
+  stream.socket().shutdown(tcp::socket::shutdown_send, error);
+  stream.expires_after(std::chrono::seconds(1));
+  std::array<char, 4096> scratch{};
+  while (!error)
+    co_await stream.async_read_some(asio::buffer(scratch), asio::redirect_error(asio::use_awaitable, error));
+}
+
 // Requests on one connection until the client closes, errs, stalls past the idle limit, or asks to close.
 asio::awaitable<void> serve_connection(Impl& impl, std::shared_ptr<beast::tcp_stream> stream, std::uint64_t id) {
   beast::flat_buffer buffer;
@@ -92,6 +106,7 @@ asio::awaitable<void> serve_connection(Impl& impl, std::shared_ptr<beast::tcp_st
     if (error == http::error::header_limit || error == http::error::body_limit) {
       Response refused{431, "text/plain; charset=utf-8", "request head larger than 8 KiB\n"};
       co_await write_response(*stream, refused, false, false, 11, error);
+      if (!error) co_await close_after_refusal(*stream);
       break;
     }
     if (error) break;
