@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Tests the .deb made from an existing build (no second compile):
 #   tests/install/test-package.sh BUILD_DIR
-# Builds zkverify_<version>_<arch>.deb with scripts/package.sh BUILD_DIR, checks its control fields,
-# Depends and stripped binary, installs it (with $CI set: into this machine with dpkg -i; otherwise
+# Checks `cmake --install BUILD_DIR --prefix P`; builds zkverify_<version>_<arch>.deb with
+# scripts/package.sh BUILD_DIR, checks its control fields, Depends (exactly the packages of the
+# libraries the binary loads) and stripped binary, installs it (with $CI set: into this machine with
+# apt-get install ./FILE, which must plan nothing else; otherwise
 # into a throwaway root with dpkg --root), runs the installed `zkverify --version`, its man page and
 # bash completion, and `zkverify quorum` against a real three-server lab (under the lab lock), then
 # removes it (dpkg -r) and checks every file `dpkg -L` listed is gone; finally runs lintian.
@@ -32,6 +34,19 @@ changelog_version=$(sed -n '1s/^zkverify (\([^)]*\)).*/\1/p' "$src/deploy/packag
 [[ $changelog_version == "$version" ]] ||
   fail "deploy/package/changelog's newest entry is $changelog_version, the project is $version: add an entry"
 
+# --- cmake --install, from the same build ---
+prefix=$work/prefix
+cmake --install "$build_dir" --prefix "$prefix" >"$work/install.log" 2>&1 ||
+  { cat "$work/install.log" >&2; fail "cmake --install $build_dir --prefix $prefix failed"; }
+for f in bin/zkverify share/man/man1/zkverify.1.gz share/man/man1/zkverify-quorum.1.gz \
+  share/bash-completion/completions/zkverify share/doc/zkverify/README.md share/doc/zkverify/LICENSE; do
+  [[ -s $prefix/$f ]] || fail "cmake --install put no $f under the prefix"
+done
+[[ $("$prefix/bin/zkverify" --version) == "zkverify $version" ]] || fail "the installed binary's --version is not $version"
+zcat "$prefix/share/man/man1/zkverify-quorum.1.gz" | grep -qF -- '\-\-servers' ||
+  fail "zkverify-quorum.1 does not document --servers (it should come from --help)"
+pass "cmake --install --prefix: the binary, man pages from --help, bash completion, README and LICENSE"
+
 # --- the package ---
 deb=$("$src/scripts/package.sh" "$build_dir" --output "$work" 2>"$work/package.log" | tail -n 1) ||
   { cat "$work/package.log" >&2; fail "scripts/package.sh $build_dir failed"; }
@@ -47,7 +62,15 @@ for f in Section Maintainer Description Homepage; do
 done
 depends=$(field Depends)
 [[ $depends == *libzookeeper-mt2* ]] || fail "Depends lacks libzookeeper-mt2: $depends"
-pass "control: Version $version, Section $(field Section), Depends: $depends"
+# Exactly the packages that own the libraries the binary loads, found here independently of
+# dpkg-shlibdeps: nothing it does not need, nothing missing.
+depended=$(sed 's/([^)]*)//g; s/|[^,]*//g; s/,/\n/g; s/ //g' <<<"$depends" | sort -u)
+loaded=$(ldd "$build_dir/zkverify" | awk '/=>/ {print $3}' | while read -r lib; do
+  dpkg -S "$lib" 2>/dev/null || dpkg -S "$(realpath "$lib")" 2>/dev/null || dpkg -S "/usr$lib" 2>/dev/null ||
+    fail "no package owns $lib, which zkverify loads"
+done | cut -d: -f1 | sort -u)
+[[ $depended == "$loaded" ]] || fail "Depends names [$(paste -sd' ' <<<"$depended")], the loaded libraries' packages are [$(paste -sd' ' <<<"$loaded")]"
+pass "control: Version $version, Section $(field Section), Depends: $depends (exactly the loaded libraries' packages)"
 
 mkdir "$work/contents"
 dpkg-deb -x "$deb" "$work/contents"
@@ -59,10 +82,15 @@ pass "the packaged binary is stripped ($(stat -c %s "$work/contents/usr/bin/zkve
 if [[ -n ${CI:-} ]]; then
   dpkg-query -W zkverify >/dev/null 2>&1 && fail "zkverify is already installed on this machine; dpkg -r zkverify first"
   dpkg_root=("${sudo_cmd[@]}" dpkg)
-  "${dpkg_root[@]}" -i "$deb" >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log" >&2; fail "dpkg -i failed"; }
+  # As a user would: apt-get, which must want to install this package and nothing else here (its
+  # Depends are already on a machine that built it).
+  planned=$(apt-get install --simulate --no-download "$deb" 2>&1 | sed -n 's/^Inst \([^ ]*\).*/\1/p')
+  [[ $planned == zkverify ]] || fail "apt-get would install [$(paste -sd' ' <<<"$planned")], want [zkverify]"
+  "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$deb" >"$work/dpkg.log" 2>&1 ||
+    { cat "$work/dpkg.log" >&2; fail "apt-get install $deb failed"; }
   installed_on_host=1
   root=/
-  pass "installed with dpkg -i"
+  pass "installed with apt-get install ./$(basename "$deb") (it planned zkverify alone)"
 else
   # A throwaway root with a dpkg database of its own; the libraries come from this machine (the
   # package's Depends are checked against it with dpkg-query instead).
