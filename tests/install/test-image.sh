@@ -74,6 +74,17 @@ in_image probe --servers "$servers" --local pzoo-0 >"$work/probe.out" 2>&1 || rc
 ((rc == 0)) || { cat "$work/probe.out" >&2; fail "the image's zkverify probe exited $rc"; }
 pass "chroot: zkverify probe --local pzoo-0: $(head -n 1 "$work/probe.out")"
 
+# By name, as the manifests list the servers: Kubernetes mounts /etc/hosts and /etc/resolv.conf into
+# the container, and the image (no NSS modules of its own) must resolve through them.
+named=$(sed -E 's/(pzoo-[0-9])=127\.0\.0\.1:/\1=\1.pzoo:/g' <<<"$servers")
+[[ $named != "$servers" ]] || fail "could not name the lab's servers in $servers"
+printf '127.0.0.1 localhost\n127.0.0.1 pzoo-0.pzoo pzoo-1.pzoo pzoo-2.pzoo\n' >"$root/etc/hosts"
+rc=0
+in_image probe --servers "$named" --local pzoo-0 >"$work/probe-named.out" 2>&1 || rc=$?
+rm -f "$root/etc/hosts"
+((rc == 0)) || { cat "$work/probe-named.out" >&2; fail "the image's zkverify probe by host name exited $rc"; }
+pass "chroot: zkverify probe with the servers named through /etc/hosts: $(head -n 1 "$work/probe-named.out")"
+
 port=$(perl -MIO::Socket::IP -e 'print IO::Socket::IP->new(Listen => 1, LocalHost => "127.0.0.1", LocalPort => 0)->sockport')
 # Started directly (not through in_image's subshell), so $! is the sidecar itself (chroot execs it).
 chroot --userspec=65532:65532 "$root" zkverify serve --servers "$servers" --local pzoo-0 \
@@ -88,6 +99,9 @@ for _ in $(seq 60); do
 done
 [[ $status == 200 ]] || { cat "$work/serve.out" "$work/readyz" >&2; fail "/readyz answered '$status' for 30 s, not 200"; }
 pass "chroot: zkverify serve answers /readyz 200: $(tr '\n' ' ' <"$work/readyz")"
+curl -s --max-time 2 "http://127.0.0.1:$port/metrics" | grep -qxF "zkverify_build_info{version=\"$version\"} 1" ||
+  fail "the image's /metrics has no zkverify_build_info{version=\"$version\"} 1"
+pass "chroot: /metrics says zkverify_build_info{version=\"$version\"} 1"
 kill -TERM "$serve_pid"
 rc=0
 wait "$serve_pid" || rc=$?
