@@ -72,18 +72,32 @@ TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify
       for (const auto& [port, count] : zkverify_connections(servers)) most = std::max(most, count);
   });
   for (std::string name; std::getline(names, name); ++steps) {
+    auto leader_before = ensemble.leader();
+    // COMMAND's stdio is step's; with --output json its stdout goes to step's stderr, so that the
+    // JSON on stdout still parses (kubectl delete pod prints a line).
     auto run = lab::zkverify("step --output json --timeout 2m --state " + state + " --servers " + servers + " --restart " +
-                        name + " -- " + ZKLAB + " restart " + ensemble.dir() + " " + name);
+                             name + " -- sh -c 'echo restarting-" + name + "; exec " + ZKLAB + " restart " +
+                             ensemble.dir() + " " + name + "'");
     INFO(name << ": " << run.out << run.err);
     REQUIRE(run.exit_code == 0);
+    CHECK_THAT(run.err, Contains("restarting-" + name));
     auto report = run.json();
     CHECK(report["verdict"] == "healthy");
     CHECK(report["watch"]["sessions_expired"] == 0);
     CHECK(report["watch"]["writes_lost"] == 0);
     CHECK(report["watch"]["writes_acked"].get<int>() > 0);
-    CHECK(report["step"]["downtime_ms"].is_number());  // it really went down and came back
+    const auto& step = report["step"];
+    CHECK(step["server"] == name);
+    CHECK(step["command_status"] == 0);
+    CHECK(step["downtime_ms"].is_number());  // it really went down and came back
+    CHECK(step["leader_before"] == leader_before);
+    CHECK(step["leader_after"] == ensemble.leader());
+    CHECK(step["longest_leaderless_ms"].is_number());
+    // Only the leader's restart moves the leadership (order puts it last).
+    CHECK((step["leader_after"] != step["leader_before"]) == (name == leader_before));
+    CHECK_THAT(step["summary"].get<std::string>(), Catch::Matchers::StartsWith("step " + name + ": command exited 0"));
     // The figures of the closing note.
-    WARN(report["step"]["summary"].get<std::string>());
+    WARN(step["summary"].get<std::string>());
   }
   stepping = false;
   sampler.join();

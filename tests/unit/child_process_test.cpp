@@ -1,6 +1,9 @@
 // step's COMMAND (issue 9, item 1): bounded by the deadline, in a process group of its own that is
 // terminated and then killed, and our own stop signal passed on to it.
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -35,7 +38,45 @@ bool gone(int pid) {
   return state == "Z";
 }
 
+// Runs `argv` with our stdout and stderr sent to two files for the time of the run; what each got.
+std::pair<std::string, std::string> outputs_of(const std::vector<std::string>& argv, const ChildLimits& limits) {
+  auto dir = std::filesystem::temp_directory_path();
+  auto out_path = dir / ("child-out-" + std::to_string(::getpid()));
+  auto err_path = dir / ("child-err-" + std::to_string(::getpid()));
+  std::fflush(stdout);
+  std::fflush(stderr);
+  int saved_out = ::dup(STDOUT_FILENO), saved_err = ::dup(STDERR_FILENO);
+  int out = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  ::dup2(out, STDOUT_FILENO);
+  ::dup2(err, STDERR_FILENO);
+  auto outcome = run_child(argv, limits, no_signal);
+  ::dup2(saved_out, STDOUT_FILENO);
+  ::dup2(saved_err, STDERR_FILENO);
+  for (int fd : {out, err, saved_out, saved_err}) ::close(fd);
+  CHECK(outcome.status == 0);
+  auto slurp = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(path);
+    return text;
+  };
+  return {slurp(out_path), slurp(err_path)};
+}
+
 }  // namespace
+
+TEST_CASE("child: its stdout is ours, or our stderr when ours carries a JSON report") {
+  std::vector<std::string> argv{"sh", "-c", "echo to-stdout; echo to-stderr >&2"};
+  auto limits = limits_of(milliseconds(5000));
+  auto [out, err] = outputs_of(argv, limits);
+  CHECK(out == "to-stdout\n");
+  CHECK(err == "to-stderr\n");
+  limits.stdout_to_stderr = true;
+  std::tie(out, err) = outputs_of(argv, limits);
+  CHECK(out.empty());
+  CHECK(err == "to-stdout\nto-stderr\n");
+}
 
 TEST_CASE("child: its exit status, or 127 naming what could not run") {
   auto exited = run_child({"sh", "-c", "exit 3"}, limits_of(milliseconds(30000)), no_signal);

@@ -2,6 +2,7 @@
 
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -21,7 +22,8 @@ namespace {
 using probes::Clock;
 
 // Starts `argv` as the leader of a new process group, with default SIGINT/SIGTERM handling.
-std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, std::string& error) {
+std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, bool stdout_to_stderr,
+                                        std::string& error) {
   std::vector<char*> args;
   for (const auto& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
   args.push_back(nullptr);
@@ -34,8 +36,12 @@ std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, st
   sigaddset(&defaults, SIGTERM);
   posix_spawnattr_setsigdefault(&attributes, &defaults);
   posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (stdout_to_stderr) posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
   pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], nullptr, &attributes, args.data(), environ);
+  int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (rc == 0) return pid;
   error = fmt::format("cannot run {}: {}", argv.front(), std::strerror(rc));
@@ -84,7 +90,7 @@ class Terminator {
 ChildOutcome run_child(const std::vector<std::string>& argv, const ChildLimits& limits,
                        const std::atomic<int>& stop_signal) {
   ChildOutcome outcome;
-  auto pid = spawn_in_own_group(argv, outcome.spawn_error);
+  auto pid = spawn_in_own_group(argv, limits.stdout_to_stderr, outcome.spawn_error);
   if (!pid) {
     outcome.status = 127;
     return outcome;

@@ -23,9 +23,12 @@ struct ChildLimits {
   std::chrono::milliseconds grace_after_deadline{5000};
   // After our own stop signal was passed on: SIGKILL this much later (we stop within a second).
   std::chrono::milliseconds grace_after_signal{500};
+  // The child's stdout is our stderr (our stdout carries a JSON report); otherwise our stdout.
+  bool stdout_to_stderr = false;
 };
 
-// Runs `argv` (argv[0] looked up in PATH) with our stdin/stdout/stderr, in a process group of its own
+// Runs `argv` (argv[0] looked up in PATH) with our stdin/stdout/stderr (but see
+// ChildLimits::stdout_to_stderr), in a process group of its own
 // so that whatever it starts can be terminated with it, until it exits or `limits` end it. While it
 // runs, `stop_signal` turning non-zero (SIGINT/SIGTERM to us) is passed on to its group.
 ChildOutcome run_child(const std::vector<std::string>& argv, const ChildLimits& limits,

@@ -159,6 +159,7 @@ ChildOutcome run_command(const StepPlan& plan, const Context& context) {
   context.err << fmt::format("zkverify: {}: running: {}\n", plan.restart, fmt::join(plan.command, " "));
   ChildLimits limits;
   limits.deadline = Clock::now() + plan.timeout;
+  limits.stdout_to_stderr = plan.command_stdout_to_stderr;
   auto outcome = run_child(plan.command, limits, *plan.interrupt);
   if (!outcome.spawn_error.empty()) context.err << "zkverify: " << outcome.spawn_error << "\n";
   if (outcome.timed_out)

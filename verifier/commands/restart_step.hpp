@@ -33,6 +33,8 @@ struct StepPlan {
   int stable = 3;                             // healthy checks in a row that end the wait
   std::chrono::milliseconds interval{1000};   // between those checks
   const std::atomic<int>* interrupt = nullptr;  // non-zero: stop the step now (passed on to COMMAND)
+  // --output json: COMMAND's stdout goes to our stderr, so that ours stays one JSON object.
+  bool command_stdout_to_stderr = false;
 };
 
 // The checks' options for a plan.

@@ -114,6 +114,7 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
   command.add_option("COMMAND", plan_.command, "After --: restarts one server; {} is replaced by its name")->expected(-1);
   command.final_callback([this] {
     if (plan_.command.empty()) throw_usage("no COMMAND after --: what restarts a server? ({} is its name)");
+    plan_.command_stdout_to_stderr = output_ == OutputFormat::json;
   });
   return command;
 }

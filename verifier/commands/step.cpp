@@ -63,6 +63,7 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
   command.final_callback([this] {
     require_listed(plan_.servers, plan_.restart, "--restart ");
     if (plan_.command.empty()) throw_usage("no COMMAND after --: what restarts the server?");
+    plan_.command_stdout_to_stderr = output_ == OutputFormat::json;
   });
   return command;
 }
