@@ -238,6 +238,24 @@ TEST_CASE("command line: step counts no healthy check before it saw the restart,
   fs::remove(state.string() + ".lock");
 }
 
+TEST_CASE("command line: a server seen going down and not back by --timeout: step exits 1, not-recovered") {
+  FakeEnsemble ensemble;
+  Witness started;
+  std::thread restart([&] {  // zoo-0 stops answering srvr once COMMAND runs, and stays down
+    for (int i = 0; i < 100 && !fs::exists(started.path); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ensemble.srvr_answers(3, {::fake::Behaviour::close_at_once, ""});
+  });
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "3s",
+                                      "--output", "json", "--", "sh", "-c", "touch " + started.path.string() + " && sleep 1"});
+  restart.join();
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);  // degraded at the deadline: one of five down
+  CHECK(ran.json()["verdict"] == "degraded");
+  CHECK(has_finding(ran.json(), "not-recovered", "zoo-0"));
+  CHECK_FALSE(has_finding(ran.json(), "not-restarted"));
+  CHECK(ran.json()["step"]["command_status"] == 0);
+}
+
 TEST_CASE("command line: a COMMAND still running at --timeout is terminated and step exits 1 naming it") {
   FakeEnsemble ensemble;
   auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "1s",
