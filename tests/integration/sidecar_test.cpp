@@ -155,12 +155,25 @@ std::string chromium_dom(const std::string& url, const fs::path& dir) {
 }
 
 // The sidecar's args from deploy/kubernetes/pzoo.yaml, one per line.
-std::vector<std::string> manifest_args() {
+// The zkverify container's args in `manifest` (deploy/kubernetes/), after checking what a readiness
+// sidecar needs there: a StatefulSet's ZooKeeper container is Ready by zkverify's /readyz on 9181 and
+// has no liveness probe (the seed prefers Ready:False to restarts); its headless Service publishes
+// not-ready addresses (peers must resolve each other before they are ready, or bootstrap deadlocks).
+std::vector<std::string> manifest_args(const std::string& manifest) {
   auto run = lab::sh("python3 -c 'import sys, yaml\n"
-                     "docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d[\"kind\"] == \"StatefulSet\"]\n"
-                     "c = [c for c in docs[0][\"spec\"][\"template\"][\"spec\"][\"containers\"] if c[\"name\"] == \"zkverify\"][0]\n"
-                     "print(\"\\n\".join(c[\"args\"]))' " ZKVERIFY_SOURCE_DIR "/deploy/kubernetes/pzoo.yaml");
-  INFO(run.err);
+                     "docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]\n"
+                     "pods = [d[\"spec\"][\"template\"][\"spec\"] for d in docs if d[\"kind\"] in (\"StatefulSet\", \"Job\")]\n"
+                     "for d in docs:\n"
+                     "  if d[\"kind\"] == \"StatefulSet\":\n"
+                     "    zk = [c for c in d[\"spec\"][\"template\"][\"spec\"][\"containers\"] if c[\"name\"] == \"zookeeper\"][0]\n"
+                     "    assert \"livenessProbe\" not in zk, \"a liveness probe on ZooKeeper\"\n"
+                     "    get = zk[\"readinessProbe\"][\"httpGet\"]\n"
+                     "    assert (get[\"path\"], get[\"port\"]) == (\"/readyz\", 9181), get\n"
+                     "    svc = [s for s in docs if s[\"kind\"] == \"Service\" and s[\"metadata\"][\"name\"] == d[\"spec\"][\"serviceName\"]][0]\n"
+                     "    assert svc[\"spec\"][\"clusterIP\"] == \"None\" and svc[\"spec\"][\"publishNotReadyAddresses\"] is True, svc\n"
+                     "c = [c for c in pods[0][\"containers\"] if c[\"name\"] == \"zkverify\"][0]\n"
+                     "print(\"\\n\".join(c[\"args\"]))' " ZKVERIFY_SOURCE_DIR "/deploy/kubernetes/" + manifest);
+  INFO(manifest << ": " << run.err);
   REQUIRE(run.exit_code == 0);
   std::vector<std::string> args;
   std::istringstream lines(run.out);
@@ -170,7 +183,8 @@ std::vector<std::string> manifest_args() {
 
 // The manifest's args with the cluster's names replaced by the lab's: each NAME=host:port by the
 // lab's NAME=127.0.0.1:port, $(POD_NAME) by pzoo-0 (what kubelet does), the listen address by loopback.
-std::vector<std::string> for_the_lab(std::vector<std::string> args, const lab::Lab& ensemble, std::uint16_t port) {
+std::vector<std::string> for_the_lab(std::vector<std::string> args, const lab::Lab& ensemble, std::uint16_t port,
+                                     const std::string& pod = "pzoo-0") {
   std::map<std::string, std::string> lab_entries;
   std::istringstream entries(ensemble.servers());
   for (std::string entry; std::getline(entries, entry, ',');) lab_entries[entry.substr(0, entry.find('='))] = entry;
@@ -182,7 +196,7 @@ std::vector<std::string> for_the_lab(std::vector<std::string> args, const lab::L
         replaced += (replaced.empty() ? "" : ",") + lab_entries.at(entry.substr(0, entry.find('=')));
       args[i + 1] = replaced;
     }
-    if (args[i + 1] == "$(POD_NAME)") args[i + 1] = "pzoo-0";
+    if (args[i + 1] == "$(POD_NAME)") args[i + 1] = pod;
     if (args[i] == "--listen") args[i + 1] = "127.0.0.1:" + std::to_string(port);
   }
   return args;
@@ -284,21 +298,33 @@ void no_quorum_makes_every_sidecar_unready(const Scenario& s) {
     INFO(run.out << run.err);
     CHECK(run.exit_code == 1);
     CHECK_THAT(run.out, Contains("not ready: " + std::string(local)));
+    CHECK(std::ranges::count(run.out, '\n') == 1);  // one line, for the kubelet's event
   }
   for (const auto& name : stopped) s.ensemble.act("start", name);
   s.ensemble.act("wait");
   CHECK(within(seconds(30), [&] { return status_of(s.port, "/readyz") == 200; }));
 }
 
+// Exactly the manifests' args against the lab: each StatefulSet's sidecar (as its first pod) becomes
+// ready, and the gate Job's quorum passes.
 void manifest_args_run_on_the_lab(const Scenario& s) {
-  auto manifest_port = free_port();
-  auto args = for_the_lab(manifest_args(), s.ensemble, manifest_port);
-  REQUIRE(args.front() == "serve");
-  args.insert(args.begin(), ZKVERIFY_BIN);
-  Child manifest(args, s.dir / "manifest.log");
-  INFO("manifest sidecar's log:\n" << manifest.log());
-  CHECK(within(seconds(30), [&] { return status_of(manifest_port, "/readyz") == 200; }));
-  CHECK(manifest.stop(seconds(5)) == 0);
+  for (const auto& [manifest, pod] : {std::pair{"pzoo.yaml", "pzoo-0"}, std::pair{"zoo.yaml", "zoo-0"}}) {
+    auto manifest_port = free_port();
+    auto args = for_the_lab(manifest_args(manifest), s.ensemble, manifest_port, pod);
+    REQUIRE(args.front() == "serve");
+    args.insert(args.begin(), ZKVERIFY_BIN);
+    Child sidecar(args, s.dir / (std::string(pod) + "-manifest.log"));
+    INFO(manifest << "'s sidecar's log:\n" << sidecar.log());
+    CHECK(within(seconds(30), [&] { return status_of(manifest_port, "/readyz") == 200; }));
+    CHECK(sidecar.stop(seconds(5)) == 0);
+  }
+  auto gate = for_the_lab(manifest_args("quorum-gate.yaml"), s.ensemble, 0);
+  REQUIRE(gate.front() == "quorum");
+  std::string command;
+  for (const auto& arg : gate) command += " '" + arg + "'";
+  auto run = lab::zkverify(command);
+  INFO("the gate Job's" << command << ": " << run.out << run.err);
+  CHECK(run.exit_code == 0);
 }
 
 }  // namespace

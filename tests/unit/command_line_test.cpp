@@ -276,6 +276,14 @@ TEST_CASE("command line: bad input is a usage error naming it, for every command
   CHECK(ran.exit_code == 64);
   CHECK(ran.err == "zkverify step: --restart 'b' is not in --servers (names: a)\n");
   CHECK(run(zookeeper, {"quorum", "--servers", "a:1", "--reset-state"}).exit_code == 64);
+  // probe and serve without --local, on a host named like none of the servers: 64, naming both.
+  for (const char* command : {"probe", "serve"}) {
+    auto unnamed = run(zookeeper, {command, "--servers", "not-this-host-a=h:1,not-this-host-b=h:2"});
+    INFO(unnamed.err);
+    CHECK(unnamed.exit_code == 64);
+    CHECK_THAT(unnamed.err, Contains("names: not-this-host-a,not-this-host-b") && Contains("pass --local NAME"));
+  }
+  CHECK(run(zookeeper, {"serve", "--servers", "a=h:1", "--listen", "9181"}).exit_code == 64);
   CHECK(run(zookeeper, {"watch", "--servers", "a:1", "--rate", "0"}).exit_code == 64);
   CHECK(run(zookeeper, {"order", "--servers", "a:1,b:2", "--admin-port", "1,2,3"}).exit_code == 64);
   CHECK(zookeeper.sessions_opened() == 0);

@@ -143,6 +143,19 @@ TEST_CASE("readiness changes: one line per change, none when nothing changed", "
   REQUIRE(lines.size() == 2);
   CHECK_THAT(lines[0], Contains("pzoo-0 not ready: serving: pzoo-0 is unreachable"));
   CHECK_THAT(lines[1], Contains("verdict healthy -> "));
+
+  // A new leader, still healthy and ready: that one line only.
+  auto moved = synthetic::healthy_five();
+  const std::vector<std::pair<std::string, probes::Mode>> roles{
+      {"pzoo-0", probes::Mode::follower}, {"pzoo-1", probes::Mode::follower}, {"pzoo-2", probes::Mode::leader},
+      {"zoo-0", probes::Mode::follower},  {"zoo-1", probes::Mode::follower}};
+  for (std::size_t i = 0; i < roles.size(); ++i)
+    moved.probes[i] = synthetic::server(roles[i].first, roles[i].second, 0x200000007);
+  moved.round_trip = synthetic::round_trip(moved.probes, "pzoo-2", 2);
+  auto elected = judge(moved);
+  auto still_ready = judge_readiness(elected, "pzoo-0", true);
+  REQUIRE(still_ready.ready);
+  CHECK(describe_changes(&healthy, &ready, elected, still_ready) == std::vector<std::string>{"leader pzoo-1 -> pzoo-2"});
 }
 
 TEST_CASE("the local server (--local): the flag, else the host name, else the only server, else a usage error naming both", "[sidecar]") {
