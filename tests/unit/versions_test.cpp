@@ -27,6 +27,7 @@
 #include "probes/round_trip.hpp"
 #include "test_data.hpp"
 #include "verifier/judge/checks.hpp"
+#include "verifier/judge/readiness.hpp"
 
 using namespace zkverify::probes;
 using namespace std::chrono_literals;
@@ -304,6 +305,37 @@ TEST_CASE("a 3.4-shaped ensemble gets 3.8's verdicts: healthy, one down, no quor
     current_codes.erase("voters-counted");
     CHECK(old_codes == current_codes);
   }
+}
+
+TEST_CASE("the AdminServer's zabstate: 3.5.10 and 3.6+ name the phase; before 3.5.10 the sidecar falls back",
+          "[versions][sidecar]") {
+  using zkverify::verifier::judge_readiness;
+  using zkverify::verifier::SyncProof;
+  using zkverify::verifier::zabstate_phase;
+  for (const auto& line : kLines) {
+    if (!line.has_admin_server) continue;
+    INFO("line " << line.line);
+    CHECK(zkverify::verifier::parse_zabstate(fixture(line.line, "admin_zabstate_leader.json")) == "broadcast");
+    if (line.line != "3.5")  // 3.5.10's answer names no server: one fixture stands for both
+      CHECK(zkverify::verifier::parse_zabstate(fixture(line.line, "admin_zabstate_follower.json")) == "broadcast");
+  }
+  auto unknown = fixture("3.5", "admin_zabstate_before_3.5.10.json");
+  CHECK_FALSE(zkverify::verifier::parse_zabstate(unknown));
+
+  // The sidecar with --no-write on follower zk-1: zabstate proves sync where it exists...
+  auto refusing = FakeEnsemble(std::vector<ServerSpec>(5, ServerSpec{"3.5", true}), {}, true).judge();
+  auto proved = judge_readiness(refusing, "zk-1", false, zabstate_phase(fixture("3.5", "admin_zabstate_leader.json")));
+  CHECK(proved.proof == SyncProof::zabstate);
+  CHECK(proved.ready);
+  // ... before 3.5.10 it proves nothing: srvr's mode when mntr is refused too, else the leader's count.
+  CHECK_FALSE(zabstate_phase(unknown));
+  auto by_mode = judge_readiness(refusing, "zk-1", false, zabstate_phase(unknown));
+  CHECK(by_mode.proof == SyncProof::srvr_mode);
+  CHECK(by_mode.ready);
+  auto answering = FakeEnsemble(all_on("3.5"), {}, true).judge();
+  auto by_count = judge_readiness(answering, "zk-1", false, zabstate_phase(unknown));
+  CHECK(by_count.proof == SyncProof::synced_followers);
+  CHECK(by_count.ready);
 }
 
 TEST_CASE("upgrading 3.4 to 3.5: mixed versions, and the line that lets 3.5 answer the words 3.4 did",
