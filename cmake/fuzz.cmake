@@ -14,7 +14,7 @@ if(ZKVERIFY_FUZZ)
   target_compile_options(zkverify_model PRIVATE -fsanitize=fuzzer-no-link ${ZKVERIFY_FUZZ_SANITIZERS})
   target_link_options(zkverify_model INTERFACE -fsanitize=address,undefined)
 
-  set(ZKVERIFY_FUZZ_TARGETS srvr mntr conf isro admin_json server_list duration ledger sidecar_request)
+  set(ZKVERIFY_FUZZ_TARGETS srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials)
   foreach(reader ${ZKVERIFY_FUZZ_TARGETS})
     add_executable(fuzz_${reader} tests/fuzz/fuzz_${reader}.cpp)
     target_compile_options(fuzz_${reader} PRIVATE -fsanitize=fuzzer ${ZKVERIFY_FUZZ_SANITIZERS})

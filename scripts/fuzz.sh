@@ -2,7 +2,7 @@
 # Runs every libFuzzer target (tests/fuzz/fuzz_*.cpp) for SECONDS each (default 60) under
 # ASan+UBSan, building build-fuzz (clang-14, -DZKVERIFY_FUZZ=ON) first if needed. Each target starts
 # from a temporary corpus: its hand-written seeds (tests/fuzz/seeds/<target>/) and the captures from
-# tests/data/ that it reads. Fails on the first crash, printing where the crashing input is.
+# tests/data/ and tests/data/3.*/ that it reads. Fails on the first crash, printing where the crashing input is.
 #   scripts/fuzz.sh [SECONDS]        FUZZ_JOBS (default 2) builds in parallel; BUILD_DIR overrides build-fuzz.
 set -euo pipefail
 
@@ -14,22 +14,32 @@ fi
 top="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$top/build-fuzz}"
 data="$top/tests/data"
-targets=(srvr mntr conf isro admin_json server_list duration ledger sidecar_request)
+targets=(srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials)
 
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DZKVERIFY_FUZZ=ON >/dev/null
 fi
 cmake --build "$build" --target fuzz -j"${FUZZ_JOBS:-2}" >/dev/null
 
+# The files matching each pattern in tests/data/ (3.8's captures) and tests/data/3.*/ (the other
+# lines' fixtures); not every line has every kind (3.4 has no AdminServer).
+captures_matching() {
+  local pattern file
+  for pattern in "$@"; do
+    for file in "$data"/$pattern "$data"/3.*/$pattern; do [[ -f "$file" ]] && echo "$file"; done
+  done
+  return 0
+}
+
 # The captures each reader is fed in production.
 captures_for() {
   case "$1" in
-    srvr) ls "$data"/srvr_*.txt "$data"/stat_*.txt "$data"/ruok_*.txt ;;
-    mntr) ls "$data"/mntr_*.txt ;;
-    conf) ls "$data"/conf_*.txt ;;
-    isro) ls "$data"/isro_*.txt ;;
-    admin_json) ls "$data"/admin_*.json ;;
-    *) ;;  # server lists, durations, ledgers, requests: the hand-written seeds only
+    srvr) captures_matching 'srvr_*.txt' 'stat_*.txt' 'ruok_*.txt' ;;
+    mntr) captures_matching 'mntr_*.txt' ;;
+    conf) captures_matching 'conf_*.txt' ;;
+    isro) captures_matching 'isro_*.txt' ;;
+    admin_json) captures_matching 'admin_*.json' ;;
+    *) ;;  # server lists, durations, ledgers, requests, credentials: the hand-written seeds only
   esac
 }
 
@@ -40,7 +50,10 @@ for target in "${targets[@]}"; do
   artifacts="$work/crashes-$target"
   mkdir -p "$corpus" "$artifacts"
   [[ -d "$top/tests/fuzz/seeds/$target" ]] && cp "$top/tests/fuzz/seeds/$target"/* "$corpus"/ 2>/dev/null || true
-  while read -r capture; do [[ -n "$capture" ]] && cp "$capture" "$corpus"/; done < <(captures_for "$target")
+  # Named by their path below tests/data/, so 3.5/srvr_leader.txt does not overwrite srvr_leader.txt.
+  while read -r capture; do
+    [[ -n "$capture" ]] && cp "$capture" "$corpus/$(echo "${capture#"$data"/}" | tr / _)"
+  done < <(captures_for "$target")
   log="$work/$target.log"
   if "$build/fuzz_$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
       -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1; then

@@ -1,11 +1,13 @@
-// The AdminServer's JSON bodies: /commands/monitor, /commands/configuration, /commands/voting_view.
-// Every body goes through all three readers; what one accepts, written back as JSON, reads the same.
+// The AdminServer's JSON bodies: /commands/monitor, /commands/configuration, /commands/voting_view,
+// /commands/zabstate (the sidecar's). Every body goes through all four readers; what one accepts,
+// written back as JSON, reads the same.
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "fuzz_check.hpp"
 #include "probes/parsers.hpp"
+#include "verifier/judge/readiness.hpp"
 
 using namespace zkverify::probes;
 using nlohmann::json;
@@ -48,6 +50,19 @@ void check_voting_view(std::string_view body) {
   FUZZ_CHECK(again.facts.members == view.facts.members);
 }
 
+// parse_zabstate reads the body's "zabstate" when it is a string, any string (the sidecar's check
+// compares it with "broadcast"), and nothing else; as a phase it is the zabstate proof.
+void check_zabstate(std::string_view body) {
+  auto state = zkverify::verifier::parse_zabstate(body);
+  auto phase = zkverify::verifier::zabstate_phase(body);
+  FUZZ_CHECK(phase.has_value() == state.has_value());
+  if (!state) return;
+  auto parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  FUZZ_CHECK(parsed.is_object() && parsed["zabstate"] == json(*state));
+  FUZZ_CHECK(phase->source == zkverify::verifier::SyncProof::zabstate && phase->value == *state);
+  FUZZ_CHECK(zkverify::verifier::parse_zabstate(json{{"zabstate", *state}, {"command", "zabstate"}}.dump()) == state);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -56,5 +71,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto conf = parse_admin_conf(body);
   if (conf.ok()) FUZZ_CHECK(conf.facts.server_id.has_value());
   check_voting_view(body);
+  check_zabstate(body);
   return 0;
 }

@@ -1,10 +1,11 @@
-// mntr replies (parse_mntr): tab-separated lines from a peer.
+// mntr replies (parse_mntr, and the sidecar's parse_peer_state): tab-separated lines from a peer.
 #include <string>
 
 #include <fmt/format.h>
 
 #include "fuzz_check.hpp"
 #include "probes/parsers.hpp"
+#include "verifier/judge/readiness.hpp"
 
 using namespace zkverify::probes;
 
@@ -23,6 +24,15 @@ std::string mntr_text(const MntrFacts& facts) {
   return text + "zk_version\t3.8.0\n";
 }
 
+// zk_peer_state's value is one line, less one '\r' before its '\n'; as the only line of a reply,
+// ended "\r\n", it reads the same.
+void check_peer_state(std::string_view reply) {
+  auto state = zkverify::verifier::parse_peer_state(reply);
+  if (!state) return;
+  FUZZ_CHECK(state->find('\n') == std::string::npos);
+  FUZZ_CHECK(zkverify::verifier::parse_peer_state(fmt::format("zk_peer_state\t{}\r\n", *state)) == state);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -39,5 +49,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else if (mntr.error == ProbeError::malformed) {
     FUZZ_CHECK(fuzz::printable_ascii(mntr.detail));
   }
+  check_peer_state(fuzz::text_of(data, size));
   return 0;
 }

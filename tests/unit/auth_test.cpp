@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -196,18 +197,27 @@ TEST_CASE("auth file: --auth-file, else ZKVERIFY_AUTH_FILE, and the flag wins", 
 
 TEST_CASE("auth file: a bad one is a usage error (64) before anything is checked, without the secret", "[auth]") {
   TempFile bad_file("alice:s3cr:et-pa55\n", 0600);
-  for (const auto* command : {"quorum", "order", "safe-to-restart", "watch", "smoke", "probe"}) {
+  auto state = std::filesystem::temp_directory_path() / ("zkverify-auth-test-roll-" + std::to_string(getpid()) + ".state");
+  // What each command needs besides --servers to get as far as reading the file.
+  const std::map<std::string, std::vector<const char*>> rest{
+      {"safe-to-restart", {"a"}},
+      {"step", {"--restart", "a", "--", "true"}},
+      {"roll", {"--state", state.c_str(), "--", "true"}},  // a ledger file, which must stay untouched
+      {"serve", {"--listen", "127.0.0.1:0"}}};
+  for (const auto* command : {"quorum", "order", "safe-to-restart", "watch", "step", "roll", "smoke", "serve", "probe"}) {
     INFO(command);
     Ensemble ensemble;
     std::ostringstream out, err;
     Context context{ensemble.factory(), out, err};
     std::vector<const char*> argv{"zkverify", command, "--servers", "a=127.0.0.1:1", "--auth-file",
                                   bad_file.path().c_str()};
-    if (std::string(command) == "safe-to-restart") argv.push_back("a");
+    if (auto more = rest.find(command); more != rest.end())
+      argv.insert(argv.end(), more->second.begin(), more->second.end());
     CHECK(run_command_line(static_cast<int>(argv.size()), argv.data(), context) == kExitUsage);
     CHECK_THAT(err.str(), Contains(bad_file.path()) && !Contains("s3cr"));
     CHECK(ensemble.sessions_opened() == 0);
   }
+  CHECK_FALSE(std::filesystem::exists(state));  // roll refused before its ledger was touched
 }
 
 TEST_CASE("fake keeper ACLs: no_auth without credentials, auth_failed when refused, access with the owner's", "[auth]") {

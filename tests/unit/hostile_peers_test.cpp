@@ -353,7 +353,10 @@ TEST_CASE("hostile peers: a ZooKeeper peer that stalls or sends garbage in the C
     INFO(row.what);
     fake::Peer peer({}, row.script);
     KeeperOptions options;
-    options.session_timeout = 4000ms;  // longer than the deadline below: the deadline must end the wait
+    // Far longer than the deadline plus the margin (the C client drops a silent connection after two
+    // thirds of it: 20 s): a wait ended by the session timeout, not the deadline, fails the timing checks.
+    // With the 4 s it had, a wait capped at the session timeout still passed them.
+    options.session_timeout = kLong;
     auto keeper = c_keeper_factory().open({{"hostile", "127.0.0.1", peer.port(), {}}}, options);
     auto start = Clock::now();
     auto deadline = start + kShort * 2;

@@ -1,7 +1,8 @@
 // Every ZooKeeper line the seed's users run, 3.4 to 3.9 (issue 17): the parsers over each line's
 // fixtures (tests/data/<line>/, built from that release's source; 3.8 is the real captures in
 // tests/data/), four-letter probes against fake peers that answer as a 3.4 server does, the
-// verdicts on a 3.4-shaped ensemble against 3.8's, mixed 3.4/3.5 ensembles, and the C client's
+// verdicts on each line's fake ensemble (3.4, 3.5, 3.6, 3.7, 3.9) against 3.8's, the AdminServer's
+// zabstate and the sidecar's fallback without it, mixed 3.4/3.5 ensembles, and the C client's
 // create falling back to create + exists against a server that speaks the 3.4 wire protocol.
 
 #include <netinet/in.h>
@@ -27,6 +28,7 @@
 #include "probes/round_trip.hpp"
 #include "test_data.hpp"
 #include "verifier/judge/checks.hpp"
+#include "verifier/judge/readiness.hpp"
 
 using namespace zkverify::probes;
 using namespace std::chrono_literals;
@@ -274,7 +276,24 @@ TEST_CASE("fake 3.4 peers: every word answers, conf has no membership, mntr no q
   CHECK(probes[4].srvr->facts.mode == Mode::leader);
 }
 
-TEST_CASE("a 3.4-shaped ensemble gets 3.8's verdicts: healthy, one down, no quorum", "[versions]") {
+namespace {
+
+// The verdict, the counts, the leader and each row of `old_line` and `current` are the same.
+void check_same_verdicts(const Report& old_line, const Report& current) {
+  CHECK(old_line.verdict == current.verdict);
+  CHECK(old_line.expected_voters == current.expected_voters);
+  CHECK(old_line.serving_voters == current.serving_voters);
+  CHECK(old_line.leader == current.leader);
+  REQUIRE(old_line.servers.size() == current.servers.size());
+  for (std::size_t i = 0; i < current.servers.size(); ++i) {
+    CHECK(old_line.servers[i].state == current.servers[i].state);
+    CHECK(old_line.servers[i].id == current.servers[i].id);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every line's ensemble gets 3.8's verdicts: healthy, one down, no quorum", "[versions]") {
   struct Situation {
     std::string name;
     std::set<int> down;
@@ -284,26 +303,52 @@ TEST_CASE("a 3.4-shaped ensemble gets 3.8's verdicts: healthy, one down, no quor
   for (const auto& situation : {Situation{"healthy", {}, true, Verdict::healthy},
                                 Situation{"one down", {2}, true, Verdict::degraded},
                                 Situation{"no quorum", {3, 4, 5}, false, Verdict::critical}}) {
-    INFO(situation.name);
-    auto old_line = FakeEnsemble(all_on("3.4"), situation.down, situation.quorum).judge();
     auto current = FakeEnsemble(all_on("3.8"), situation.down, situation.quorum).judge();
     CHECK(current.verdict == situation.verdict);
-    CHECK(old_line.verdict == current.verdict);
-    CHECK(old_line.expected_voters == current.expected_voters);
-    CHECK(old_line.serving_voters == current.serving_voters);
-    CHECK(old_line.leader == current.leader);
-    for (std::size_t i = 0; i < current.servers.size(); ++i) {
-      CHECK(old_line.servers[i].state == current.servers[i].state);
-      CHECK(old_line.servers[i].id == current.servers[i].id);
-    }
-    // 3.4 reports no membership: the voters are counted from the listed servers, and an info says so.
-    auto old_codes = codes_of(old_line);
-    CHECK(old_codes.contains("voters-counted"));
-    old_codes.erase("voters-counted");
     auto current_codes = codes_of(current);
     current_codes.erase("voters-counted");
-    CHECK(old_codes == current_codes);
+    for (const auto* line : {"3.4", "3.5", "3.6", "3.7", "3.9"}) {
+      INFO(situation.name << ", line " << line);
+      auto old_line = FakeEnsemble(all_on(line), situation.down, situation.quorum).judge();
+      check_same_verdicts(old_line, current);
+      auto old_codes = codes_of(old_line);
+      // 3.4 reports no membership: the voters are counted from the listed servers, and an info says so.
+      if (std::string(line) == "3.4") CHECK(old_codes.contains("voters-counted"));
+      old_codes.erase("voters-counted");
+      CHECK(old_codes == current_codes);
+    }
   }
+}
+
+TEST_CASE("the AdminServer's zabstate: 3.5.10 and 3.6+ name the phase; before 3.5.10 the sidecar falls back",
+          "[versions][sidecar]") {
+  using zkverify::verifier::judge_readiness;
+  using zkverify::verifier::SyncProof;
+  using zkverify::verifier::zabstate_phase;
+  for (const auto& line : kLines) {
+    if (!line.has_admin_server) continue;
+    INFO("line " << line.line);
+    CHECK(zkverify::verifier::parse_zabstate(fixture(line.line, "admin_zabstate_leader.json")) == "broadcast");
+    if (line.line != "3.5")  // 3.5.10's answer names no server: one fixture stands for both
+      CHECK(zkverify::verifier::parse_zabstate(fixture(line.line, "admin_zabstate_follower.json")) == "broadcast");
+  }
+  auto unknown = fixture("3.5", "admin_zabstate_before_3.5.10.json");
+  CHECK_FALSE(zkverify::verifier::parse_zabstate(unknown));
+
+  // The sidecar with --no-write on follower zk-1: zabstate proves sync where it exists...
+  auto refusing = FakeEnsemble(std::vector<ServerSpec>(5, ServerSpec{"3.5", true}), {}, true).judge();
+  auto proved = judge_readiness(refusing, "zk-1", false, zabstate_phase(fixture("3.5", "admin_zabstate_leader.json")));
+  CHECK(proved.proof == SyncProof::zabstate);
+  CHECK(proved.ready);
+  // ... before 3.5.10 it proves nothing: srvr's mode when mntr is refused too, else the leader's count.
+  CHECK_FALSE(zabstate_phase(unknown));
+  auto by_mode = judge_readiness(refusing, "zk-1", false, zabstate_phase(unknown));
+  CHECK(by_mode.proof == SyncProof::srvr_mode);
+  CHECK(by_mode.ready);
+  auto answering = FakeEnsemble(all_on("3.5"), {}, true).judge();
+  auto by_count = judge_readiness(answering, "zk-1", false, zabstate_phase(unknown));
+  CHECK(by_count.proof == SyncProof::synced_followers);
+  CHECK(by_count.ready);
 }
 
 TEST_CASE("upgrading 3.4 to 3.5: mixed versions, and the line that lets 3.5 answer the words 3.4 did",

@@ -129,6 +129,11 @@ std::optional<std::string> parse_zabstate(std::string_view admin_body) {
   return state->get<std::string>();
 }
 
+std::optional<LocalPhase> zabstate_phase(std::string_view admin_body) {
+  if (auto state = parse_zabstate(admin_body)) return LocalPhase{SyncProof::zabstate, *state};
+  return std::nullopt;
+}
+
 std::string first_failure(const Readiness& readiness) {
   for (const auto& check : readiness.checks)
     if (!check.passed) return check.name + ": " + check.reason;

@@ -54,6 +54,10 @@ Readiness judge_readiness(const Report& report, const std::string& local, bool w
 std::optional<std::string> parse_peer_state(std::string_view mntr_reply);
 // The "zabstate" value of an AdminServer /commands/zabstate body ("broadcast"), when it has one.
 std::optional<std::string> parse_zabstate(std::string_view admin_body);
+// The sync proof an AdminServer /commands/zabstate body gives, when it names a phase: none for a
+// server without the command (3.5.0 to 3.5.9 answer `Unknown command: zabstate`), so the sidecar
+// falls back to the leader's synced followers, else srvr's mode.
+std::optional<LocalPhase> zabstate_phase(std::string_view admin_body);
 
 // The reason of the first failed check ("synced: ..."), or "" when ready.
 std::string first_failure(const Readiness& readiness);

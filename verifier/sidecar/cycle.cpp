@@ -146,8 +146,7 @@ std::optional<LocalPhase> local_phase(const EnsembleOptions& options, const std:
   if (!server->admin_port || Clock::now() >= deadline) return std::nullopt;
   auto zab = probes::ask_admin(*server, "zabstate", limits);
   if (zab.error != probes::ProbeError::ok) return std::nullopt;
-  if (auto state = parse_zabstate(zab.reply)) return LocalPhase{SyncProof::zabstate, *state};
-  return std::nullopt;
+  return zabstate_phase(zab.reply);
 }
 
 }  // namespace
