@@ -167,6 +167,28 @@ void check_long_running(const AuthFixture& fixture, const std::string& good, std
   CHECK(smoke_refused.elapsed < std::chrono::seconds(60));
 }
 
+// The sidecar with the credentials: ready, and none of its pages, metrics or log holds the secret;
+// probe without them is not ready.
+void check_sidecar(const AuthFixture& fixture, const std::string& good, std::vector<lab::Run>& runs) {
+  auto log = (fixture.scratch_ / "serve.log").string();
+  auto common = " --servers " + fixture.ensemble.servers() + " --local pzoo-0 --namespace " + std::string(kNamespace);
+  auto served = runs.emplace_back(sh(
+      "timeout 60 $ZKVERIFY serve" + common + " --interval 500ms --listen 127.0.0.1:0 --auth-file " + good + " >" + log +
+      " 2>&1 & pid=$!; port=''; for i in $(seq 100); do port=$(sed -n 's/.*listening on 127.0.0.1:\\([0-9]*\\),.*/\\1/p' " +
+      log + "); [ -n \"$port\" ] && break; sleep 0.1; done; "
+      "for i in $(seq 60); do [ \"$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 http://127.0.0.1:$port/readyz)\" = 200 ]"
+      " && break; sleep 0.5; done; "
+      "for page in 'readyz?verbose' ensemble metrics ''; do echo \"== /$page\"; curl -s --max-time 2 "
+      "\"http://127.0.0.1:$port/$page\"; done; kill -TERM $pid; wait $pid; echo \"== log\"; cat " + log));
+  INFO(served.out << served.err);
+  CHECK(served.exit_code == 0);
+  CHECK_THAT(served.out, Contains("readyz check passed") && Contains("zkverify_local_ready 1") && Contains("== log"));
+  auto unauthenticated = runs.emplace_back(zkverify("probe" + common + " --timeout 3s"));
+  INFO(unauthenticated.out << unauthenticated.err);
+  CHECK(unauthenticated.exit_code == 1);
+  CHECK_THAT(unauthenticated.out, Contains("not ready: pzoo-0"));
+}
+
 }  // namespace
 
 TEST_CASE("digest auth on a real ensemble: required, failed, accepted, creator-only, never printed",
@@ -178,6 +200,7 @@ TEST_CASE("digest auth on a real ensemble: required, failed, accepted, creator-o
   check_verdicts(fixture, good, runs);
   check_created_acl(fixture, good, runs);
   check_long_running(fixture, good, runs);
+  check_sidecar(fixture, good, runs);
   for (std::size_t i = 0; i < runs.size(); ++i) check_no_secret(runs[i], "run " + std::to_string(i));
   auto left = fixture.kazoo("children").out;
   INFO("left in the namespace: " << left);

@@ -25,8 +25,11 @@ using std::chrono::milliseconds;
 // long the ensemble had no leader.
 class Poller {
  public:
-  Poller(std::vector<probes::ServerAddress> servers, std::string name)
-      : servers_(std::move(servers)), name_(std::move(name)), thread_([this] { run(); }) {}
+  Poller(std::vector<probes::ServerAddress> servers, std::string name, std::optional<std::string> leader_before)
+      : servers_(std::move(servers)), name_(std::move(name)) {
+    timeline_.leader_before = timeline_.leader_after = std::move(leader_before);
+    thread_ = std::thread([this] { run(); });
+  }
   ~Poller() { stop(); }
   void stop() {
     running_ = false;
@@ -218,7 +221,7 @@ StepDecision decide_restart(const StepPlan& plan, LedgerUse& ledger, const Conte
 StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& context) {
   StepRun run;
   run.started = Clock::now();
-  Poller poller(plan.servers, plan.restart);
+  Poller poller(plan.servers, plan.restart, plan.leader_before);
   if (*plan.interrupt != 0) {  // stopped before COMMAND could start: do not start it
     run.outcome = {127, "not run: interrupted", false, *plan.interrupt};
     run.interrupted = true;

@@ -35,6 +35,9 @@ struct StepPlan {
   const std::atomic<int>* interrupt = nullptr;  // non-zero: stop the step now (passed on to COMMAND)
   // --output json: COMMAND's stdout goes to our stderr, so that ours stays one JSON object.
   bool command_stdout_to_stderr = false;
+  // The leader as the check before the step saw it: the poller's first answers can miss it (its
+  // srvr refused under maxClientCnxns), and a leader restarted before it answered would be lost.
+  std::optional<std::string> leader_before;
 };
 
 // The checks' options for a plan.

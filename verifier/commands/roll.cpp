@@ -174,6 +174,7 @@ void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::W
       return next_to_restart(report, done, next.restarted);
     });
     roll_.last_report = decision.report;
+    plan_.leader_before = decision.report.leader;
     if (!decision.server) {
       roll_.complete = true;
       return;

@@ -71,6 +71,7 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
 bool StepCommand::ready_to_restart(const Context& context, LedgerUse& ledger) {
   auto decision = decide_restart(plan_, ledger, context,
                                  [&](const Report&, const Ledger&) { return std::optional(plan_.restart); });
+  plan_.leader_before = decision.report.leader;
   if (decision.go()) return true;
   context.out << render(decision.report, output_);
   context.out << fmt::format("step {}: {}; COMMAND not run\n", plan_.restart,
