@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 
 namespace zkverify::probes {
@@ -178,16 +179,26 @@ void collect_reads(PendingReads& pending, const RoundTripPlan& plan, ReadBack& r
   }
 }
 
+// Time since `since`, and restarts it: one phase of the round trip ends where the next begins.
+std::chrono::microseconds lap(Clock::time_point& since) {
+  auto now = Clock::now();
+  return std::chrono::duration_cast<std::chrono::microseconds>(now - std::exchange(since, now));
+}
+
 void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundTripPlan& plan, RoundTrip& trip,
                     StateChanges& changes) {
   auto& writer = *sessions[plan.writer];
+  auto phase_started = Clock::now();
   auto connected = writer.wait_connected(plan.deadline);
+  trip.timings.connect = lap(phase_started);
   if (connected != ZkError::ok) {
     if (plan.write) trip.write_error = connected;
     else trip.reads[plan.writer].error = connected;
     return;
   }
-  if (!write_through(writer, plan, trip)) return;
+  bool written = write_through(writer, plan, trip);
+  trip.timings.write = lap(phase_started);
+  if (!written) return;
 
   auto pending = start_reads_when_connected(sessions, plan, trip, changes);
   for (std::size_t i = 0; i < sessions.size(); ++i)
@@ -196,8 +207,10 @@ void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundT
     if (plan.write) note_denied(trip, read.error, trip.path);
     note_denied(trip, read.marker_error, plan.marker_path);
   }
+  trip.timings.read_back = lap(phase_started);
   if (plan.write) trip.delete_error = remove_now(writer, trip.path, plan.deadline);
   note_denied(trip, trip.delete_error, parent_of(trip.path));
+  trip.timings.cleanup = lap(phase_started);
 }
 
 // The schemes of the ACL that refused the writer, read through it (only the schemes: ids can hold
@@ -225,8 +238,10 @@ RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers) {
   trip.credentials_given = sessions[plan.writer]->presents_credentials();
   write_and_read(sessions, plan, trip, *changes);
   read_denied_acl(*sessions[plan.writer], plan, trip);
+  auto closing_started = Clock::now();
   // Together, so that a server slow to close costs one close deadline, not one per session.
   close_all(sessions, plan.close_deadline == Clock::time_point{} ? plan.deadline : plan.close_deadline);
+  trip.timings.cleanup += lap(closing_started);
   return trip;
 }
 

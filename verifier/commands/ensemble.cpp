@@ -20,11 +20,25 @@ using probes::Clock;
 
 std::string iso_now() { return iso8601(std::chrono::system_clock::now()); }
 
-std::string render(const Report& report, OutputFormat output) {
-  return output == OutputFormat::json ? render_json(report) : render_text(report);
+std::string render(const Report& report, OutputFormat output, bool verbose) {
+  if (output == OutputFormat::json) return render_json(report);
+  auto text = render_text(report);
+  if (verbose && report.timings) text += "\n" + render_timings_text(*report.timings);
+  return text;
 }
 
 namespace {
+
+std::chrono::microseconds since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+}
+
+// The judgement of `facts`, with the time it took to gather them.
+Report judged(const EnsembleFacts& facts) {
+  auto report = judge(facts);
+  report.timings = facts.timings;
+  return report;
+}
 
 std::string make_payload() {
   auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
@@ -79,14 +93,20 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keep
   limits.connect_timeout = probe_span;
   limits.exchange_timeout = probe_span;
   facts.probes = probes::probe_servers(options.servers, limits);
+  facts.timings.probe = since(start);
   facts.write_skipped = options.no_write;
-  if (!sessions) return facts;
-
-  auto plan = round_trip_plan(options, facts.probes, marker);
-  if (plan.servers.empty()) return facts;
-  plan.deadline = end;
-  plan.close_deadline = start + options.timeout;
-  facts.round_trip = probes::run_round_trip(plan, keepers);
+  if (sessions) {
+    auto plan = round_trip_plan(options, facts.probes, marker);
+    plan.deadline = end;
+    plan.close_deadline = start + options.timeout;
+    if (!plan.servers.empty()) facts.round_trip = probes::run_round_trip(plan, keepers);
+  }
+  if (facts.round_trip) {
+    auto probe = facts.timings.probe;
+    facts.timings = facts.round_trip->timings;
+    facts.timings.probe = probe;
+  }
+  facts.timings.total = since(start);
   return facts;
 }
 
@@ -103,7 +123,7 @@ CheckResult check_with_ledger(const EnsembleOptions& options, probes::KeeperFact
   if (!ledger || !ledger->marker) marker.create_with = marker_content();
   else marker.path = ledger->marker->path;
   auto facts = gather(options, keepers, marker);
-  CheckResult result{judge(facts), std::nullopt};
+  CheckResult result{judged(facts), std::nullopt};
   auto outcome = apply_ledger(facts, result.report, ledger, iso_now());
   for (auto& finding : outcome.findings) result.report.findings.push_back(std::move(finding));
   finalize(result.report);
@@ -142,7 +162,7 @@ EnsembleOptions within_what_is_left(const EnsembleOptions& options, Clock::time_
 Report check_and_record(const EnsembleOptions& options, LedgerUse& use, probes::KeeperFactory& keepers,
                         std::ostream& err, const LedgerDecision& decide) {
   if (!use.state_file) {
-    auto report = judge(gather(options, keepers));
+    auto report = judged(gather(options, keepers));
     Ledger scratch;
     if (decide) decide(report, scratch);
     return report;
