@@ -20,6 +20,9 @@ struct ProbeLimits {
   std::chrono::milliseconds exchange_timeout{2000};    // per request once connected, capped by `deadline`
   std::size_t max_reply_bytes = 512 * 1024;            // a flooding peer is cut off here
   bool srvr_only = false;                              // skip the optional words and the AdminServer
+  // After srvr, ask only what can change a verdict (quorum's): conf, and mntr where it counts; ruok
+  // for a server that is not serving. Otherwise every optional word, in kOptionalWords' order.
+  bool verdict_words_only = false;
 };
 
 // Probes each server: srvr, then (if srvr got an answer) the optional words, then the AdminServer

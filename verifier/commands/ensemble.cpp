@@ -92,6 +92,7 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keep
   limits.deadline = probe_end;
   limits.connect_timeout = probe_span;
   limits.exchange_timeout = probe_span;
+  limits.verdict_words_only = options.verdict_words_only;
   facts.probes = probes::probe_servers(options.servers, limits);
   facts.timings.probe = since(start);
   facts.write_skipped = options.no_write;

@@ -45,6 +45,8 @@ bool has_data_loss(const Report& report) {
 
 class QuorumCommand final : public Command {
  public:
+  QuorumCommand() { options_.verdict_words_only = true; }
+
   std::string_view name() const override { return "quorum"; }
 
   CLI::App& add_to(CLI::App& app) override {
