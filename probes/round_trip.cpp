@@ -88,15 +88,23 @@ void note_denied(RoundTrip& trip, ZkError error, const std::string& path) {
   if (error == ZkError::no_auth && trip.denied_path.empty()) trip.denied_path = path;
 }
 
+// The namespace is there after the first run: asking costs a read on the writer's server, while
+// creating it anyway costs a quorum transaction (a create that fails is one too). Only a missing
+// one is created (node_exists is fine: another run may create it meanwhile).
+bool ensure_namespace(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
+  auto existing = exists_now(writer, plan.namespace_path, plan.deadline).error;
+  trip.namespace_error = existing == ZkError::no_node
+                             ? create_now(writer, plan.namespace_path, {}, CreateMode::persistent, plan.deadline).error
+                             : existing;
+  if (trip.namespace_error == ZkError::node_exists) trip.namespace_error = ZkError::ok;
+  note_denied(trip, trip.namespace_error, parent_of(plan.namespace_path));
+  return trip.namespace_error == ZkError::ok;
+}
+
 // Creates the namespace (if missing), the marker (if asked and missing), and the probe node, all
 // through the writer. Returns false when the reads have nothing to look for.
 bool write_through(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
-  if (plan.write || plan.marker_content) {
-    trip.namespace_error = create_now(writer, plan.namespace_path, {}, CreateMode::persistent, plan.deadline).error;
-    if (trip.namespace_error == ZkError::node_exists) trip.namespace_error = ZkError::ok;
-    note_denied(trip, trip.namespace_error, parent_of(plan.namespace_path));
-    if (trip.namespace_error != ZkError::ok) return false;
-  }
+  if ((plan.write || plan.marker_content) && !ensure_namespace(writer, plan, trip)) return false;
   if (plan.marker_content)
     trip.marker_create_error =
         create_now(writer, plan.marker_path, *plan.marker_content, CreateMode::persistent, plan.deadline).error;
