@@ -147,6 +147,12 @@ awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits l
   if (probe.address.admin_port) co_await probe_admin(probe, addresses, limits);
 }
 
+awaitable<void> probe_then_report(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits,
+                                  const ProbedCallback& on_probed) {
+  co_await probe_one(probe, lookup, limits);
+  if (on_probed) on_probed(probe);
+}
+
 awaitable<Exchange> ask(tcp::Lookup& lookup, std::uint16_t port, std::string word, ProbeLimits limits) {
   auto found = co_await lookup.result();
   if (!found.ok()) co_return tcp::unresolved(found);
@@ -168,6 +174,11 @@ Clock::time_point lookup_deadline(const ProbeLimits& limits) {
 
 std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
                                        Resolver& resolver) {
+  return probe_servers(servers, limits, resolver, nullptr);
+}
+
+std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
+                                       Resolver& resolver, const ProbedCallback& on_probed) {
   std::vector<ServerProbe> probes(servers.size());
   asio::io_context io;
   // After `io`, so destroyed (joined) first: their threads post to it. A deque: a Lookup cannot move.
@@ -177,7 +188,7 @@ std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers
     probes[i].srvr_exchange.error = ProbeError::connect_timeout;  // until the exchange says otherwise
     probes[i].srvr_exchange.detail = "not probed before the deadline";
     auto& lookup = lookups.emplace_back(io, resolver, servers[i].host, lookup_deadline(limits));
-    asio::co_spawn(io, probe_one(probes[i], lookup, limits), asio::detached);
+    asio::co_spawn(io, probe_then_report(probes[i], lookup, limits, on_probed), asio::detached);
   }
   // Every lookup and every socket already ends by limits.deadline; this is a backstop.
   io.run_until(limits.deadline + std::chrono::milliseconds(200));

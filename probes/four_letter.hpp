@@ -5,6 +5,7 @@
 #include "probes/io.hpp"
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,12 @@ struct ProbeLimits {
 // time. Returns one ServerProbe per address, in the same order, by the deadline.
 std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
                                        Resolver& resolver = system_resolver());
+
+// Called with each server's probe as soon as it is complete (its connections closed), on the
+// probing thread, while other servers may still be probed. It must not block.
+using ProbedCallback = std::function<void(const ServerProbe&)>;
+std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
+                                       Resolver& resolver, const ProbedCallback& on_probed);
 
 // One four-letter word against one server (a building block of probe_servers, and its test seam).
 Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits,

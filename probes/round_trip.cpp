@@ -67,13 +67,58 @@ struct PendingReads {
   std::optional<TimedRead> marker;  // the durability marker, when the plan names one
 };
 
-std::vector<std::unique_ptr<Keeper>> open_sessions(const RoundTripPlan& plan, KeeperFactory& keepers,
-                                                   const std::shared_ptr<StateChanges>& changes) {
+std::unique_ptr<Keeper> open_pinned(KeeperFactory& keepers, const ServerAddress& server,
+                                    std::chrono::milliseconds session_timeout,
+                                    const std::shared_ptr<StateChanges>& changes) {
   KeeperOptions options;
-  options.session_timeout = plan.session_timeout;
+  options.session_timeout = session_timeout;
+  return keepers.open({server}, options, [changes](const SessionEvent&) { changes->count(); });
+}
+
+}  // namespace
+
+struct SessionsAhead::State {
+  KeeperFactory& keepers;
+  std::chrono::milliseconds session_timeout;
+  std::shared_ptr<StateChanges> changes = std::make_shared<StateChanges>();
+  std::map<std::string, std::unique_ptr<Keeper>> sessions{};  // by server name; taken by the round trip
+};
+
+SessionsAhead::SessionsAhead(KeeperFactory& keepers, std::chrono::milliseconds session_timeout)
+    : state_(std::make_unique<State>(State{keepers, session_timeout})) {}
+
+SessionsAhead::~SessionsAhead() = default;  // each Keeper's destructor closes it if nobody did
+
+void SessionsAhead::open(const ServerAddress& server) {
+  auto& session = state_->sessions[server.name];
+  if (!session) session = open_pinned(state_->keepers, server, state_->session_timeout, state_->changes);
+}
+
+bool joins_round_trip(const ServerProbe& probe) {
+  auto mode = mode_of(probe);
+  return mode && is_serving(*mode);
+}
+
+namespace {
+
+// One session per planned server: the one opened ahead for it, else a new one. Sessions opened
+// ahead for servers the plan left out go to `unused`, to be closed with the others.
+std::vector<std::unique_ptr<Keeper>> open_sessions(const RoundTripPlan& plan, KeeperFactory& keepers,
+                                                   const std::shared_ptr<StateChanges>& changes,
+                                                   SessionsAhead::State* ahead,
+                                                   std::vector<std::unique_ptr<Keeper>>& unused) {
   std::vector<std::unique_ptr<Keeper>> sessions;
-  for (const auto& server : plan.servers)
-    sessions.push_back(keepers.open({server}, options, [changes](const SessionEvent&) { changes->count(); }));
+  for (const auto& server : plan.servers) {
+    std::unique_ptr<Keeper> session;
+    if (ahead) {
+      if (auto found = ahead->sessions.find(server.name); found != ahead->sessions.end())
+        session = std::move(found->second);
+    }
+    sessions.push_back(session ? std::move(session) : open_pinned(keepers, server, plan.session_timeout, changes));
+  }
+  if (ahead)
+    for (auto& [name, session] : ahead->sessions)
+      if (session) unused.push_back(std::move(session));
   return sessions;
 }
 
@@ -232,7 +277,7 @@ void read_denied_acl(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip)
 
 }  // namespace
 
-RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers) {
+RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers, SessionsAhead* ahead) {
   RoundTrip trip;
   if (plan.servers.empty() || plan.writer >= plan.servers.size()) return trip;
   trip.writer = plan.servers[plan.writer].name;
@@ -240,14 +285,16 @@ RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers) {
   trip.reads.resize(plan.servers.size());
   for (std::size_t i = 0; i < plan.servers.size(); ++i) trip.reads[i].server = plan.servers[i].name;
 
-  auto changes = std::make_shared<StateChanges>();
-  auto sessions = open_sessions(plan, keepers, changes);
+  auto changes = ahead ? ahead->state().changes : std::make_shared<StateChanges>();
+  std::vector<std::unique_ptr<Keeper>> unused;
+  auto sessions = open_sessions(plan, keepers, changes, ahead ? &ahead->state() : nullptr, unused);
   trip.namespace_path = plan.namespace_path;
   trip.credentials_given = sessions[plan.writer]->presents_credentials();
   write_and_read(sessions, plan, trip, *changes);
   read_denied_acl(*sessions[plan.writer], plan, trip);
   auto closing_started = Clock::now();
   // Together, so that a server slow to close costs one close deadline, not one per session.
+  for (auto& session : unused) sessions.push_back(std::move(session));
   close_all(sessions, plan.close_deadline == Clock::time_point{} ? plan.deadline : plan.close_deadline);
   trip.timings.cleanup += lap(closing_started);
   return trip;

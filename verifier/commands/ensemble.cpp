@@ -59,9 +59,8 @@ probes::RoundTripPlan round_trip_plan(const EnsembleOptions& options, const std:
   probes::RoundTripPlan plan;
   std::optional<std::size_t> leader;
   for (const auto& probe : probed) {
-    auto mode = probes::mode_of(probe);
-    if (!mode || !probes::is_serving(*mode)) continue;
-    if (mode == probes::Mode::leader) leader = plan.servers.size();
+    if (!probes::joins_round_trip(probe)) continue;
+    if (probes::mode_of(probe) == probes::Mode::leader) leader = plan.servers.size();
     plan.servers.push_back(probe.address);
   }
   plan.writer = leader.value_or(0);
@@ -93,14 +92,19 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keep
   limits.connect_timeout = probe_span;
   limits.exchange_timeout = probe_span;
   limits.verdict_words_only = options.verdict_words_only;
-  facts.probes = probes::probe_servers(options.servers, limits);
+  // Each serving server's session starts once its words are done, while the others' are in flight.
+  probes::SessionsAhead ahead(keepers, probes::RoundTripPlan{}.session_timeout);
+  auto open_ahead = [&](const probes::ServerProbe& probe) {
+    if (sessions && probes::joins_round_trip(probe)) ahead.open(probe.address);
+  };
+  facts.probes = probes::probe_servers(options.servers, limits, probes::system_resolver(), open_ahead);
   facts.timings.probe = since(start);
   facts.write_skipped = options.no_write;
   if (sessions) {
     auto plan = round_trip_plan(options, facts.probes, marker);
     plan.deadline = end;
     plan.close_deadline = start + options.timeout;
-    if (!plan.servers.empty()) facts.round_trip = probes::run_round_trip(plan, keepers);
+    if (!plan.servers.empty()) facts.round_trip = probes::run_round_trip(plan, keepers, &ahead);
   }
   if (facts.round_trip) {
     auto probe = facts.timings.probe;
