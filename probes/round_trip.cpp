@@ -232,6 +232,10 @@ void collect_reads(PendingReads& pending, const RoundTripPlan& plan, ReadBack& r
   }
 }
 
+// Starts closing a session without waiting for the close (close_all waits for it later: a close
+// is idempotent, and a second call waits for the first).
+void start_closing(Keeper& session) { session.close(Clock::now()); }
+
 // Time since `since`, and restarts it: one phase of the round trip ends where the next begins.
 std::chrono::microseconds lap(Clock::time_point& since) {
   auto now = Clock::now();
@@ -254,8 +258,12 @@ void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundT
   if (!written) return;
 
   auto pending = start_reads_when_connected(sessions, plan, trip, changes);
-  for (std::size_t i = 0; i < sessions.size(); ++i)
+  for (std::size_t i = 0; i < sessions.size(); ++i) {
     if (pending[i]) collect_reads(*pending[i], plan, trip.reads[i]);
+    // A reader is done once its reads are in: its close (a quorum transaction) starts now, beside
+    // the other reads and the writer's delete; run_round_trip's close_all then waits for it.
+    if (i != plan.writer) start_closing(*sessions[i]);
+  }
   for (const auto& read : trip.reads) {
     if (plan.write) note_denied(trip, read.error, trip.path);
     note_denied(trip, read.marker_error, plan.marker_path);
