@@ -143,6 +143,17 @@ struct ReadBack {
   std::string marker_data;
 };
 
+// Where a check's wall-clock time went, by phase (zero for a phase that did not run). The phases
+// can overlap (sessions connect while the words are in flight), so they need not add up to `total`.
+struct PhaseTimings {
+  std::chrono::microseconds probe{0};      // the four-letter words and the AdminServer
+  std::chrono::microseconds connect{0};    // waiting for the writer's session, after the probes
+  std::chrono::microseconds write{0};      // the namespace, the marker and the probe node created
+  std::chrono::microseconds read_back{0};  // every session's sync and reads
+  std::chrono::microseconds cleanup{0};    // the probe node deleted, the sessions closed
+  std::chrono::microseconds total{0};      // the whole command, to its report
+};
+
 struct RoundTrip {
   std::string writer;                   // the server the write went through
   std::string path;                     // the znode created (ephemeral sequential)
@@ -160,6 +171,7 @@ struct RoundTrip {
   std::string denied_path;              // the node whose ACL first answered no_auth; empty: none did
   ZkError acl_error = ZkError::not_attempted;  // reading denied_path's ACL (no_auth: not readable either)
   std::vector<std::string> acl_schemes;        // its ACL's schemes, sorted, when it could be read
+  PhaseTimings timings;                 // connect, write, read_back, cleanup
 };
 
 }  // namespace zkverify::probes

@@ -55,6 +55,41 @@ void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& w
 }
 
 
+// Asks one optional word and keeps what it told. False when the exchange failed: the server went
+// away or stalls, so nothing more should be asked of it.
+awaitable<bool> ask_optional(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
+                             const std::string& word, const ProbeLimits& limits) {
+  auto exchange = co_await exchange_word(addresses, probe.address.port, word, limits);
+  if (exchange.error != ProbeError::ok) co_return false;
+  if (word == "mntr") note_refusal(probe.mntr = parse_mntr(exchange.reply), word, probe);
+  else if (word == "conf") note_refusal(probe.conf = parse_conf(exchange.reply), word, probe);
+  else if (word == "isro") note_refusal(probe.isro = parse_isro(exchange.reply), word, probe);
+  else if (word == "ruok") note_refusal(probe.ruok = parse_ruok(exchange.reply), word, probe);
+  co_return true;
+}
+
+// mntr can change a verdict only through the leader's synced followers, or through the voters'
+// count (zk_quorum_size) when no membership is known.
+bool mntr_counts(const ServerProbe& probe) {
+  return mode_of(probe) == Mode::leader || !has_facts(probe.conf) || probe.conf->facts.members.empty();
+}
+
+// The words after srvr that can change the verdict, cheapest decision first: for a server that
+// answered with a mode, conf (its id and the membership, compared across servers), then mntr where
+// it counts; isro adds nothing to srvr's mode ("read-only"). For one that is not serving, only ruok:
+// the others answer that it is not serving, and ruok's imok is worth a note.
+awaitable<void> ask_verdict_words(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
+                                  const ProbeLimits& limits) {
+  // Named strings, and no co_await inside a condition: written with "conf" temporaries awaited in
+  // `if (!co_await ...)`, this coroutine died of SIGILL when built with GCC 12.
+  static const std::string conf = "conf", mntr = "mntr", ruok = "ruok";
+  bool not_serving = probe.srvr && probe.srvr->error == ProbeError::not_serving;
+  bool answered = false;
+  if (mode_of(probe)) answered = co_await ask_optional(probe, addresses, conf, limits);
+  else if (not_serving) co_await ask_optional(probe, addresses, ruok, limits);
+  if (answered && mntr_counts(probe)) co_await ask_optional(probe, addresses, mntr, limits);
+}
+
 // Fills what the four-letter words could not tell from the AdminServer, at the same addresses.
 awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                             const ProbeLimits& limits) {
@@ -71,7 +106,7 @@ awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::addr
     }
     co_return std::move(exchange.reply);
   };
-  if (!has_facts(probe.mntr)) {
+  if (!has_facts(probe.mntr) && (!limits.verdict_words_only || mntr_counts(probe))) {
     if (auto body = co_await fetch("monitor")) {
       probe.mntr = parse_admin_monitor(*body);
     }
@@ -101,15 +136,21 @@ awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits l
   probe.srvr = parse_srvr(probe.srvr_exchange.reply);
   if (limits.srvr_only) co_return;
 
-  for (const auto& word : kOptionalWords) {
-    auto exchange = co_await exchange_word(addresses, port, word, limits);
-    if (exchange.error != ProbeError::ok) break;  // the server went away or stalls: stop asking
-    if (word == "mntr") note_refusal(probe.mntr = parse_mntr(exchange.reply), word, probe);
-    else if (word == "conf") note_refusal(probe.conf = parse_conf(exchange.reply), word, probe);
-    else if (word == "isro") note_refusal(probe.isro = parse_isro(exchange.reply), word, probe);
-    else if (word == "ruok") note_refusal(probe.ruok = parse_ruok(exchange.reply), word, probe);
+  if (limits.verdict_words_only) {
+    co_await ask_verdict_words(probe, addresses, limits);
+  } else {
+    for (const auto& word : kOptionalWords) {
+      bool answered = co_await ask_optional(probe, addresses, word, limits);
+      if (!answered) break;
+    }
   }
   if (probe.address.admin_port) co_await probe_admin(probe, addresses, limits);
+}
+
+awaitable<void> probe_then_report(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits,
+                                  const ProbedCallback& on_probed) {
+  co_await probe_one(probe, lookup, limits);
+  if (on_probed) on_probed(probe);
 }
 
 awaitable<Exchange> ask(tcp::Lookup& lookup, std::uint16_t port, std::string word, ProbeLimits limits) {
@@ -133,6 +174,11 @@ Clock::time_point lookup_deadline(const ProbeLimits& limits) {
 
 std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
                                        Resolver& resolver) {
+  return probe_servers(servers, limits, resolver, nullptr);
+}
+
+std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
+                                       Resolver& resolver, const ProbedCallback& on_probed) {
   std::vector<ServerProbe> probes(servers.size());
   asio::io_context io;
   // After `io`, so destroyed (joined) first: their threads post to it. A deque: a Lookup cannot move.
@@ -142,7 +188,7 @@ std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers
     probes[i].srvr_exchange.error = ProbeError::connect_timeout;  // until the exchange says otherwise
     probes[i].srvr_exchange.detail = "not probed before the deadline";
     auto& lookup = lookups.emplace_back(io, resolver, servers[i].host, lookup_deadline(limits));
-    asio::co_spawn(io, probe_one(probes[i], lookup, limits), asio::detached);
+    asio::co_spawn(io, probe_then_report(probes[i], lookup, limits, on_probed), asio::detached);
   }
   // Every lookup and every socket already ends by limits.deadline; this is a backstop.
   io.run_until(limits.deadline + std::chrono::milliseconds(200));

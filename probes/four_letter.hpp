@@ -5,6 +5,7 @@
 #include "probes/io.hpp"
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,9 @@ struct ProbeLimits {
   std::chrono::milliseconds exchange_timeout{2000};    // per request once connected, capped by `deadline`
   std::size_t max_reply_bytes = 512 * 1024;            // a flooding peer is cut off here
   bool srvr_only = false;                              // skip the optional words and the AdminServer
+  // After srvr, ask only what can change a verdict (quorum's): conf, and mntr where it counts; ruok
+  // for a server that is not serving. Otherwise every optional word, in kOptionalWords' order.
+  bool verdict_words_only = false;
 };
 
 // Probes each server: srvr, then (if srvr got an answer) the optional words, then the AdminServer
@@ -28,6 +32,12 @@ struct ProbeLimits {
 // time. Returns one ServerProbe per address, in the same order, by the deadline.
 std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
                                        Resolver& resolver = system_resolver());
+
+// Called with each server's probe as soon as it is complete (its connections closed), on the
+// probing thread, while other servers may still be probed. It must not block.
+using ProbedCallback = std::function<void(const ServerProbe&)>;
+std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
+                                       Resolver& resolver, const ProbedCallback& on_probed);
 
 // One four-letter word against one server (a building block of probe_servers, and its test seam).
 Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits,

@@ -3,6 +3,7 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <utility>
 
 
 namespace zkverify::probes {
@@ -66,13 +67,58 @@ struct PendingReads {
   std::optional<TimedRead> marker;  // the durability marker, when the plan names one
 };
 
-std::vector<std::unique_ptr<Keeper>> open_sessions(const RoundTripPlan& plan, KeeperFactory& keepers,
-                                                   const std::shared_ptr<StateChanges>& changes) {
+std::unique_ptr<Keeper> open_pinned(KeeperFactory& keepers, const ServerAddress& server,
+                                    std::chrono::milliseconds session_timeout,
+                                    const std::shared_ptr<StateChanges>& changes) {
   KeeperOptions options;
-  options.session_timeout = plan.session_timeout;
+  options.session_timeout = session_timeout;
+  return keepers.open({server}, options, [changes](const SessionEvent&) { changes->count(); });
+}
+
+}  // namespace
+
+struct SessionsAhead::State {
+  KeeperFactory& keepers;
+  std::chrono::milliseconds session_timeout;
+  std::shared_ptr<StateChanges> changes = std::make_shared<StateChanges>();
+  std::map<std::string, std::unique_ptr<Keeper>> sessions{};  // by server name; taken by the round trip
+};
+
+SessionsAhead::SessionsAhead(KeeperFactory& keepers, std::chrono::milliseconds session_timeout)
+    : state_(std::make_unique<State>(State{keepers, session_timeout})) {}
+
+SessionsAhead::~SessionsAhead() = default;  // each Keeper's destructor closes it if nobody did
+
+void SessionsAhead::open(const ServerAddress& server) {
+  auto& session = state_->sessions[server.name];
+  if (!session) session = open_pinned(state_->keepers, server, state_->session_timeout, state_->changes);
+}
+
+bool joins_round_trip(const ServerProbe& probe) {
+  auto mode = mode_of(probe);
+  return mode && is_serving(*mode);
+}
+
+namespace {
+
+// One session per planned server: the one opened ahead for it, else a new one. Sessions opened
+// ahead for servers the plan left out go to `unused`, to be closed with the others.
+std::vector<std::unique_ptr<Keeper>> open_sessions(const RoundTripPlan& plan, KeeperFactory& keepers,
+                                                   const std::shared_ptr<StateChanges>& changes,
+                                                   SessionsAhead::State* ahead,
+                                                   std::vector<std::unique_ptr<Keeper>>& unused) {
   std::vector<std::unique_ptr<Keeper>> sessions;
-  for (const auto& server : plan.servers)
-    sessions.push_back(keepers.open({server}, options, [changes](const SessionEvent&) { changes->count(); }));
+  for (const auto& server : plan.servers) {
+    std::unique_ptr<Keeper> session;
+    if (ahead) {
+      if (auto found = ahead->sessions.find(server.name); found != ahead->sessions.end())
+        session = std::move(found->second);
+    }
+    sessions.push_back(session ? std::move(session) : open_pinned(keepers, server, plan.session_timeout, changes));
+  }
+  if (ahead)
+    for (auto& [name, session] : ahead->sessions)
+      if (session) unused.push_back(std::move(session));
   return sessions;
 }
 
@@ -87,15 +133,23 @@ void note_denied(RoundTrip& trip, ZkError error, const std::string& path) {
   if (error == ZkError::no_auth && trip.denied_path.empty()) trip.denied_path = path;
 }
 
+// The namespace is there after the first run: asking costs a read on the writer's server, while
+// creating it anyway costs a quorum transaction (a create that fails is one too). Only a missing
+// one is created (node_exists is fine: another run may create it meanwhile).
+bool ensure_namespace(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
+  auto existing = exists_now(writer, plan.namespace_path, plan.deadline).error;
+  trip.namespace_error = existing == ZkError::no_node
+                             ? create_now(writer, plan.namespace_path, {}, CreateMode::persistent, plan.deadline).error
+                             : existing;
+  if (trip.namespace_error == ZkError::node_exists) trip.namespace_error = ZkError::ok;
+  note_denied(trip, trip.namespace_error, parent_of(plan.namespace_path));
+  return trip.namespace_error == ZkError::ok;
+}
+
 // Creates the namespace (if missing), the marker (if asked and missing), and the probe node, all
 // through the writer. Returns false when the reads have nothing to look for.
 bool write_through(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
-  if (plan.write || plan.marker_content) {
-    trip.namespace_error = create_now(writer, plan.namespace_path, {}, CreateMode::persistent, plan.deadline).error;
-    if (trip.namespace_error == ZkError::node_exists) trip.namespace_error = ZkError::ok;
-    note_denied(trip, trip.namespace_error, parent_of(plan.namespace_path));
-    if (trip.namespace_error != ZkError::ok) return false;
-  }
+  if ((plan.write || plan.marker_content) && !ensure_namespace(writer, plan, trip)) return false;
   if (plan.marker_content)
     trip.marker_create_error =
         create_now(writer, plan.marker_path, *plan.marker_content, CreateMode::persistent, plan.deadline).error;
@@ -178,26 +232,46 @@ void collect_reads(PendingReads& pending, const RoundTripPlan& plan, ReadBack& r
   }
 }
 
+// Starts closing a session without waiting for the close (close_all waits for it later: a close
+// is idempotent, and a second call waits for the first).
+void start_closing(Keeper& session) { session.close(Clock::now()); }
+
+// Time since `since`, and restarts it: one phase of the round trip ends where the next begins.
+std::chrono::microseconds lap(Clock::time_point& since) {
+  auto now = Clock::now();
+  return std::chrono::duration_cast<std::chrono::microseconds>(now - std::exchange(since, now));
+}
+
 void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundTripPlan& plan, RoundTrip& trip,
                     StateChanges& changes) {
   auto& writer = *sessions[plan.writer];
+  auto phase_started = Clock::now();
   auto connected = writer.wait_connected(plan.deadline);
+  trip.timings.connect = lap(phase_started);
   if (connected != ZkError::ok) {
     if (plan.write) trip.write_error = connected;
     else trip.reads[plan.writer].error = connected;
     return;
   }
-  if (!write_through(writer, plan, trip)) return;
+  bool written = write_through(writer, plan, trip);
+  trip.timings.write = lap(phase_started);
+  if (!written) return;
 
   auto pending = start_reads_when_connected(sessions, plan, trip, changes);
-  for (std::size_t i = 0; i < sessions.size(); ++i)
+  for (std::size_t i = 0; i < sessions.size(); ++i) {
     if (pending[i]) collect_reads(*pending[i], plan, trip.reads[i]);
+    // A reader is done once its reads are in: its close (a quorum transaction) starts now, beside
+    // the other reads and the writer's delete; run_round_trip's close_all then waits for it.
+    if (i != plan.writer) start_closing(*sessions[i]);
+  }
   for (const auto& read : trip.reads) {
     if (plan.write) note_denied(trip, read.error, trip.path);
     note_denied(trip, read.marker_error, plan.marker_path);
   }
+  trip.timings.read_back = lap(phase_started);
   if (plan.write) trip.delete_error = remove_now(writer, trip.path, plan.deadline);
   note_denied(trip, trip.delete_error, parent_of(trip.path));
+  trip.timings.cleanup = lap(phase_started);
 }
 
 // The schemes of the ACL that refused the writer, read through it (only the schemes: ids can hold
@@ -211,7 +285,7 @@ void read_denied_acl(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip)
 
 }  // namespace
 
-RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers) {
+RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers, SessionsAhead* ahead) {
   RoundTrip trip;
   if (plan.servers.empty() || plan.writer >= plan.servers.size()) return trip;
   trip.writer = plan.servers[plan.writer].name;
@@ -219,14 +293,18 @@ RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers) {
   trip.reads.resize(plan.servers.size());
   for (std::size_t i = 0; i < plan.servers.size(); ++i) trip.reads[i].server = plan.servers[i].name;
 
-  auto changes = std::make_shared<StateChanges>();
-  auto sessions = open_sessions(plan, keepers, changes);
+  auto changes = ahead ? ahead->state().changes : std::make_shared<StateChanges>();
+  std::vector<std::unique_ptr<Keeper>> unused;
+  auto sessions = open_sessions(plan, keepers, changes, ahead ? &ahead->state() : nullptr, unused);
   trip.namespace_path = plan.namespace_path;
   trip.credentials_given = sessions[plan.writer]->presents_credentials();
   write_and_read(sessions, plan, trip, *changes);
   read_denied_acl(*sessions[plan.writer], plan, trip);
+  auto closing_started = Clock::now();
   // Together, so that a server slow to close costs one close deadline, not one per session.
+  for (auto& session : unused) sessions.push_back(std::move(session));
   close_all(sessions, plan.close_deadline == Clock::time_point{} ? plan.deadline : plan.close_deadline);
+  trip.timings.cleanup += lap(closing_started);
   return trip;
 }
 

@@ -5,6 +5,8 @@
 
 #include "probes/io.hpp"
 #include <chrono>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,10 +30,34 @@ struct RoundTripPlan {
   std::chrono::milliseconds session_timeout{10000};
 };
 
-// Runs the plan with sessions from `keepers`, one pinned to each server. Sessions connect
-// concurrently, reads run concurrently; each read's outcome is reported separately, so one stalled
-// server does not fail the others. Returns by the close deadline.
-RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers);
+// Sessions opened before the round trip is planned: each as soon as its server has been probed,
+// so that they connect while other servers are still being probed (a server's words are done by
+// then: still one connection to it at a time). The round trip takes those its plan names and closes
+// the others with its own. Not thread-safe: open from one thread (the probes' io_context's).
+class SessionsAhead {
+ public:
+  SessionsAhead(KeeperFactory& keepers, std::chrono::milliseconds session_timeout);
+  ~SessionsAhead();  // closes any session no round trip took, bounded as Keeper's destructor is
+  SessionsAhead(const SessionsAhead&) = delete;
+  SessionsAhead& operator=(const SessionsAhead&) = delete;
+
+  // Starts a session pinned to `server` (once per server name; later calls are ignored).
+  void open(const ServerAddress& server);
+
+  struct State;  // the sessions and the state changes they report (round_trip.cpp)
+  State& state() { return *state_; }
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+// The servers a round trip reads through: those srvr says serve (leader, follower or observer).
+bool joins_round_trip(const ServerProbe& probe);
+
+// Runs the plan with sessions from `keepers`, one pinned to each server (taken from `ahead` where it
+// opened one). Sessions connect concurrently, reads run concurrently; each read's outcome is
+// reported separately, so one stalled server does not fail the others. Returns by the close deadline.
+RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers, SessionsAhead* ahead = nullptr);
 
 // The znode name prefix under the namespace; the server appends a sequence number.
 inline constexpr std::string_view kRoundTripPrefix = "/roundtrip-";

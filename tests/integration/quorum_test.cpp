@@ -75,12 +75,24 @@ TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows f
   }
   CHECK(ids == std::vector<int>{1, 2, 3, 4, 5});  // pzoo-0..2 are 1-3, zoo-0..1 are 4-5
   CHECK(report["round_trip"]["reads_ok"] == 5);
+  const auto& timings = report["timings_ms"];
+  for (const char* phase : {"probe", "connect", "write", "read_back", "cleanup", "total"}) {
+    INFO(phase);
+    CHECK(timings[phase].is_number_integer());
+    CHECK(timings[phase] <= timings["total"]);
+  }
 
   SECTION("text output names every server and the leader") {
     auto text = zkverify("quorum --servers " + ensemble.servers());
     CHECK(text.exit_code == 0);
     CHECK_THAT(text.out, Contains("healthy: leader " + leader + ", 5/5 voters serving"));
     CHECK_THAT(text.out, Contains("zoo-1"));
+  }
+  SECTION("--verbose: text ends with where the time went") {
+    auto text = zkverify("quorum --verbose --servers " + ensemble.servers());
+    CHECK(text.exit_code == 0);
+    CHECK_THAT(text.out, Contains("\ntimings: probe ") && Contains(" cleanup ") && Contains(" total "));
+    CHECK_THAT(zkverify("quorum --servers " + ensemble.servers()).out, !Contains("timings:"));
   }
   SECTION("--no-write says so and still judges") {
     auto quiet = zkverify(quorum_json(ensemble, "--no-write"));

@@ -290,3 +290,49 @@ TEST_CASE("a well-behaved AdminServer fills in what the whitelist hides", "[admi
 
 // The misbehaving AdminServers (slow headers, an endless chunked body, a redirect loop, 10 MB) are
 // rows of the hostile-peer matrix: tests/unit/hostile_peers_test.cpp.
+
+TEST_CASE("probe_servers, verdict words only: conf, mntr where it counts, ruok only if not serving; "
+          "each server reported once done") {
+  auto peer_answering = [](const std::string& srvr, const std::string& conf, const std::string& mntr) {
+    return std::map<std::string, fake::Script>{{"srvr", {Behaviour::answer, capture(srvr)}},
+                                             {"conf", {Behaviour::answer, capture(conf)}},
+                                             {"mntr", {Behaviour::answer, capture(mntr)}},
+                                             {"isro", {Behaviour::answer, "rw"}},
+                                             {"ruok", {Behaviour::answer, "imok"}}};
+  };
+  fake::Peer leader(peer_answering("srvr_leader.txt", "conf_leader.txt", "mntr_leader.txt"));
+  fake::Peer follower(peer_answering("srvr_follower.txt", "conf_follower.txt", "mntr_follower.txt"));
+  fake::Peer refusing(peer_answering("srvr_whitelist_ruok_only.txt", "conf_whitelist_ruok_only.txt",
+                                     "mntr_whitelist_ruok_only.txt"));
+  fake::Peer not_serving(peer_answering("srvr_no_quorum.txt", "conf_no_quorum.txt", "mntr_no_quorum.txt"));
+  std::map<std::string, const fake::Peer*> peers{
+      {"leader", &leader}, {"follower", &follower}, {"refusing", &refusing}, {"not-serving", &not_serving}};
+  std::vector<ServerAddress> servers;
+  for (const auto& [name, peer] : peers) servers.push_back(at(*peer, name));
+
+  auto limits = limits_for(5s);
+  limits.verdict_words_only = true;
+  std::map<std::string, int> connections_when_reported;
+  auto probes = probe_servers(servers, limits, system_resolver(), [&](const ServerProbe& probe) {
+    CHECK(connections_when_reported.count(probe.address.name) == 0);  // once each
+    connections_when_reported[probe.address.name] = peers.at(probe.address.name)->connections();
+  });
+
+  CHECK(leader.connections() == 3);       // srvr, conf, mntr (its synced followers)
+  CHECK(follower.connections() == 2);     // srvr, conf: its membership leaves mntr nothing to decide
+  CHECK(refusing.connections() == 3);     // conf refused: mntr for the voters' count, refused too
+  CHECK(not_serving.connections() == 2);  // srvr, ruok
+  for (const auto& [name, peer] : peers) {
+    INFO(name);
+    CHECK(connections_when_reported[name] == peer->connections());  // reported after its last word
+    CHECK(peer->max_concurrent() <= 1);
+  }
+  const auto& by_name = [&](const std::string& name) -> const ServerProbe& {
+    return *std::ranges::find(probes, name, [](const ServerProbe& p) { return p.address.name; });
+  };
+  CHECK(by_name("leader").mntr->facts.synced_followers == 4);
+  CHECK(by_name("follower").conf->facts.server_id);
+  CHECK_FALSE(by_name("follower").isro);
+  CHECK(by_name("refusing").refused_words == std::vector<std::string>{"conf", "mntr"});
+  CHECK(by_name("not-serving").ruok->facts.imok);
+}

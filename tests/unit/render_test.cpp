@@ -54,8 +54,9 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
   auto json = nlohmann::json::parse(render_json(judge(facts)));
   check_types(json, {{"verdict", "string"}, {"leader", "string|null"}, {"expected_voters", "int"},
                      {"serving_voters", "int"}, {"servers", "array"}, {"findings", "array"},
-                     {"round_trip", "object|null"}});
+                     {"round_trip", "object|null"}, {"timings_ms", "object|null"}});
   CHECK(json["verdict"] == "degraded");
+  CHECK(json["timings_ms"].is_null());  // facts nobody timed
   const std::map<std::string, std::string> server_types{
       {"name", "string"},          {"address", "string"},   {"id", "int|null"},    {"mode", "string"},
       {"zxid", "string|null"},     {"epoch", "int|null"},   {"latency_ms", "number|null"},
@@ -77,6 +78,46 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
   facts.round_trip.reset();
   facts.write_skipped = true;
   CHECK(to_json(judge(facts))["round_trip"].is_null());  // "null with --no-write"
+
+  auto timed = judge(facts);
+  timed.timings.emplace();
+  check_types(to_json(timed)["timings_ms"], {{"probe", "int"}, {"connect", "int"}, {"write", "int"},
+                                             {"read_back", "int"}, {"cleanup", "int"}, {"total", "int"}});
+}
+
+namespace {
+
+zkverify::probes::PhaseTimings sample_timings() {
+  using std::chrono::microseconds;
+  zkverify::probes::PhaseTimings timings;
+  timings.probe = microseconds(8'900);  // whole milliseconds, rounded down: 8
+  timings.connect = microseconds(3'000);
+  timings.write = microseconds(4'999);
+  timings.read_back = microseconds(6'001);
+  timings.cleanup = microseconds(20'000);
+  timings.total = microseconds(41'500);
+  return timings;
+}
+
+}  // namespace
+
+TEST_CASE("JSON timings_ms: each phase in whole milliseconds", "[render]") {
+  auto report = judge(synthetic::healthy_five());
+  report.timings = sample_timings();
+  auto json = nlohmann::json::parse(render_json(report));
+  CHECK(json["timings_ms"] == nlohmann::json{{"probe", 8}, {"connect", 3}, {"write", 4},
+                                             {"read_back", 6}, {"cleanup", 20}, {"total", 41}});
+}
+
+TEST_CASE("text timings: one line, the phases in the order they run", "[render]") {
+  CHECK(render_timings_text(sample_timings()) ==
+        "timings: probe 8ms, connect 3ms, write 4ms, read_back 6ms, cleanup 20ms, total 41ms\n");
+  zkverify::probes::PhaseTimings none;
+  CHECK(render_timings_text(none) ==
+        "timings: probe 0ms, connect 0ms, write 0ms, read_back 0ms, cleanup 0ms, total 0ms\n");
+  auto report = judge(synthetic::healthy_five());
+  report.timings = sample_timings();
+  CHECK_THAT(render_text(report), !Contains("timings:"));  // only with --verbose, which the command adds
 }
 
 TEST_CASE("JSON carries the documented fields") {

@@ -272,3 +272,22 @@ TEST_CASE("round trip: reordered completions are still attributed to their own s
   }
   CHECK(lab.ensemble.paths() == std::vector<std::string>{"/zkverify", "/zkverify/marker"});
 }
+
+TEST_CASE("round trip: sessions opened ahead are the ones it uses; one the plan leaves out is closed with them",
+          "[round_trip]") {
+  ThreeServers lab;
+  auto plan = lab.plan();
+  SessionsAhead ahead(lab.ensemble.factory(), plan.session_timeout);
+  ahead.open(plan.servers[0]);
+  ahead.open(plan.servers[1]);  // the writer
+  ahead.open(plan.servers[1]);  // once per server
+  ahead.open({"s4", "10.0.0.4", 2181, {}});  // not in the plan (it stopped serving, say)
+  CHECK(lab.ensemble.sessions_opened() == 3);
+
+  auto trip = run_round_trip(plan, lab.ensemble.factory(), &ahead);
+  REQUIRE(trip.write_error == ZkError::ok);
+  for (const auto& read : trip.reads) check_read_ok(read, trip);
+  CHECK(lab.ensemble.sessions_opened() == 4);  // s3's, opened by the round trip itself
+  CHECK(lab.ensemble.sessions_open() == 0);    // s4's too was closed
+  CHECK(lab.ensemble.paths() == namespace_only());
+}

@@ -20,11 +20,25 @@ using probes::Clock;
 
 std::string iso_now() { return iso8601(std::chrono::system_clock::now()); }
 
-std::string render(const Report& report, OutputFormat output) {
-  return output == OutputFormat::json ? render_json(report) : render_text(report);
+std::string render(const Report& report, OutputFormat output, bool verbose) {
+  if (output == OutputFormat::json) return render_json(report);
+  auto text = render_text(report);
+  if (verbose && report.timings) text += "\n" + render_timings_text(*report.timings);
+  return text;
 }
 
 namespace {
+
+std::chrono::microseconds since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+}
+
+// The judgement of `facts`, with the time it took to gather them.
+Report judged(const EnsembleFacts& facts) {
+  auto report = judge(facts);
+  report.timings = facts.timings;
+  return report;
+}
 
 std::string make_payload() {
   auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
@@ -45,9 +59,8 @@ probes::RoundTripPlan round_trip_plan(const EnsembleOptions& options, const std:
   probes::RoundTripPlan plan;
   std::optional<std::size_t> leader;
   for (const auto& probe : probed) {
-    auto mode = probes::mode_of(probe);
-    if (!mode || !probes::is_serving(*mode)) continue;
-    if (mode == probes::Mode::leader) leader = plan.servers.size();
+    if (!probes::joins_round_trip(probe)) continue;
+    if (probes::mode_of(probe) == probes::Mode::leader) leader = plan.servers.size();
     plan.servers.push_back(probe.address);
   }
   plan.writer = leader.value_or(0);
@@ -78,15 +91,27 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keep
   limits.deadline = probe_end;
   limits.connect_timeout = probe_span;
   limits.exchange_timeout = probe_span;
-  facts.probes = probes::probe_servers(options.servers, limits);
+  limits.verdict_words_only = options.verdict_words_only;
+  // Each serving server's session starts once its words are done, while the others' are in flight.
+  probes::SessionsAhead ahead(keepers, probes::RoundTripPlan{}.session_timeout);
+  auto open_ahead = [&](const probes::ServerProbe& probe) {
+    if (sessions && probes::joins_round_trip(probe)) ahead.open(probe.address);
+  };
+  facts.probes = probes::probe_servers(options.servers, limits, probes::system_resolver(), open_ahead);
+  facts.timings.probe = since(start);
   facts.write_skipped = options.no_write;
-  if (!sessions) return facts;
-
-  auto plan = round_trip_plan(options, facts.probes, marker);
-  if (plan.servers.empty()) return facts;
-  plan.deadline = end;
-  plan.close_deadline = start + options.timeout;
-  facts.round_trip = probes::run_round_trip(plan, keepers);
+  if (sessions) {
+    auto plan = round_trip_plan(options, facts.probes, marker);
+    plan.deadline = end;
+    plan.close_deadline = start + options.timeout;
+    if (!plan.servers.empty()) facts.round_trip = probes::run_round_trip(plan, keepers, &ahead);
+  }
+  if (facts.round_trip) {
+    auto probe = facts.timings.probe;
+    facts.timings = facts.round_trip->timings;
+    facts.timings.probe = probe;
+  }
+  facts.timings.total = since(start);
   return facts;
 }
 
@@ -103,7 +128,7 @@ CheckResult check_with_ledger(const EnsembleOptions& options, probes::KeeperFact
   if (!ledger || !ledger->marker) marker.create_with = marker_content();
   else marker.path = ledger->marker->path;
   auto facts = gather(options, keepers, marker);
-  CheckResult result{judge(facts), std::nullopt};
+  CheckResult result{judged(facts), std::nullopt};
   auto outcome = apply_ledger(facts, result.report, ledger, iso_now());
   for (auto& finding : outcome.findings) result.report.findings.push_back(std::move(finding));
   finalize(result.report);
@@ -142,7 +167,7 @@ EnsembleOptions within_what_is_left(const EnsembleOptions& options, Clock::time_
 Report check_and_record(const EnsembleOptions& options, LedgerUse& use, probes::KeeperFactory& keepers,
                         std::ostream& err, const LedgerDecision& decide) {
   if (!use.state_file) {
-    auto report = judge(gather(options, keepers));
+    auto report = judged(gather(options, keepers));
     Ledger scratch;
     if (decide) decide(report, scratch);
     return report;

@@ -43,8 +43,8 @@ using LedgerDecision = std::function<void(const Report& report, Ledger& next)>;
 Report check_and_record(const EnsembleOptions& options, LedgerUse& ledger, probes::KeeperFactory& keepers,
                         std::ostream& err, const LedgerDecision& decide = nullptr);
 
-// Renders per --output.
-std::string render(const Report& report, OutputFormat output);
+// Renders per --output; text with `verbose` ends with where the time went (JSON always says it).
+std::string render(const Report& report, OutputFormat output, bool verbose = false);
 
 // Now, as ISO 8601 UTC.
 std::string iso_now();

@@ -24,6 +24,9 @@ struct EnsembleOptions {
   std::string namespace_path = "/zkverify";    // checked by parse_namespace
   bool no_write = false;
   std::optional<std::string> auth_file;        // --auth-file, or $ZKVERIFY_AUTH_FILE
+  // Ask only the four-letter words that can change the verdict (quorum); others keep every word
+  // (the sidecar's readiness reads mntr's zk_peer_state on every server).
+  bool verdict_words_only = false;
 };
 
 // "text" or "json"; throws std::invalid_argument naming --output.

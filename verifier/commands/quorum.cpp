@@ -26,6 +26,7 @@ struct QuorumOptions : EnsembleOptions {
   std::optional<std::chrono::milliseconds> wait;  // --wait DURATION
   std::chrono::milliseconds interval{1000};       // --interval
   int stable = 3;                                 // --stable N
+  bool verbose = false;                           // --verbose: text ends with where the time went
 };
 
 // "(no-quorum, unreachable zoo-1)": what keeps an attempt from being healthy.
@@ -44,6 +45,8 @@ bool has_data_loss(const Report& report) {
 
 class QuorumCommand final : public Command {
  public:
+  QuorumCommand() { options_.verdict_words_only = true; }
+
   std::string_view name() const override { return "quorum"; }
 
   CLI::App& add_to(CLI::App& app) override {
@@ -64,6 +67,8 @@ class QuorumCommand final : public Command {
           options_.stable = stable;
         },
         "Healthy checks in a row that end --wait (default 3)");
+    command.add_flag("--verbose", options_.verbose,
+                     "Text output ends with where the time went (probe, connect, write, read_back, cleanup, total)");
     command.final_callback([this] {
       if (options_.reset_state && !options_.state_file) throw_usage("--reset-state needs --state FILE");
     });
@@ -71,12 +76,16 @@ class QuorumCommand final : public Command {
   }
 
   int run(const Context& given) override {
+    auto started = Clock::now();
     AuthenticatedContext authenticated(options_.auth_file, given);
     const auto& context = authenticated.context();
     LedgerUse ledger{options_.state_file, options_.reset_state};
     auto report = options_.wait ? wait_until_stable(context, ledger)
                                 : check_and_record(options_, ledger, context.keepers, context.err);
-    context.out << render(report, options_.output) << std::flush;
+    // The command's, not only the last check's: the ledger's lock, and with --wait every attempt.
+    if (report.timings)
+      report.timings->total = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
+    context.out << render(report, options_.output, options_.verbose) << std::flush;
     return exit_code(report.verdict);
   }
 

@@ -13,6 +13,7 @@ struct EnsembleFacts {
   std::vector<probes::ServerProbe> probes;     // one per listed server, in list order
   std::optional<probes::RoundTrip> round_trip;  // empty when the round trip was skipped
   bool write_skipped = false;                   // --no-write
+  probes::PhaseTimings timings{};               // measured by whoever gathered the facts
 };
 
 // Judges the ensemble: reachability, leaders, quorum, sync, membership, the round trip.

@@ -64,6 +64,7 @@ struct Report {
   std::vector<ServerRow> servers;
   std::vector<Finding> findings;
   std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible
+  std::optional<probes::PhaseTimings> timings;  // where the check's time went, when it was measured
 };
 
 std::string_view to_string(Verdict verdict);

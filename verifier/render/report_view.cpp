@@ -1,6 +1,9 @@
 #include "verifier/render/report_view.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -25,7 +28,30 @@ std::string headline(const Report& report) {
   return text;
 }
 
+// The phases in the order they run, by the names JSON and the text line give them.
+std::vector<std::pair<const char*, std::chrono::microseconds>> phases(const probes::PhaseTimings& timings) {
+  return {{"probe", timings.probe},         {"connect", timings.connect}, {"write", timings.write},
+          {"read_back", timings.read_back}, {"cleanup", timings.cleanup}, {"total", timings.total}};
+}
+
+std::int64_t whole_ms(std::chrono::microseconds time) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(time).count();
+}
+
 }  // namespace
+
+std::string render_timings_text(const probes::PhaseTimings& timings) {
+  std::string text = "timings:";
+  for (const auto& [name, time] : phases(timings)) text += fmt::format(" {} {}ms,", name, whole_ms(time));
+  text.back() = '\n';
+  return text;
+}
+
+nlohmann::json timings_json(const probes::PhaseTimings& timings) {
+  auto object = nlohmann::json::object();
+  for (const auto& [name, time] : phases(timings)) object[name] = whole_ms(time);
+  return object;
+}
 
 std::string render_text(const Report& report) {
   struct Cells {
@@ -104,6 +130,7 @@ nlohmann::json to_json(const Report& report) {
       {"servers", std::move(servers)},
       {"findings", std::move(findings)},
       {"round_trip", std::move(round_trip)},
+      {"timings_ms", report.timings ? timings_json(*report.timings) : json(nullptr)},
   };
 }
 
