@@ -282,12 +282,8 @@ struct BackgroundWatch {
   }
 };
 
-}  // namespace
-
-TEST_CASE("watch from the binary: the events of a leader restart, at most 3 connections a server, "
-          "SIGINT and SIGTERM end it cleanly, its znodes go, a skipped read-back, lost data, and it cannot start",
-          "[integration][watch]") {
-  lab::Lab ensemble;
+// Every event kind of a leader restart, at most 3 connections to one server, nothing left behind.
+void watch_through_a_leader_restart(const lab::Lab& ensemble) {
   {
     BackgroundWatch watch("--output json --duration 16s --max-unavailable 30s --servers " + ensemble.servers());
     auto pid = watch.pid();
@@ -315,7 +311,10 @@ TEST_CASE("watch from the binary: the events of a leader restart, at most 3 conn
     WARN("watch through a leader restart: at most " << most << " connections to one server");
   }
   CHECK(lab::znode_children(ensemble.servers(), "/zkverify/watch").empty());
+}
 
+// SIGINT and SIGTERM end it cleanly and promptly, taking its znodes.
+void signals_end_it_cleanly(const lab::Lab& ensemble) {
   for (const char* signal : {"INT", "TERM"}) {
     BackgroundWatch watch("--duration 60s --servers " + ensemble.servers());
     auto pid = watch.pid();
@@ -331,75 +330,88 @@ TEST_CASE("watch from the binary: the events of a leader restart, at most 3 conn
     CHECK(took < 5s);
     CHECK(lab::znode_children(ensemble.servers(), "/zkverify/watch").empty());
   }
+}
 
-  // Two neighbours in the list down together for longer than the session timeout: the session that
-  // prefers the first of them may fail over only to the second at first; widened, it finds another
-  // server before the timeout runs out, so no session expires while a quorum serves.
-  {
-    const std::vector<std::string> names{"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
-    auto leader = ensemble.leader();
-    std::size_t first = 0;
-    while (names[first] == leader || names[first + 1] == leader) ++first;
-    BackgroundWatch watch("--output json --duration 18s --session-timeout 4s --max-unavailable 30s --servers " +
-                          ensemble.servers());
-    REQUIRE_FALSE(watch.pid().empty());
-    std::this_thread::sleep_for(2s);
-    ensemble.act("stop", names[first]);
-    ensemble.act("stop", names[first + 1]);
-    std::this_thread::sleep_for(7s);
-    ensemble.act("start", names[first]);
-    ensemble.act("start", names[first + 1]);
-    watch.join();
-    INFO(names[first] << " and " << names[first + 1] << " down: " << watch.run.out << watch.run.err);
-    CHECK(watch.run.exit_code == 0);
-    auto lines = json_lines(watch.run.out);
-    REQUIRE_FALSE(lines.empty());
-    CHECK_FALSE(has_event(lines, "session-expired"));
-    // Its last reconnect (it may have reached the second before that one stopped too).
-    auto moved = std::ranges::find_if(lines | std::views::reverse, [&](const nlohmann::json& line) {
-      return line.value("event", "") == "reconnected" && line.value("session", "") == names[first];
-    });
-    REQUIRE(moved != std::ranges::rend(lines));
-    auto server = (*moved)["server"].get<std::string>();
-    CHECK(server != names[first]);
-    CHECK(server != names[first + 1]);
-    CHECK(lines.back()["sessions_expired"] == 0);
-    ensemble.act("wait");
-  }
+// Two neighbours in the list down together for longer than the session timeout: the session that
+// prefers the first of them may fail over only to the second at first; widened, it finds another
+// server before the timeout runs out, so no session expires while a quorum serves.
+void two_neighbours_down_widen_a_session(const lab::Lab& ensemble) {
+  const std::vector<std::string> names{"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
+  auto leader = ensemble.leader();
+  std::size_t first = 0;
+  while (names[first] == leader || names[first + 1] == leader) ++first;
+  BackgroundWatch watch("--output json --duration 18s --session-timeout 4s --max-unavailable 30s --servers " +
+                        ensemble.servers());
+  REQUIRE_FALSE(watch.pid().empty());
+  std::this_thread::sleep_for(2s);
+  ensemble.act("stop", names[first]);
+  ensemble.act("stop", names[first + 1]);
+  std::this_thread::sleep_for(7s);
+  ensemble.act("start", names[first]);
+  ensemble.act("start", names[first + 1]);
+  watch.join();
+  INFO(names[first] << " and " << names[first + 1] << " down: " << watch.run.out << watch.run.err);
+  CHECK(watch.run.exit_code == 0);
+  auto lines = json_lines(watch.run.out);
+  REQUIRE_FALSE(lines.empty());
+  CHECK_FALSE(has_event(lines, "session-expired"));
+  // Its last reconnect (it may have reached the second before that one stopped too).
+  auto moved = std::ranges::find_if(lines | std::views::reverse, [&](const nlohmann::json& line) {
+    return line.value("event", "") == "reconnected" && line.value("session", "") == names[first];
+  });
+  REQUIRE(moved != std::ranges::rend(lines));
+  auto server = (*moved)["server"].get<std::string>();
+  CHECK(server != names[first]);
+  CHECK(server != names[first + 1]);
+  CHECK(lines.back()["sessions_expired"] == 0);
+  ensemble.act("wait");
+}
 
-  // A server stopped before the end: its final read-back is skipped, saying so; nothing is lost.
-  {
-    auto follower = ensemble.leader() == "zoo-0" ? std::string("zoo-1") : std::string("zoo-0");
-    BackgroundWatch watch("--output json --duration 6s --servers " + ensemble.servers());
-    REQUIRE_FALSE(watch.pid().empty());
-    std::this_thread::sleep_for(2s);
-    ensemble.act("stop", follower);
-    watch.join();
-    INFO(watch.run.out << watch.run.err);
-    auto lines = json_lines(watch.run.out);
-    REQUIRE_FALSE(lines.empty());
-    CHECK(has_event(lines, "read-skipped"));
-    CHECK(lines.back()["writes_lost"] == 0);
-    ensemble.act("start", follower);
-  }
+// A server stopped before the end: its final read-back is skipped, saying so; nothing is lost.
+void a_stopped_server_skips_its_read_back(const lab::Lab& ensemble) {
+  auto follower = ensemble.leader() == "zoo-0" ? std::string("zoo-1") : std::string("zoo-0");
+  BackgroundWatch watch("--output json --duration 6s --servers " + ensemble.servers());
+  REQUIRE_FALSE(watch.pid().empty());
+  std::this_thread::sleep_for(2s);
+  ensemble.act("stop", follower);
+  watch.join();
+  INFO(watch.run.out << watch.run.err);
+  auto lines = json_lines(watch.run.out);
+  REQUIRE_FALSE(lines.empty());
+  CHECK(has_event(lines, "read-skipped"));
+  CHECK(lines.back()["writes_lost"] == 0);
+  ensemble.act("start", follower);
+}
 
-  // Every server restarted without its data (transaction logs not on a persistent volume): the
-  // acknowledged writes are gone, and the read-back after sync says so.
-  {
-    BackgroundWatch watch("--output json --duration 30s --session-timeout 4s --servers " + ensemble.servers());
-    REQUIRE_FALSE(watch.pid().empty());
-    std::this_thread::sleep_for(3s);
-    for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("kill", name);
-    for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("wipe", name);
-    for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("start", name);
-    watch.join();
-    INFO(watch.run.out << watch.run.err);
-    CHECK(watch.run.exit_code == 2);
-    auto lines = json_lines(watch.run.out);
-    REQUIRE_FALSE(lines.empty());
-    CHECK(has_event(lines, "stale-read"));
-    CHECK(lines.back()["writes_lost"].get<long>() > 0);
-  }
+// Every server restarted without its data (transaction logs not on a persistent volume): the
+// acknowledged writes are gone, and the read-back after sync says so.
+void wiped_data_is_lost_writes(const lab::Lab& ensemble) {
+  BackgroundWatch watch("--output json --duration 30s --session-timeout 4s --servers " + ensemble.servers());
+  REQUIRE_FALSE(watch.pid().empty());
+  std::this_thread::sleep_for(3s);
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("kill", name);
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("wipe", name);
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("start", name);
+  watch.join();
+  INFO(watch.run.out << watch.run.err);
+  CHECK(watch.run.exit_code == 2);
+  auto lines = json_lines(watch.run.out);
+  REQUIRE_FALSE(lines.empty());
+  CHECK(has_event(lines, "stale-read"));
+  CHECK(lines.back()["writes_lost"].get<long>() > 0);
+}
+
+}  // namespace
+
+TEST_CASE("watch from the binary: the events of a leader restart, at most 3 connections a server, "
+          "SIGINT and SIGTERM end it cleanly, its znodes go, a skipped read-back, lost data, and it cannot start",
+          "[integration][watch]") {
+  lab::Lab ensemble;
+  watch_through_a_leader_restart(ensemble);
+  signals_end_it_cleanly(ensemble);
+  two_neighbours_down_widen_a_session(ensemble);
+  a_stopped_server_skips_its_read_back(ensemble);
+  wiped_data_is_lost_writes(ensemble);
 
   auto nothing = lab::zkverify("watch --duration 5s --servers nobody=127.0.0.1:1");
   INFO(nothing.out << nothing.err);
