@@ -291,7 +291,7 @@ TEST_CASE("a well-behaved AdminServer fills in what the whitelist hides", "[admi
 // The misbehaving AdminServers (slow headers, an endless chunked body, a redirect loop, 10 MB) are
 // rows of the hostile-peer matrix: tests/unit/hostile_peers_test.cpp.
 
-TEST_CASE("probe_servers, verdict words only: conf, mntr where it counts, ruok only if not serving; "
+TEST_CASE("probe_servers, verdict words only: conf, mntr where it counts, ruok only if not serving, and "
           "each server reported once done") {
   auto peer_answering = [](const std::string& srvr, const std::string& conf, const std::string& mntr) {
     return std::map<std::string, fake::Script>{{"srvr", {Behaviour::answer, capture(srvr)}},

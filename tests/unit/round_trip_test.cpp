@@ -273,7 +273,7 @@ TEST_CASE("round trip: reordered completions are still attributed to their own s
   CHECK(lab.ensemble.paths() == std::vector<std::string>{"/zkverify", "/zkverify/marker"});
 }
 
-TEST_CASE("round trip: sessions opened ahead are the ones it uses; one the plan leaves out is closed with them",
+TEST_CASE("round trip: sessions opened ahead are the ones it uses, and one the plan leaves out is closed with them",
           "[round_trip]") {
   ThreeServers lab;
   auto plan = lab.plan();

@@ -320,7 +320,7 @@ TEST_CASE("every line's ensemble gets 3.8's verdicts: healthy, one down, no quor
   }
 }
 
-TEST_CASE("the AdminServer's zabstate: 3.5.10 and 3.6+ name the phase; before 3.5.10 the sidecar falls back",
+TEST_CASE("the AdminServer's zabstate: 3.5.10 and 3.6+ name the phase, and before 3.5.10 the sidecar falls back",
           "[versions][sidecar]") {
   using zkverify::verifier::judge_readiness;
   using zkverify::verifier::SyncProof;
