@@ -7,7 +7,6 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
-#include <ranges>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -356,10 +355,10 @@ void two_neighbours_down_widen_a_session(const lab::Lab& ensemble) {
   REQUIRE_FALSE(lines.empty());
   CHECK_FALSE(has_event(lines, "session-expired"));
   // Its last reconnect (it may have reached the second before that one stopped too).
-  auto moved = std::ranges::find_if(lines | std::views::reverse, [&](const nlohmann::json& line) {
+  auto moved = std::find_if(lines.rbegin(), lines.rend(), [&](const nlohmann::json& line) {
     return line.value("event", "") == "reconnected" && line.value("session", "") == names[first];
   });
-  REQUIRE(moved != std::ranges::rend(lines));
+  REQUIRE(moved != lines.rend());
   auto server = (*moved)["server"].get<std::string>();
   CHECK(server != names[first]);
   CHECK(server != names[first + 1]);
