@@ -108,6 +108,10 @@ std::map<std::string, int> connections_of(const std::string& pid) {
   return per_port;
 }
 
+bool lists_port(const std::string& servers, const std::string& port) {
+  return servers.find(":" + port + ",") != std::string::npos || servers.ends_with(":" + port);
+}
+
 Run sh(const std::string& command) {
   Run run;
   auto started = std::chrono::steady_clock::now();

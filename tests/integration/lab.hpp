@@ -55,6 +55,8 @@ Run sh(const std::string& command);
 // Established TCP connections of process `pid` (its outgoing ones and any it accepted), counted by
 // the peer's port.
 std::map<std::string, int> connections_of(const std::string& pid);
+// Whether `port` is one of the ports in `servers` (a --servers list).
+bool lists_port(const std::string& servers, const std::string& port);
 // Whether the znode `path` exists, asked through a session of the test's own (fails the test when
 // the ensemble cannot answer).
 bool znode_exists(const std::string& servers, const std::string& path);

@@ -349,8 +349,7 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   std::thread sampler([&] {
     while (sampling) {
       for (const auto& [port, count] : lab::connections_of(serve_pid))
-        if (lab_ports.find(":" + port + ",") != std::string::npos || lab_ports.ends_with(":" + port))
-          most = std::max(most, count);
+        if (lab::lists_port(lab_ports, port)) most = std::max(most, count);
       std::this_thread::sleep_for(milliseconds(100));
     }
   });

@@ -48,7 +48,7 @@ std::map<std::string, int> zkverify_connections(const std::string& servers) {
   std::istringstream in(listed.out);
   for (std::string peer; in >> peer;) {
     auto port = peer.substr(peer.rfind(':') + 1);
-    if (servers.find(":" + port + ",") != std::string::npos || servers.ends_with(":" + port)) ++per_port[port];
+    if (lab::lists_port(servers, port)) ++per_port[port];
   }
   return per_port;
 }

@@ -48,6 +48,12 @@ class ForwardingKeeper : public probes::Keeper {
     session_->get_acl(path, std::move(done));
   }
   bool presents_credentials() const override { return session_->presents_credentials(); }
+  void get_and_watch(const std::string& path, Callback<probes::GetResult> done,
+                     std::function<void(probes::WatchNotice)> fired) override {
+    session_->get_and_watch(path, std::move(done), std::move(fired));
+  }
+  probes::ZkError move_to(const std::string& server) override { return session_->move_to(server); }
+  void widen() override { session_->widen(); }
 
  protected:
   probes::Keeper& session() { return *session_; }
