@@ -1,11 +1,14 @@
 #include "probes/four_letter.hpp"
 
 #include <deque>
+#include <memory>
+#include <optional>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -55,17 +58,58 @@ void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& w
 }
 
 
-// Asks one optional word and keeps what it told. False when the exchange failed: the server went
-// away or stalls, so nothing more should be asked of it.
+bool keep_optional(ServerProbe& probe, const std::string& word, const Exchange& exchange);
+
+// Asks one optional word and keeps what it told; false when the exchange failed (keep_optional).
 awaitable<bool> ask_optional(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                              const std::string& word, const ProbeLimits& limits) {
-  auto exchange = co_await exchange_word(addresses, probe.address.port, word, limits);
-  if (exchange.error != ProbeError::ok) co_return false;
+  co_return keep_optional(probe, word, co_await exchange_word(addresses, probe.address.port, word, limits));
+}
+
+// A word asked on a connection of its own while the caller asks another of the same server (two
+// connections at once: within the budget of two per server). Started on construction; result()
+// awaits its exchange, which ends by the limits' deadline like any other.
+class WordInFlight {
+ public:
+  WordInFlight(const asio::any_io_executor& executor, std::vector<asio::ip::address> addresses, std::uint16_t port,
+               std::string word, const ProbeLimits& limits)
+      : state_(std::make_shared<State>(executor)) {
+    asio::co_spawn(executor, exchange_word(std::move(addresses), port, std::move(word), limits),
+                   [state = state_](const std::exception_ptr& error, Exchange exchange) {
+                     if (error) {  // out of memory, say: the word is as good as unanswered
+                       exchange.error = ProbeError::reset;
+                       exchange.detail = "the exchange failed inside zkverify";
+                     }
+                     state->exchange = std::move(exchange);
+                     state->ended.cancel();
+                   });
+  }
+  awaitable<Exchange> result() {
+    if (!state_->exchange) {
+      boost::system::error_code ignored;  // cancelled when the exchange ends: the wake-up
+      co_await state_->ended.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    }
+    co_return std::move(*state_->exchange);
+  }
+
+ private:
+  struct State {
+    explicit State(const asio::any_io_executor& executor) : ended(executor, asio::steady_timer::time_point::max()) {}
+    asio::steady_timer ended;
+    std::optional<Exchange> exchange;
+  };
+  std::shared_ptr<State> state_;
+};
+
+// Keeps what an optional word's exchange told. False when the exchange failed: the server went
+// away or stalls, so nothing more should be asked of it.
+bool keep_optional(ServerProbe& probe, const std::string& word, const Exchange& exchange) {
+  if (exchange.error != ProbeError::ok) return false;
   if (word == "mntr") note_refusal(probe.mntr = parse_mntr(exchange.reply), word, probe);
   else if (word == "conf") note_refusal(probe.conf = parse_conf(exchange.reply), word, probe);
   else if (word == "isro") note_refusal(probe.isro = parse_isro(exchange.reply), word, probe);
   else if (word == "ruok") note_refusal(probe.ruok = parse_ruok(exchange.reply), word, probe);
-  co_return true;
+  return true;
 }
 
 // mntr can change a verdict only through the leader's synced followers, or through the voters'
@@ -75,17 +119,18 @@ bool mntr_counts(const ServerProbe& probe) {
 }
 
 // The words after srvr that can change the verdict, cheapest decision first: for a server that
-// answered with a mode, conf (its id and the membership, compared across servers), then mntr where
-// it counts; isro adds nothing to srvr's mode ("read-only"). For one that is not serving, only ruok:
-// the others answer that it is not serving, and ruok's imok is worth a note.
+// answered with a mode, conf (its id and the membership, compared across servers; asked beside
+// srvr, so `conf` is its exchange), then mntr where it counts; isro adds nothing to srvr's mode
+// ("read-only"). For one that is not serving, only ruok: the others answer that it is not
+// serving, and ruok's imok is worth a note (conf's answer is dropped: it decides nothing there).
 awaitable<void> ask_verdict_words(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
-                                  const ProbeLimits& limits) {
+                                  const Exchange& conf, const ProbeLimits& limits) {
   // Named strings, and no co_await inside a condition: written with "conf" temporaries awaited in
   // `if (!co_await ...)`, this coroutine died of SIGILL when built with GCC 12.
-  static const std::string conf = "conf", mntr = "mntr", ruok = "ruok";
+  static const std::string conf_word = "conf", mntr = "mntr", ruok = "ruok";
   bool not_serving = probe.srvr && probe.srvr->error == ProbeError::not_serving;
   bool answered = false;
-  if (mode_of(probe)) answered = co_await ask_optional(probe, addresses, conf, limits);
+  if (mode_of(probe)) answered = keep_optional(probe, conf_word, conf);
   else if (not_serving) co_await ask_optional(probe, addresses, ruok, limits);
   if (answered && mntr_counts(probe)) co_await ask_optional(probe, addresses, mntr, limits);
 }
@@ -123,21 +168,27 @@ awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::addr
   }
 }
 
-awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits) {
+// srvr, then the other words; `on_srvr` runs once srvr's exchange ended (or the lookup failed).
+// For the verdict words, conf is asked beside srvr: most servers need nothing more.
+awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits, const ProbedCallback& on_srvr) {
   auto found = co_await lookup.result();
   if (!found.ok()) {
     probe.srvr_exchange = tcp::unresolved(found);
+    if (on_srvr) on_srvr(probe);
     co_return;
   }
   const auto& addresses = found.addresses;
   auto port = probe.address.port;
+  std::optional<WordInFlight> conf;
+  if (limits.verdict_words_only && !limits.srvr_only)
+    conf.emplace(co_await asio::this_coro::executor, addresses, port, "conf", limits);
   probe.srvr_exchange = co_await exchange_word(addresses, port, "srvr", limits);
-  if (probe.srvr_exchange.error != ProbeError::ok) co_return;
-  probe.srvr = parse_srvr(probe.srvr_exchange.reply);
-  if (limits.srvr_only) co_return;
-
-  if (limits.verdict_words_only) {
-    co_await ask_verdict_words(probe, addresses, limits);
+  if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
+  if (on_srvr) on_srvr(probe);
+  if (!probe.srvr || limits.srvr_only) co_return;
+  if (conf) {
+    auto conf_exchange = co_await conf->result();  // named: GCC 12 mishandles co_await in arguments
+    co_await ask_verdict_words(probe, addresses, conf_exchange, limits);
   } else {
     for (const auto& word : kOptionalWords) {
       bool answered = co_await ask_optional(probe, addresses, word, limits);
@@ -147,9 +198,15 @@ awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits l
   if (probe.address.admin_port) co_await probe_admin(probe, addresses, limits);
 }
 
+// quorum's probe (verdict words) reports a server once srvr is in: the session that starts then is
+// the server's second connection. Otherwise after the last word: one connection at a time.
 awaitable<void> probe_then_report(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits,
                                   const ProbedCallback& on_probed) {
-  co_await probe_one(probe, lookup, limits);
+  if (limits.verdict_words_only) {
+    co_await probe_one(probe, lookup, limits, on_probed);
+    co_return;
+  }
+  co_await probe_one(probe, lookup, limits, nullptr);
   if (on_probed) on_probed(probe);
 }
 

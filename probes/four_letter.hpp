@@ -29,12 +29,15 @@ struct ProbeLimits {
 // Probes each server: srvr, then (if srvr got an answer) the optional words, then the AdminServer
 // when the address has an admin port. Servers are probed concurrently, their hosts looked up at
 // once through `resolver` (by the connect deadline); each server holds at most one connection at a
-// time. Returns one ServerProbe per address, in the same order, by the deadline.
+// time, two with verdict_words_only (conf is asked beside srvr). Returns one ServerProbe per
+// address, in the same order, by the deadline.
 std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
                                        Resolver& resolver = system_resolver());
 
-// Called with each server's probe as soon as it is complete (its connections closed), on the
-// probing thread, while other servers may still be probed. It must not block.
+// Called with each server's probe on the probing thread, while other servers may still be probed;
+// it must not block. With verdict_words_only as soon as its srvr exchange ended (srvr_exchange and
+// srvr are final; one more word may follow, on one connection), otherwise once its probe is
+// complete (its connections closed).
 using ProbedCallback = std::function<void(const ServerProbe&)>;
 std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
                                        Resolver& resolver, const ProbedCallback& on_probed);

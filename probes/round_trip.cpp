@@ -133,31 +133,44 @@ void note_denied(RoundTrip& trip, ZkError error, const std::string& path) {
   if (error == ZkError::no_auth && trip.denied_path.empty()) trip.denied_path = path;
 }
 
-// The namespace is there after the first run: asking costs a read on the writer's server, while
-// creating it anyway costs a quorum transaction (a create that fails is one too). Only a missing
-// one is created (node_exists is fine: another run may create it meanwhile).
-bool ensure_namespace(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
-  auto existing = exists_now(writer, plan.namespace_path, plan.deadline).error;
-  trip.namespace_error = existing == ZkError::no_node
-                             ? create_now(writer, plan.namespace_path, {}, CreateMode::persistent, plan.deadline).error
-                             : existing;
+// Creates the namespace node (node_exists is fine: another run may create it meanwhile).
+bool create_namespace(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
+  trip.namespace_error = create_now(writer, plan.namespace_path, {}, CreateMode::persistent, plan.deadline).error;
   if (trip.namespace_error == ZkError::node_exists) trip.namespace_error = ZkError::ok;
   note_denied(trip, trip.namespace_error, parent_of(plan.namespace_path));
   return trip.namespace_error == ZkError::ok;
 }
 
-// Creates the namespace (if missing), the marker (if asked and missing), and the probe node, all
-// through the writer. Returns false when the reads have nothing to look for.
+// Creates a node under the namespace. The namespace is there after the first run, so the node is
+// created first and the namespace only when that answers no_node (then the node again): asking
+// whether it exists would cost every run a round trip, creating it anyway a quorum transaction.
+CreateResult create_in_namespace(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip, const std::string& path,
+                                 const std::string& data, CreateMode mode) {
+  auto created = create_now(writer, path, data, mode, plan.deadline);
+  if (created.error == ZkError::no_node && trip.namespace_error == ZkError::not_attempted) {
+    if (!create_namespace(writer, plan, trip)) return {ZkError::not_attempted, {}, {}};
+    created = create_now(writer, path, data, mode, plan.deadline);
+  }
+  // These answers come from a namespace that is there (a missing parent answers no_node first).
+  if (created.error == ZkError::ok || created.error == ZkError::node_exists || created.error == ZkError::no_auth)
+    trip.namespace_error = ZkError::ok;
+  return created;
+}
+
+// Creates the marker (if asked and missing) and the probe node through the writer, and the
+// namespace if missing. Returns false when the reads have nothing to look for.
 bool write_through(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
-  if ((plan.write || plan.marker_content) && !ensure_namespace(writer, plan, trip)) return false;
-  if (plan.marker_content)
+  if (plan.marker_content) {
     trip.marker_create_error =
-        create_now(writer, plan.marker_path, *plan.marker_content, CreateMode::persistent, plan.deadline).error;
-  note_denied(trip, trip.marker_create_error, parent_of(plan.marker_path));
+        create_in_namespace(writer, plan, trip, plan.marker_path, *plan.marker_content, CreateMode::persistent).error;
+    if (trip.namespace_error != ZkError::ok && trip.namespace_error != ZkError::not_attempted) return false;
+    note_denied(trip, trip.marker_create_error, parent_of(plan.marker_path));
+  }
   if (!plan.write) return !plan.marker_path.empty();
 
-  auto probe = create_now(writer, plan.namespace_path + std::string(kRoundTripPrefix), plan.payload,
-                          CreateMode::ephemeral_sequential, plan.deadline);
+  auto probe = create_in_namespace(writer, plan, trip, plan.namespace_path + std::string(kRoundTripPrefix),
+                                   plan.payload, CreateMode::ephemeral_sequential);
+  if (trip.namespace_error != ZkError::ok && trip.namespace_error != ZkError::not_attempted) return false;
   trip.write_error = probe.error;
   note_denied(trip, probe.error, plan.namespace_path);
   if (probe.error != ZkError::ok) return false;

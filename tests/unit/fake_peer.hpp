@@ -36,12 +36,12 @@ using asio::ip::tcp;
 // then an abortive close (RST) in the middle of what should follow. chunks_forever: the reply (a
 // chunked response's header), then a 1 KiB chunk every 5ms, never the last chunk. stream: the reply,
 // then `total` bytes made lazily from one 64 KiB block (a 1 GiB reply costs no 1 GiB), then close.
-enum class Behaviour { answer, stall, drip, flood, close_at_once, reset, chunks_forever, stream };
+enum class Behaviour { answer, answer_late, stall, drip, flood, close_at_once, reset, chunks_forever, stream };
 
 struct Script {
   Behaviour behaviour = Behaviour::answer;
   std::string reply;  // sent first (answer, drip, reset, chunks_forever, stream)
-  std::chrono::milliseconds every{20};  // drip: the pause between two bytes
+  std::chrono::milliseconds every{20};  // drip: the pause between two bytes; answer_late: before the reply
   std::uint64_t total = 0;              // stream: how many bytes follow the reply
 };
 
@@ -107,10 +107,15 @@ class Peer {
   asio::awaitable<void> perform(tcp::socket& socket, const Script& script) {
     boost::system::error_code ec;
     asio::steady_timer timer(socket.get_executor());
+    if (script.behaviour == Behaviour::answer_late) {  // a server slow to answer, then an answer
+      timer.expires_after(script.every);
+      co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
+    }
     if (script.behaviour != Behaviour::stall && script.behaviour != Behaviour::flood)
       co_await asio::async_write(socket, asio::buffer(script.reply), asio::redirect_error(asio::use_awaitable, ec));
     switch (script.behaviour) {
       case Behaviour::answer:
+      case Behaviour::answer_late:
         break;
       case Behaviour::stall:  // hold the connection open, say nothing
         timer.expires_after(std::chrono::hours(1));

@@ -291,8 +291,8 @@ TEST_CASE("a well-behaved AdminServer fills in what the whitelist hides", "[admi
 // The misbehaving AdminServers (slow headers, an endless chunked body, a redirect loop, 10 MB) are
 // rows of the hostile-peer matrix: tests/unit/hostile_peers_test.cpp.
 
-TEST_CASE("probe_servers, verdict words only: conf, mntr where it counts, ruok only if not serving, and "
-          "each server reported once done") {
+TEST_CASE("probe_servers, verdict words only: conf beside srvr, mntr where it counts, ruok only if not "
+          "serving, and each server reported once srvr answered") {
   auto peer_answering = [](const std::string& srvr, const std::string& conf, const std::string& mntr) {
     return std::map<std::string, fake::Script>{{"srvr", {Behaviour::answer, capture(srvr)}},
                                              {"conf", {Behaviour::answer, capture(conf)}},
@@ -315,17 +315,18 @@ TEST_CASE("probe_servers, verdict words only: conf, mntr where it counts, ruok o
   std::map<std::string, int> connections_when_reported;
   auto probes = probe_servers(servers, limits, system_resolver(), [&](const ServerProbe& probe) {
     CHECK(connections_when_reported.count(probe.address.name) == 0);  // once each
+    CHECK(probe.srvr);                                                // with srvr's answer
     connections_when_reported[probe.address.name] = peers.at(probe.address.name)->connections();
   });
 
-  CHECK(leader.connections() == 3);       // srvr, conf, mntr (its synced followers)
-  CHECK(follower.connections() == 2);     // srvr, conf: its membership leaves mntr nothing to decide
+  CHECK(leader.connections() == 3);       // srvr and conf, then mntr (its synced followers)
+  CHECK(follower.connections() == 2);     // srvr and conf: its membership leaves mntr nothing to decide
   CHECK(refusing.connections() == 3);     // conf refused: mntr for the voters' count, refused too
-  CHECK(not_serving.connections() == 2);  // srvr, ruok
+  CHECK(not_serving.connections() == 3);  // srvr and conf (its answer dropped), then ruok
   for (const auto& [name, peer] : peers) {
     INFO(name);
-    CHECK(connections_when_reported[name] == peer->connections());  // reported after its last word
-    CHECK(peer->max_concurrent() <= 1);
+    CHECK(connections_when_reported[name] <= 2);  // srvr (and conf beside it): before the words after them
+    CHECK(peer->max_concurrent() <= 2);
   }
   const auto& by_name = [&](const std::string& name) -> const ServerProbe& {
     return *std::ranges::find(probes, name, [](const ServerProbe& p) { return p.address.name; });
@@ -335,4 +336,18 @@ TEST_CASE("probe_servers, verdict words only: conf, mntr where it counts, ruok o
   CHECK_FALSE(by_name("follower").isro);
   CHECK(by_name("refusing").refused_words == std::vector<std::string>{"conf", "mntr"});
   CHECK(by_name("not-serving").ruok->facts.imok);
+  CHECK_FALSE(by_name("not-serving").conf);  // not serving: conf decides nothing there, as before
+}
+
+TEST_CASE("probe_servers, verdict words only: conf is asked beside a slow srvr, on a second connection") {
+  fake::Peer slow({{"srvr", {Behaviour::answer_late, capture("srvr_follower.txt"), 300ms}},
+                   {"conf", {Behaviour::answer, capture("conf_follower.txt")}}});
+  auto limits = limits_for(5s);
+  limits.verdict_words_only = true;
+  auto probes = probe_servers({at(slow, "slow")}, limits);
+  CHECK(slow.max_concurrent() == 2);  // conf answered while srvr was still coming
+  CHECK(slow.connections() == 2);
+  CHECK(mode_of(probes[0]) == Mode::follower);
+  REQUIRE(probes[0].conf);
+  CHECK(probes[0].conf->facts.server_id);
 }

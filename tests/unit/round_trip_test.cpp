@@ -88,6 +88,21 @@ TEST_CASE("round trip: a healthy ensemble reads the write back through every ser
   CHECK(lab.ensemble.closes_completed() == 3);
 }
 
+TEST_CASE("round trip: the namespace is created only when the write finds it missing", "[round_trip]") {
+  ThreeServers lab;
+  auto first = lab.run(lab.plan());
+  REQUIRE(first.write_error == ZkError::ok);
+  CHECK(first.namespace_error == ZkError::ok);
+  CHECK(lab.ensemble.operations(OpKind::create) == 3);  // the probe node (no_node), the namespace, the probe node
+
+  auto second = lab.run(lab.plan());
+  REQUIRE(second.write_error == ZkError::ok);
+  CHECK(second.namespace_error == ZkError::ok);
+  CHECK(lab.ensemble.operations(OpKind::create) == 4);  // only the probe node: the namespace is there
+  CHECK(lab.ensemble.operations(OpKind::exists) == 0);  // and nobody asked
+  CHECK(lab.ensemble.paths() == namespace_only());
+}
+
 TEST_CASE("round trip: the marker is created when asked and read through every server", "[round_trip]") {
   ThreeServers lab;
   auto plan = lab.plan();
@@ -182,13 +197,13 @@ TEST_CASE("round trip: the writer's session expiring on the write: no reads", "[
   lab.ensemble.inject({"s2", OpKind::create, Fault::session_expired, 0, kProbePrefix});
   auto trip = lab.run(lab.plan());
 
-  CHECK(trip.namespace_error == ZkError::ok);
+  CHECK(trip.namespace_error == ZkError::not_attempted);  // the write failed before it could tell
   CHECK(trip.write_error == ZkError::session_expired);
   CHECK_FALSE(trip.write_zxid);
   for (const auto& read : trip.reads) CHECK(read.error == ZkError::not_attempted);
   CHECK(lab.ensemble.operations(OpKind::sync) == 0);
   CHECK(lab.ensemble.operations(OpKind::get) == 0);
-  CHECK(lab.ensemble.paths() == namespace_only());
+  CHECK(lab.ensemble.paths().empty());  // the probe node came first: nothing was written
 }
 
 TEST_CASE("round trip: a read that never completes costs that read only, and only until the deadline",

@@ -92,7 +92,8 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keep
   limits.connect_timeout = probe_span;
   limits.exchange_timeout = probe_span;
   limits.verdict_words_only = options.verdict_words_only;
-  // Each serving server's session starts once its words are done, while the others' are in flight.
+  // Each serving server's session starts once it is reported (see ProbedCallback: for quorum as
+  // soon as srvr says it serves, beside at most one more word), while the others are probed.
   probes::SessionsAhead ahead(keepers, probes::RoundTripPlan{}.session_timeout);
   auto open_ahead = [&](const probes::ServerProbe& probe) {
     if (sessions && probes::joins_round_trip(probe)) ahead.open(probe.address);
