@@ -48,6 +48,30 @@ warm_up() {  # RUNS COMMAND...: runs each command RUNS times, untimed; keeps wha
     done
   done
 }
+pool() {  # OUT IN...: hyperfine JSONs pooled: per command all its times (median) and mean user, system CPU
+  local out=$1
+  shift
+  perl -MJSON::PP -0777 -e '
+  my %pooled;
+  for my $file (@ARGV) {
+    open my $in, "<", $file or die "$file: $!";
+    for my $r (@{decode_json(do { local $/; <$in> })->{results}}) {
+      my $p = $pooled{$r->{command}} //= {times => [], user => [], system => []};
+      push @{$p->{times}}, @{$r->{times}};
+      push @{$p->{user}}, $r->{user};
+      push @{$p->{system}}, $r->{system};
+    }
+  }
+  my @results;
+  for my $name (sort keys %pooled) {
+    my @t = sort { $a <=> $b } @{$pooled{$name}{times}};
+    my $median = @t % 2 ? $t[$#t / 2] : ($t[@t / 2 - 1] + $t[@t / 2]) / 2;
+    my ($user, $system) = map { my @v = @{$pooled{$name}{$_}}; my $s = 0; $s += $_ for @v; $s / @v } qw(user system);
+    push @results, {command => $name, median => $median, user => $user, system => $system};
+  }
+  print encode_json({results => \@results});
+' "$@" >"$out"
+}
 lab_cpu_ms() {  # the CPU time (user + system, ms) every server of LAB has used so far
   local total=0 name pid stat
   for name in $(tests/lab/zklab names "$1"); do
@@ -66,13 +90,17 @@ server_cpu_per_check() {  # LAB RUNS COMMAND: the servers' CPU ms per run of COM
 }
 
 echo "== healthy ensemble, $runs runs each"
-warm_up 20 "$kazoo $servers" "$zkverify quorum --servers $servers"
+warm_up 40 "$kazoo $servers" "$zkverify quorum --servers $servers" "$zkverify quorum --servers $servers --no-write"
 # -N: no shell in between, for the commands that need none (the nc loop and zkCli.sh do, in a run
-# of their own, their shell's cost subtracted by hyperfine).
-hyperfine --style basic -N --warmup 3 --runs "$runs" --export-json "$work/healthy.json" \
-  -n 'kazoo script (session, create, sync, get, close per server)' "$kazoo $servers" \
-  -n 'zkverify quorum --no-write' "$zkverify quorum --servers $servers --no-write" \
-  -n 'zkverify quorum' "$zkverify quorum --servers $servers" >/dev/null
+# of their own, their shell's cost subtracted by hyperfine). Two runs in opposite orders, pooled.
+healthy=(-n 'kazoo script (session, create, sync, get, close per server)' "$kazoo $servers"
+         -n 'zkverify quorum --no-write' "$zkverify quorum --servers $servers --no-write"
+         -n 'zkverify quorum' "$zkverify quorum --servers $servers")
+half=$(((runs + 1) / 2))
+hyperfine --style basic -N --warmup 3 --runs "$half" --export-json "$work/healthy-a.json" "${healthy[@]}" >/dev/null
+hyperfine --style basic -N --warmup 3 --runs "$half" --export-json "$work/healthy-b.json" \
+  "${healthy[@]:6:3}" "${healthy[@]:3:3}" "${healthy[@]:0:3}" >/dev/null
+pool "$work/healthy.json" "$work/healthy-a.json" "$work/healthy-b.json"
 hyperfine --style basic --warmup 1 --runs "$(((runs + 2) / 3))" --export-json "$work/shell.json" \
   -n 'echo srvr | nc, 5 servers' "for p in $ports; do echo srvr | nc -w 2 127.0.0.1 \$p >/dev/null; done" \
   -n 'zkCli.sh -server ONE ls /' "/usr/share/zookeeper/bin/zkCli.sh -server 127.0.0.1:$first_port ls / >/dev/null 2>&1" \
@@ -102,37 +130,16 @@ seven=(-n 'zkverify quorum, 7 servers' "$zkverify quorum --servers $servers7"
 five=(-n 'zkverify quorum, its 5 voters' "$zkverify quorum --servers $voters"
       -n 'zkverify quorum --no-write, its 5 voters' "$zkverify quorum --servers $voters --no-write")
 warm_up 30 "$zkverify quorum --servers $servers7" "$zkverify quorum --servers $voters"
-half=$(((runs + 1) / 2))
 hyperfine --style basic -N --warmup 3 --runs "$half" -i --export-json "$work/seven-a.json" "${seven[@]}" "${five[@]}" >/dev/null
 hyperfine --style basic -N --warmup 3 --runs "$half" -i --export-json "$work/seven-b.json" "${five[@]}" "${seven[@]}" >/dev/null
-# Pools both runs: per command its times (median) and the mean user and system CPU.
-perl -MJSON::PP -0777 -e '
-  my %pooled;
-  for my $file (@ARGV) {
-    open my $in, "<", $file or die "$file: $!";
-    for my $r (@{decode_json(do { local $/; <$in> })->{results}}) {
-      my $p = $pooled{$r->{command}} //= {times => [], user => [], system => []};
-      push @{$p->{times}}, @{$r->{times}};
-      push @{$p->{user}}, $r->{user};
-      push @{$p->{system}}, $r->{system};
-    }
-  }
-  my @results;
-  for my $name (sort keys %pooled) {
-    my @t = sort { $a <=> $b } @{$pooled{$name}{times}};
-    my $median = @t % 2 ? $t[$#t / 2] : ($t[@t / 2 - 1] + $t[@t / 2]) / 2;
-    my ($user, $system) = map { my @v = @{$pooled{$name}{$_}}; my $s = 0; $s += $_ for @v; $s / @v } qw(user system);
-    push @results, {command => $name, median => $median, user => $user, system => $system};
-  }
-  print encode_json({results => \@results});
-' "$work/seven-a.json" "$work/seven-b.json" >"$work/seven.json"
+pool "$work/seven.json" "$work/seven-a.json" "$work/seven-b.json"
 cpu_runs=$((runs < 20 ? 20 : runs))
 seven_cpu=$(server_cpu_per_check "$lab" "$cpu_runs" "$zkverify quorum --servers $servers7")
 five_cpu=$(server_cpu_per_check "$lab" "$cpu_runs" "$zkverify quorum --servers $voters")
 seven_nw_cpu=$(server_cpu_per_check "$lab" "$cpu_runs" "$zkverify quorum --servers $servers7 --no-write")
 five_nw_cpu=$(server_cpu_per_check "$lab" "$cpu_runs" "$zkverify quorum --servers $voters --no-write")
 
-kazoo_median=$(medians "$work/healthy.json" | head -1 | cut -f2)
+kazoo_median=$(median_of "$work/healthy.json" 'kazoo script (session, create, sync, get, close per server)')
 printf '\n%-62s %10s %10s\n' "command" "median" "vs kazoo"
 for file in healthy shell paused seven; do
   medians "$work/$file.json" | while IFS=$'\t' read -r name median; do
