@@ -6,8 +6,8 @@
 # Then with one server paused (SIGSTOP), where the total time should track --timeout; then on a
 # 7-server lab (5 voters + 2 observers): all 7 listed against its 5 voters listed, in one run, with
 # the CPU each check costs the servers and zkverify (the machine's cores bound the wall time).
-# Every lab is warmed up first: fresh JVMs interpret before they compile, and whichever command
-# ran first would pay for that.
+# Every lab is warmed up first, for 30 s of the commands measured: fresh JVMs interpret before they
+# compile, and whichever command ran first would pay for that (a production server is long warm).
 #   bench/quorum.sh [RUNS]      (default 30 runs per command)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,11 +33,11 @@ medians() {  # NAME<TAB>median seconds, from hyperfine's JSON
 median_of() {  # the median of the command NAME in FILE
   medians "$1" | awk -F'\t' -v name="$2" '$1 == name { print $2 }'
 }
-warm_up() {  # RUNS COMMAND...: runs each command RUNS times, untimed; keeps what a run exiting 2 or more
-  # printed (zkverify: critical or an error; the 5 voters alone are degraded, 1, by design)
-  local count=$1 i command status
+warm_up() {  # SECONDS COMMAND...: runs the commands in turn for SECONDS, untimed; keeps what a run
+  # exiting 2 or more printed (zkverify: critical or an error; the 5 voters alone are degraded, 1)
+  local until=$((SECONDS + $1)) command status
   shift
-  for ((i = 0; i < count; i++)); do
+  while ((SECONDS < until)); do
     for command in "$@"; do
       status=0
       bash -c "$command" >"$work/warm-up.out" 2>&1 || status=$?
@@ -90,7 +90,7 @@ server_cpu_per_check() {  # LAB RUNS COMMAND: the servers' CPU ms per run of COM
 }
 
 echo "== healthy ensemble, $runs runs each"
-warm_up 40 "$kazoo $servers" "$zkverify quorum --servers $servers" "$zkverify quorum --servers $servers --no-write"
+warm_up 30 "$kazoo $servers" "$zkverify quorum --servers $servers" "$zkverify quorum --servers $servers --no-write"
 # -N: no shell in between, for the commands that need none (the nc loop and zkCli.sh do, in a run
 # of their own, their shell's cost subtracted by hyperfine). Two runs in opposite orders, pooled.
 healthy=(-n 'kazoo script (session, create, sync, get, close per server)' "$kazoo $servers"
@@ -129,7 +129,8 @@ seven=(-n 'zkverify quorum, 7 servers' "$zkverify quorum --servers $servers7"
        -n 'zkverify quorum --no-write, 7 servers' "$zkverify quorum --servers $servers7 --no-write")
 five=(-n 'zkverify quorum, its 5 voters' "$zkverify quorum --servers $voters"
       -n 'zkverify quorum --no-write, its 5 voters' "$zkverify quorum --servers $voters --no-write")
-warm_up 30 "$zkverify quorum --servers $servers7" "$zkverify quorum --servers $voters"
+warm_up 30 "$zkverify quorum --servers $servers7" "$zkverify quorum --servers $voters" \
+  "$zkverify quorum --servers $servers7 --no-write" "$zkverify quorum --servers $voters --no-write"
 hyperfine --style basic -N --warmup 3 --runs "$half" -i --export-json "$work/seven-a.json" "${seven[@]}" "${five[@]}" >/dev/null
 hyperfine --style basic -N --warmup 3 --runs "$half" -i --export-json "$work/seven-b.json" "${five[@]}" "${seven[@]}" >/dev/null
 pool "$work/seven.json" "$work/seven-a.json" "$work/seven-b.json"

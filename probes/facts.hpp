@@ -147,7 +147,7 @@ struct ReadBack {
 // can overlap (sessions connect while the words are in flight), so they need not add up to `total`.
 struct PhaseTimings {
   std::chrono::microseconds probe{0};      // the four-letter words and the AdminServer
-  std::chrono::microseconds connect{0};    // waiting for the writer's session, after the probes
+  std::chrono::microseconds connect{0};    // waiting for the writer's session, once the round trip started
   std::chrono::microseconds write{0};      // the namespace, the marker and the probe node created
   std::chrono::microseconds read_back{0};  // every session's sync and reads
   std::chrono::microseconds cleanup{0};    // the probe node deleted, the sessions closed

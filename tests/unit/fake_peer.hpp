@@ -43,6 +43,7 @@ struct Script {
   std::string reply;  // sent first (answer, drip, reset, chunks_forever, stream)
   std::chrono::milliseconds every{20};  // drip: the pause between two bytes; answer_late: before the reply
   std::uint64_t total = 0;              // stream: how many bytes follow the reply
+  std::function<void()> before_reply{};  // runs on the peer's thread just before the reply is sent
 };
 
 class Peer {
@@ -111,6 +112,7 @@ class Peer {
       timer.expires_after(script.every);
       co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
     }
+    if (script.before_reply) script.before_reply();
     if (script.behaviour != Behaviour::stall && script.behaviour != Behaviour::flood)
       co_await asio::async_write(socket, asio::buffer(script.reply), asio::redirect_error(asio::use_awaitable, ec));
     switch (script.behaviour) {

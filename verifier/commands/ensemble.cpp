@@ -3,6 +3,10 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <condition_variable>
+#include <future>
+#include <mutex>
 #include <ostream>
 #include <random>
 
@@ -74,6 +78,52 @@ probes::RoundTripPlan round_trip_plan(const EnsembleOptions& options, const std:
   return plan;
 }
 
+// The servers' probes as probe_servers reports them (for quorum: once srvr is in), copied on the
+// probing thread for the round trip's plan on the caller's, which need not wait for the last words.
+// `on_report` runs under the lock, and not after wait_all returned: what it touches (the sessions
+// opened ahead) is the caller's alone from then on.
+class ReportedProbes {
+ public:
+  ReportedProbes(const std::vector<probes::ServerAddress>& servers, std::function<void(const probes::ServerProbe&)> on_report)
+      : on_report_(std::move(on_report)) {
+    for (const auto& server : servers) order_.push_back(server.name);
+    probes_.resize(servers.size());
+  }
+
+  void add(const probes::ServerProbe& probe) {
+    {
+      std::lock_guard lock(mutex_);
+      if (closed_) return;
+      auto at = std::ranges::find(order_, probe.address.name) - order_.begin();
+      if (at == static_cast<std::ptrdiff_t>(order_.size()) || probes_[at]) return;
+      on_report_(probe);
+      probes_[at] = probe;
+      ++count_;
+    }
+    all_in_.notify_all();
+  }
+
+  // Every server's probe, in the listed order, once all are in; by `deadline`, those that are.
+  std::vector<probes::ServerProbe> wait_all(Clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    all_in_.wait_until(lock, deadline, [&] { return count_ == probes_.size(); });
+    closed_ = true;
+    std::vector<probes::ServerProbe> in;
+    for (auto& probe : probes_)
+      if (probe) in.push_back(std::move(*probe));
+    return in;
+  }
+
+ private:
+  std::function<void(const probes::ServerProbe&)> on_report_;
+  std::vector<std::string> order_;
+  std::mutex mutex_;
+  std::condition_variable all_in_;
+  std::vector<std::optional<probes::ServerProbe>> probes_;
+  std::size_t count_ = 0;
+  bool closed_ = false;
+};
+
 }  // namespace
 
 EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keepers,
@@ -93,20 +143,29 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keep
   limits.exchange_timeout = probe_span;
   limits.verdict_words_only = options.verdict_words_only;
   // Each serving server's session starts once it is reported (see ProbedCallback: for quorum as
-  // soon as srvr says it serves, beside at most one more word), while the others are probed.
+  // soon as srvr says it serves, beside at most one more word), while the others are probed; the
+  // round trip starts once every server was reported, while the last words are still asked.
   probes::SessionsAhead ahead(keepers, probes::RoundTripPlan{}.session_timeout);
-  auto open_ahead = [&](const probes::ServerProbe& probe) {
+  ReportedProbes reported(options.servers, [&](const probes::ServerProbe& probe) {
     if (sessions && probes::joins_round_trip(probe)) ahead.open(probe.address);
-  };
-  facts.probes = probes::probe_servers(options.servers, limits, probes::system_resolver(), open_ahead);
-  facts.timings.probe = since(start);
+  });
+  std::chrono::microseconds probe_took{};
+  auto probing = std::async(std::launch::async, [&] {
+    auto probed = probes::probe_servers(options.servers, limits, probes::system_resolver(),
+                                        [&](const probes::ServerProbe& probe) { reported.add(probe); });
+    probe_took = since(start);
+    return probed;
+  });
   facts.write_skipped = options.no_write;
   if (sessions) {
-    auto plan = round_trip_plan(options, facts.probes, marker);
+    // probe_servers' own backstop: every server is reported by then.
+    auto plan = round_trip_plan(options, reported.wait_all(probe_end + std::chrono::milliseconds(200)), marker);
     plan.deadline = end;
     plan.close_deadline = start + options.timeout;
     if (!plan.servers.empty()) facts.round_trip = probes::run_round_trip(plan, keepers, &ahead);
   }
+  facts.probes = probing.get();
+  facts.timings.probe = probe_took;
   if (facts.round_trip) {
     auto probe = facts.timings.probe;
     facts.timings = facts.round_trip->timings;
