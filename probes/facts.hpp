@@ -157,7 +157,10 @@ struct PhaseTimings {
 struct RoundTrip {
   std::string writer;                   // the server the write went through
   std::string path;                     // the znode created (ephemeral sequential)
-  ZkError namespace_error = ZkError::not_attempted;  // creating the namespace node (node_exists is fine)
+  // Creating the namespace node (node_exists is fine): ok once a node was created in it (or found
+  // there); not_attempted when the write failed before telling whether it exists (the write's error
+  // says why).
+  ZkError namespace_error = ZkError::not_attempted;
   ZkError write_error = ZkError::not_attempted;
   std::optional<Zxid> write_zxid;       // czxid of the created node
   std::vector<ReadBack> reads;          // one per server it was attempted on

@@ -63,7 +63,8 @@ bool keep_optional(ServerProbe& probe, const std::string& word, const Exchange& 
 // Asks one optional word and keeps what it told; false when the exchange failed (keep_optional).
 awaitable<bool> ask_optional(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                              const std::string& word, const ProbeLimits& limits) {
-  co_return keep_optional(probe, word, co_await exchange_word(addresses, probe.address.port, word, limits));
+  auto exchange = co_await exchange_word(addresses, probe.address.port, word, limits);  // named: see below
+  co_return keep_optional(probe, word, exchange);
 }
 
 // A word asked on a connection of its own while the caller asks another of the same server (two
@@ -168,9 +169,39 @@ awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::addr
   }
 }
 
+// A word the server may have cut off for being one connection too many from this address
+// (maxClientCnxns: ZooKeeper closes such a connection at once, without a reply), or reset.
+bool maybe_over_the_limit(const Exchange& exchange) {
+  return (exchange.error == ProbeError::ok && exchange.reply.empty()) || exchange.error == ProbeError::reset;
+}
+
+// srvr and, beside it, conf (quorum's verdict words); `on_srvr` runs once srvr is in. Another
+// client from this address may hold a connection, so a word cut off while the other was in flight
+// is asked again alone: one word's time more, never a false "unreachable". Returns conf's exchange.
+awaitable<Exchange> ask_srvr_and_conf(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
+                                      const ProbeLimits& limits, const ProbedCallback& on_srvr) {
+  static const std::string srvr = "srvr", conf_word = "conf";  // named: GCC 12 and coroutine temporaries
+  auto executor = co_await asio::this_coro::executor;
+  auto port = probe.address.port;
+  WordInFlight conf(executor, addresses, port, conf_word, limits);
+  probe.srvr_exchange = co_await exchange_word(addresses, port, srvr, limits);
+  std::optional<Exchange> conf_exchange;
+  if (maybe_over_the_limit(probe.srvr_exchange)) {
+    conf_exchange = co_await conf.result();
+    probe.srvr_exchange = co_await exchange_word(addresses, port, srvr, limits);
+  }
+  if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
+  if (on_srvr) on_srvr(probe);
+  if (!conf_exchange) conf_exchange = co_await conf.result();
+  if (mode_of(probe) && maybe_over_the_limit(*conf_exchange))  // beside the session, if one started
+    conf_exchange = co_await exchange_word(addresses, port, conf_word, limits);
+  co_return std::move(*conf_exchange);
+}
+
 // srvr, then the other words; `on_srvr` runs once srvr's exchange ended (or the lookup failed).
 // For the verdict words, conf is asked beside srvr: most servers need nothing more.
 awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits, const ProbedCallback& on_srvr) {
+  static const std::string srvr = "srvr";
   auto found = co_await lookup.result();
   if (!found.ok()) {
     probe.srvr_exchange = tcp::unresolved(found);
@@ -178,18 +209,15 @@ awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits l
     co_return;
   }
   const auto& addresses = found.addresses;
-  auto port = probe.address.port;
-  std::optional<WordInFlight> conf;
-  if (limits.verdict_words_only && !limits.srvr_only)
-    conf.emplace(co_await asio::this_coro::executor, addresses, port, "conf", limits);
-  probe.srvr_exchange = co_await exchange_word(addresses, port, "srvr", limits);
-  if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
-  if (on_srvr) on_srvr(probe);
-  if (!probe.srvr || limits.srvr_only) co_return;
-  if (conf) {
-    auto conf_exchange = co_await conf->result();  // named: GCC 12 mishandles co_await in arguments
-    co_await ask_verdict_words(probe, addresses, conf_exchange, limits);
+  if (limits.verdict_words_only && !limits.srvr_only) {
+    auto conf = co_await ask_srvr_and_conf(probe, addresses, limits, on_srvr);
+    if (!probe.srvr) co_return;
+    co_await ask_verdict_words(probe, addresses, conf, limits);
   } else {
+    probe.srvr_exchange = co_await exchange_word(addresses, probe.address.port, srvr, limits);
+    if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
+    if (on_srvr) on_srvr(probe);
+    if (!probe.srvr || limits.srvr_only) co_return;
     for (const auto& word : kOptionalWords) {
       bool answered = co_await ask_optional(probe, addresses, word, limits);
       if (!answered) break;
@@ -199,14 +227,15 @@ awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits l
 }
 
 // quorum's probe (verdict words) reports a server once srvr is in: the session that starts then is
-// the server's second connection. Otherwise after the last word: one connection at a time.
+// its second connection, beside one word at a time. Otherwise after the last word.
 awaitable<void> probe_then_report(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits,
                                   const ProbedCallback& on_probed) {
   if (limits.verdict_words_only) {
     co_await probe_one(probe, lookup, limits, on_probed);
     co_return;
   }
-  co_await probe_one(probe, lookup, limits, nullptr);
+  const ProbedCallback none;  // named: a temporary bound to a coroutine's reference parameter
+  co_await probe_one(probe, lookup, limits, none);
   if (on_probed) on_probed(probe);
 }
 

@@ -21,8 +21,9 @@ struct ProbeLimits {
   std::chrono::milliseconds exchange_timeout{2000};    // per request once connected, capped by `deadline`
   std::size_t max_reply_bytes = 512 * 1024;            // a flooding peer is cut off here
   bool srvr_only = false;                              // skip the optional words and the AdminServer
-  // After srvr, ask only what can change a verdict (quorum's): conf, and mntr where it counts; ruok
-  // for a server that is not serving. Otherwise every optional word, in kOptionalWords' order.
+  // Ask only what can change a verdict (quorum's): conf beside srvr, then mntr where it counts; ruok
+  // for a server that is not serving. Otherwise, after srvr, every optional word in kOptionalWords'
+  // order.
   bool verdict_words_only = false;
 };
 
@@ -36,7 +37,7 @@ std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers
 
 // Called with each server's probe on the probing thread, while other servers may still be probed;
 // it must not block. With verdict_words_only as soon as its srvr exchange ended (srvr_exchange and
-// srvr are final; one more word may follow, on one connection), otherwise once its probe is
+// srvr are final; its other words follow one connection at a time), otherwise once its probe is
 // complete (its connections closed).
 using ProbedCallback = std::function<void(const ServerProbe&)>;
 std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,

@@ -30,10 +30,11 @@ struct RoundTripPlan {
   std::chrono::milliseconds session_timeout{10000};
 };
 
-// Sessions opened before the round trip is planned: each as soon as its server has been probed,
-// so that they connect while other servers are still being probed (a server's words are done by
-// then: still one connection to it at a time). The round trip takes those its plan names and closes
-// the others with its own. Not thread-safe: open from one thread (the probes' io_context's).
+// Sessions opened before the round trip is planned: each as soon as its server was reported by
+// probe_servers, so that they connect while the servers are still being probed (for quorum beside
+// the server's remaining words, one at a time: two connections at most). The round trip takes those
+// its plan names and closes the others with its own. Not thread-safe: open from one thread at a
+// time, and hand it to the round trip through a lock (gather's ReportedProbes).
 class SessionsAhead {
  public:
   SessionsAhead(KeeperFactory& keepers, std::chrono::milliseconds session_timeout);

@@ -59,6 +59,10 @@ class Peer {
   }
   std::uint16_t port() const { return acceptor_.local_endpoint().port(); }
   int max_concurrent() const { return max_concurrent_; }
+  // From now on a connection beyond `most` open at once is closed at once, unread and unanswered,
+  // as ZooKeeper's maxClientCnxns does (0: no limit). Those cut off are counted.
+  void limit_connections(int most) { limit_ = most; }
+  int cut_off() const { return cut_off_; }
   int connections() const { return total_; }
   // Bytes written after the replies by stream and flood: how far a client read before it hung up.
   std::uint64_t bytes_streamed() const { return streamed_; }
@@ -89,6 +93,10 @@ class Peer {
       std::atomic<int>& open;
       ~Closing() { --open; }
     } closing{open_};
+    if (limit_ > 0 && now > limit_) {
+      ++cut_off_;
+      co_return;  // the socket closes as it goes
+    }
     char word[4];
     boost::system::error_code ec;
     co_await asio::async_read(socket, asio::buffer(word), asio::redirect_error(asio::use_awaitable, ec));
@@ -172,7 +180,7 @@ class Peer {
   asio::io_context io_;
   tcp::acceptor acceptor_;
   std::thread thread_;
-  std::atomic<int> open_{0}, max_concurrent_{0}, total_{0};
+  std::atomic<int> open_{0}, max_concurrent_{0}, total_{0}, limit_{0}, cut_off_{0};
   std::atomic<std::uint64_t> streamed_{0};
 };
 

@@ -339,6 +339,22 @@ TEST_CASE("probe_servers, verdict words only: conf beside srvr, mntr where it co
   CHECK_FALSE(by_name("not-serving").conf);  // not serving: conf decides nothing there, as before
 }
 
+TEST_CASE("probe_servers, verdict words only: a server allowing this address one connection still answers "
+          "srvr and conf, each word cut off asked again alone") {
+  fake::Peer one_at_a_time({{"srvr", {Behaviour::answer_late, capture("srvr_follower.txt"), 100ms}},
+                            {"conf", {Behaviour::answer_late, capture("conf_follower.txt"), 100ms}}});
+  one_at_a_time.limit_connections(1);
+  auto limits = limits_for(5s);
+  limits.verdict_words_only = true;
+  auto probes = probe_servers({at(one_at_a_time, "one")}, limits);
+  CHECK(one_at_a_time.cut_off() == 1);  // the second of srvr and conf, whichever it was
+  CHECK(probes[0].srvr_exchange.error == ProbeError::ok);
+  CHECK(mode_of(probes[0]) == Mode::follower);
+  REQUIRE(probes[0].conf);
+  CHECK(probes[0].conf->facts.server_id);
+  CHECK(probes[0].refused_words.empty());
+}
+
 TEST_CASE("probe_servers, verdict words only: conf is asked beside a slow srvr, on a second connection") {
   fake::Peer slow({{"srvr", {Behaviour::answer_late, capture("srvr_follower.txt"), 300ms}},
                    {"conf", {Behaviour::answer, capture("conf_follower.txt")}}});

@@ -103,10 +103,19 @@ class ReportedProbes {
     all_in_.notify_all();
   }
 
-  // Every server's probe, in the listed order, once all are in; by `deadline`, those that are.
+  // No more reports: probing failed.
+  void close() {
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+    }
+    all_in_.notify_all();
+  }
+
+  // Every server's probe, in the listed order, once all are in (or closed); by `deadline`, those that are.
   std::vector<probes::ServerProbe> wait_all(Clock::time_point deadline) {
     std::unique_lock lock(mutex_);
-    all_in_.wait_until(lock, deadline, [&] { return count_ == probes_.size(); });
+    all_in_.wait_until(lock, deadline, [&] { return closed_ || count_ == probes_.size(); });
     closed_ = true;
     std::vector<probes::ServerProbe> in;
     for (auto& probe : probes_)
@@ -143,18 +152,23 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keep
   limits.exchange_timeout = probe_span;
   limits.verdict_words_only = options.verdict_words_only;
   // Each serving server's session starts once it is reported (see ProbedCallback: for quorum as
-  // soon as srvr says it serves, beside at most one more word), while the others are probed; the
-  // round trip starts once every server was reported, while the last words are still asked.
+  // soon as srvr says it serves, beside its other words, one at a time), while the others are
+  // probed; the round trip starts once every server was reported, while the last words still run.
   probes::SessionsAhead ahead(keepers, probes::RoundTripPlan{}.session_timeout);
   ReportedProbes reported(options.servers, [&](const probes::ServerProbe& probe) {
     if (sessions && probes::joins_round_trip(probe)) ahead.open(probe.address);
   });
   std::chrono::microseconds probe_took{};
   auto probing = std::async(std::launch::async, [&] {
-    auto probed = probes::probe_servers(options.servers, limits, probes::system_resolver(),
-                                        [&](const probes::ServerProbe& probe) { reported.add(probe); });
-    probe_took = since(start);
-    return probed;
+    try {
+      auto probed = probes::probe_servers(options.servers, limits, probes::system_resolver(),
+                                          [&](const probes::ServerProbe& probe) { reported.add(probe); });
+      probe_took = since(start);
+      return probed;
+    } catch (...) {
+      reported.close();  // the round trip need not wait for servers that will never be reported
+      throw;             // to probing.get()
+    }
   });
   facts.write_skipped = options.no_write;
   if (sessions) {

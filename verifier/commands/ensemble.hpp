@@ -20,7 +20,8 @@ struct MarkerPlan {
   std::optional<std::string> create_with;  // content, when the ledger has no marker yet
 };
 
-// Gathers the facts within options.timeout: the probes first, the round trip with what is left.
+// Gathers the facts within options.timeout: the probes (half of it, at most), and the round trip
+// from the moment every server was reported (for quorum once its srvr is in) to the deadline.
 EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keepers,
                      const std::optional<MarkerPlan>& marker = std::nullopt);
 
