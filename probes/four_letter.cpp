@@ -58,12 +58,21 @@ void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& w
 }
 
 
-bool keep_optional(ServerProbe& probe, const std::string& word, const Exchange& exchange);
+// Keeps what an optional word's exchange told. False when the exchange failed: the server went
+// away or stalls, so nothing more should be asked of it.
+bool keep_optional(ServerProbe& probe, const std::string& word, const Exchange& exchange) {
+  if (exchange.error != ProbeError::ok) return false;
+  if (word == "mntr") note_refusal(probe.mntr = parse_mntr(exchange.reply), word, probe);
+  else if (word == "conf") note_refusal(probe.conf = parse_conf(exchange.reply), word, probe);
+  else if (word == "isro") note_refusal(probe.isro = parse_isro(exchange.reply), word, probe);
+  else if (word == "ruok") note_refusal(probe.ruok = parse_ruok(exchange.reply), word, probe);
+  return true;
+}
 
 // Asks one optional word and keeps what it told; false when the exchange failed (keep_optional).
 awaitable<bool> ask_optional(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                              const std::string& word, const ProbeLimits& limits) {
-  auto exchange = co_await exchange_word(addresses, probe.address.port, word, limits);  // named: see below
+  auto exchange = co_await exchange_word(addresses, probe.address.port, word, limits);  // named: GCC 12
   co_return keep_optional(probe, word, exchange);
 }
 
@@ -101,17 +110,6 @@ class WordInFlight {
   };
   std::shared_ptr<State> state_;
 };
-
-// Keeps what an optional word's exchange told. False when the exchange failed: the server went
-// away or stalls, so nothing more should be asked of it.
-bool keep_optional(ServerProbe& probe, const std::string& word, const Exchange& exchange) {
-  if (exchange.error != ProbeError::ok) return false;
-  if (word == "mntr") note_refusal(probe.mntr = parse_mntr(exchange.reply), word, probe);
-  else if (word == "conf") note_refusal(probe.conf = parse_conf(exchange.reply), word, probe);
-  else if (word == "isro") note_refusal(probe.isro = parse_isro(exchange.reply), word, probe);
-  else if (word == "ruok") note_refusal(probe.ruok = parse_ruok(exchange.reply), word, probe);
-  return true;
-}
 
 // mntr can change a verdict only through the leader's synced followers, or through the voters'
 // count (zk_quorum_size) when no membership is known.
@@ -169,6 +167,13 @@ awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::addr
   }
 }
 
+// srvr, kept in the probe: its exchange, and what it told when the exchange succeeded.
+awaitable<void> ask_srvr(ServerProbe& probe, const std::vector<asio::ip::address>& addresses, const ProbeLimits& limits) {
+  static const std::string srvr = "srvr";  // named: GCC 12 and coroutine temporaries
+  probe.srvr_exchange = co_await exchange_word(addresses, probe.address.port, srvr, limits);
+  if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
+}
+
 // A word the server may have cut off for being one connection too many from this address
 // (maxClientCnxns: ZooKeeper closes such a connection at once, without a reply), or reset.
 bool maybe_over_the_limit(const Exchange& exchange) {
@@ -180,17 +185,16 @@ bool maybe_over_the_limit(const Exchange& exchange) {
 // is asked again alone: one word's time more, never a false "unreachable". Returns conf's exchange.
 awaitable<Exchange> ask_srvr_and_conf(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                                       const ProbeLimits& limits, const ProbedCallback& on_srvr) {
-  static const std::string srvr = "srvr", conf_word = "conf";  // named: GCC 12 and coroutine temporaries
+  static const std::string conf_word = "conf";  // named: GCC 12 and coroutine temporaries
   auto executor = co_await asio::this_coro::executor;
   auto port = probe.address.port;
   WordInFlight conf(executor, addresses, port, conf_word, limits);
-  probe.srvr_exchange = co_await exchange_word(addresses, port, srvr, limits);
+  co_await ask_srvr(probe, addresses, limits);
   std::optional<Exchange> conf_exchange;
   if (maybe_over_the_limit(probe.srvr_exchange)) {
     conf_exchange = co_await conf.result();
-    probe.srvr_exchange = co_await exchange_word(addresses, port, srvr, limits);
+    co_await ask_srvr(probe, addresses, limits);
   }
-  if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
   if (on_srvr) on_srvr(probe);
   if (!conf_exchange) conf_exchange = co_await conf.result();
   if (mode_of(probe) && maybe_over_the_limit(*conf_exchange))  // beside the session, if one started
@@ -201,7 +205,6 @@ awaitable<Exchange> ask_srvr_and_conf(ServerProbe& probe, const std::vector<asio
 // srvr, then the other words; `on_srvr` runs once srvr's exchange ended (or the lookup failed).
 // For the verdict words, conf is asked beside srvr: most servers need nothing more.
 awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits, const ProbedCallback& on_srvr) {
-  static const std::string srvr = "srvr";
   auto found = co_await lookup.result();
   if (!found.ok()) {
     probe.srvr_exchange = tcp::unresolved(found);
@@ -214,8 +217,7 @@ awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits l
     if (!probe.srvr) co_return;
     co_await ask_verdict_words(probe, addresses, conf, limits);
   } else {
-    probe.srvr_exchange = co_await exchange_word(addresses, probe.address.port, srvr, limits);
-    if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
+    co_await ask_srvr(probe, addresses, limits);
     if (on_srvr) on_srvr(probe);
     if (!probe.srvr || limits.srvr_only) co_return;
     for (const auto& word : kOptionalWords) {

@@ -98,7 +98,6 @@ class ReportedProbes {
       if (at == static_cast<std::ptrdiff_t>(order_.size()) || probes_[at]) return;
       on_report_(probe);
       probes_[at] = probe;
-      ++count_;
     }
     all_in_.notify_all();
   }
@@ -115,7 +114,8 @@ class ReportedProbes {
   // Every server's probe, in the listed order, once all are in (or closed); by `deadline`, those that are.
   std::vector<probes::ServerProbe> wait_all(Clock::time_point deadline) {
     std::unique_lock lock(mutex_);
-    all_in_.wait_until(lock, deadline, [&] { return closed_ || count_ == probes_.size(); });
+    auto reported = [](const std::optional<probes::ServerProbe>& probe) { return probe.has_value(); };
+    all_in_.wait_until(lock, deadline, [&] { return closed_ || std::ranges::all_of(probes_, reported); });
     closed_ = true;
     std::vector<probes::ServerProbe> in;
     for (auto& probe : probes_)
@@ -128,8 +128,7 @@ class ReportedProbes {
   std::vector<std::string> order_;
   std::mutex mutex_;
   std::condition_variable all_in_;
-  std::vector<std::optional<probes::ServerProbe>> probes_;
-  std::size_t count_ = 0;
+  std::vector<std::optional<probes::ServerProbe>> probes_;  // by position in the list
   bool closed_ = false;
 };
 
