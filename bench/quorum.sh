@@ -101,6 +101,13 @@ hyperfine --style basic -N --warmup 3 --runs "$half" --export-json "$work/health
 hyperfine --style basic -N --warmup 3 --runs "$half" --export-json "$work/healthy-b.json" \
   "${healthy[@]:6:3}" "${healthy[@]:3:3}" "${healthy[@]:0:3}" >/dev/null
 pool "$work/healthy.json" "$work/healthy-a.json" "$work/healthy-b.json"
+# ZooKeeper 3.8 keeps metrics per top-level znode, and the leader's mntr is on quorum's path: a lab
+# whose mntr grew (a client creating top-level nodes) times mntr, not zkverify. 512 lines here.
+leader_port=$(tests/lab/zklab servers "$lab" | tr ',' '\n' | grep "^$(tests/lab/zklab leader "$lab")=" | sed 's/.*://')
+exec 3<>"/dev/tcp/127.0.0.1/$leader_port"
+printf mntr >&3
+mntr_lines=$(wc -l <&3)
+exec 3>&-
 hyperfine --style basic --warmup 1 --runs "$(((runs + 2) / 3))" --export-json "$work/shell.json" \
   -n 'echo srvr | nc, 5 servers' "for p in $ports; do echo srvr | nc -w 2 127.0.0.1 \$p >/dev/null; done" \
   -n 'zkCli.sh -server ONE ls /' "/usr/share/zookeeper/bin/zkCli.sh -server 127.0.0.1:$first_port ls / >/dev/null 2>&1" \
@@ -141,6 +148,7 @@ seven_nw_cpu=$(server_cpu_per_check "$lab" "$cpu_runs" "$zkverify quorum --serve
 five_nw_cpu=$(server_cpu_per_check "$lab" "$cpu_runs" "$zkverify quorum --servers $voters --no-write")
 
 kazoo_median=$(median_of "$work/healthy.json" 'kazoo script (session, create, sync, get, close per server)')
+printf "\nthe 5-server lab's leader answered mntr with %d lines after its runs\n" "$mntr_lines"
 printf '\n%-62s %10s %10s\n' "command" "median" "vs kazoo"
 for file in healthy shell paused seven; do
   medians "$work/$file.json" | while IFS=$'\t' read -r name median; do

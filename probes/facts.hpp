@@ -164,7 +164,10 @@ struct RoundTrip {
   ZkError write_error = ZkError::not_attempted;
   std::optional<Zxid> write_zxid;       // czxid of the created node
   std::vector<ReadBack> reads;          // one per server it was attempted on
-  ZkError delete_error = ZkError::not_attempted;
+  // The probe node's removal, which the writer's session close does (the node is ephemeral): ok
+  // once that close completed; deadline_exceeded when it was abandoned and the node waits for the
+  // server to expire the session.
+  ZkError removal_error = ZkError::not_attempted;
   std::string marker_path;              // empty when no marker was asked for
   ZkError marker_create_error = ZkError::not_attempted;  // node_exists when it was already there
   // Access under ACLs (a session refused by the server's authentication shows as auth_failed in

@@ -282,8 +282,9 @@ void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundT
     note_denied(trip, read.marker_error, plan.marker_path);
   }
   trip.timings.read_back = lap(phase_started);
-  if (plan.write) trip.delete_error = remove_now(writer, trip.path, plan.deadline);
-  note_denied(trip, trip.delete_error, parent_of(trip.path));
+  // No delete: the probe node is ephemeral, and the close that removes it is one quorum transaction
+  // every session needs anyway. The writer stays open only to read the ACL that refused something.
+  if (trip.denied_path.empty()) start_closing(writer);
   trip.timings.cleanup = lap(phase_started);
 }
 
@@ -317,6 +318,9 @@ RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers, Sess
   // Together, so that a server slow to close costs one close deadline, not one per session.
   for (auto& session : unused) sessions.push_back(std::move(session));
   close_all(sessions, plan.close_deadline == Clock::time_point{} ? plan.deadline : plan.close_deadline);
+  // close_all has waited for the writer's close: asking again only says whether it completed.
+  if (plan.write && trip.write_error == ZkError::ok)
+    trip.removal_error = sessions[plan.writer]->close(Clock::now()) ? ZkError::ok : ZkError::deadline_exceeded;
   trip.timings.cleanup += lap(closing_started);
   return trip;
 }

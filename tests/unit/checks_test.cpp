@@ -132,6 +132,15 @@ TEST_CASE("round trip: a failed write or read is critical, a stale read too") {
     facts.round_trip->write_error = ZkError::not_attempted;
     CHECK_THAT(find(judge(facts), "round-trip-failed")->message, Contains("parent does not exist"));
   }
+  SECTION("the writer's close abandoned: the node waits for the session's expiry, and that is no failure") {
+    facts.round_trip->removal_error = ZkError::deadline_exceeded;
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::healthy);
+    REQUIRE(find(report, "cleanup-deferred"));
+    CHECK(find(report, "cleanup-deferred")->severity == Severity::info);
+    CHECK(find(report, "cleanup-deferred")->server == "pzoo-1");
+    CHECK_THAT(find(report, "cleanup-deferred")->message, Contains("goes once pzoo-1 expires that session"));
+  }
   SECTION("--no-write is said, and is not a failure") {
     facts.round_trip.reset();
     facts.write_skipped = true;

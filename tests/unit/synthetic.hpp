@@ -47,7 +47,7 @@ inline RoundTrip round_trip(const std::vector<ServerProbe>& probes, const std::s
   trip.namespace_error = ZkError::ok;
   trip.write_error = ZkError::ok;
   trip.write_zxid = Zxid{(std::uint64_t{epoch} << 32) | 7};
-  trip.delete_error = ZkError::ok;
+  trip.removal_error = ZkError::ok;
   int id = 0;
   for (const auto& probe : probes) {
     ++id;

@@ -658,6 +658,6 @@ TEST_CASE("the round trip through a 3.4 server: written, read back, its czxid kn
   CHECK(trip.reads[0].error == ZkError::ok);
   CHECK(trip.reads[0].bytes_match);
   CHECK(trip.reads[0].session_server_id == 1);
-  CHECK(trip.delete_error == ZkError::ok);
+  CHECK(trip.removal_error == ZkError::ok);
   CHECK(server.create2_requests() == 1);  // the writer's first create; the reader creates nothing
 }

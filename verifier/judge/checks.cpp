@@ -364,10 +364,11 @@ class Judge {
       else
         ++summary.reads_ok;
     }
-    if (trip.delete_error != ZkError::ok)
+    if (trip.removal_error != ZkError::ok)
       add(Severity::info, "cleanup-deferred", trip.writer,
-          fmt::format("deleting {} failed ({}); it is ephemeral and goes with the session", trip.path,
-                      probes::to_string(trip.delete_error)));
+          fmt::format("closing the session that wrote {} did not complete ({}); the node is ephemeral and goes "
+                      "once {} expires that session",
+                      trip.path, probes::to_string(trip.removal_error), trip.writer));
   }
 
   void check_capabilities() {
