@@ -1,6 +1,5 @@
 #include "probes/keeper.hpp"
 
-#include <future>
 #include <thread>
 
 namespace zkverify::probes {
@@ -73,16 +72,15 @@ bool wait_connected_to(const Keeper& keeper, const std::string& server, Clock::t
 
 namespace {
 
-// One thread per session: Keeper::close blocks until its close completes or the deadline passes,
-// so calling them one after another could cost a deadline per session. Every close honours the
-// same deadline, so waiting for all of them ends by it too.
+// Every close is started first (a deadline already passed only starts it), then each is waited for
+// until the same deadline: together they end by it, with no thread of ours per session.
 std::size_t close_each(const std::vector<Keeper*>& sessions, Clock::time_point deadline) {
-  std::vector<std::future<bool>> closes;
+  auto now = Clock::now();
   for (auto* session : sessions)
-    if (session) closes.push_back(std::async(std::launch::async, [session, deadline] { return session->close(deadline); }));
+    if (session) session->close(now);
   std::size_t closed = 0;
-  for (auto& close : closes)
-    if (close.get()) ++closed;
+  for (auto* session : sessions)
+    if (session && session->close(deadline)) ++closed;
   return closed;
 }
 

@@ -161,7 +161,9 @@ class Keeper {
 
   // Closes the session (a quorum transaction: the server then removes its ephemeral nodes). Returns
   // true when that completed by the deadline; false when it was abandoned (the server expires the
-  // session later). Idempotent; later operations complete with ZkError::closing.
+  // session later). Waits no longer than the deadline, so a deadline already passed only starts the
+  // close. Idempotent: a later call waits for the same close. Later operations complete with
+  // ZkError::closing.
   virtual bool close(Clock::time_point deadline) = 0;
 };
 

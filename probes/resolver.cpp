@@ -54,10 +54,15 @@ Resolution getaddrinfo_lookup(const std::string& name) {
 
 }  // namespace
 
-Resolution ThreadedResolver::resolve(const std::string& host, Clock::time_point deadline) {
+std::optional<Resolution> numeric_resolution(const std::string& host) {
   boost::system::error_code not_numeric;
-  auto numeric = ip::make_address(host, not_numeric);
-  if (!not_numeric) return {{numeric}, {}};
+  auto address = ip::make_address(host, not_numeric);
+  if (not_numeric) return std::nullopt;
+  return Resolution{{address}, {}};
+}
+
+Resolution ThreadedResolver::resolve(const std::string& host, Clock::time_point deadline) {
+  if (auto numeric = numeric_resolution(host)) return std::move(*numeric);
 
   // Detached, never joined: the thread owns the promise, its copy of the lookup and of the name,
   // so abandoning it at the deadline leaves it nothing of ours to touch when it finishes. An
@@ -84,9 +89,12 @@ Resolver& system_resolver() {
 std::vector<Resolution> resolve_all(Resolver& resolver, const std::vector<std::string>& hosts,
                                     Clock::time_point deadline) {
   std::vector<std::future<Resolution>> lookups;
-  for (const auto& host : hosts)
-    lookups.push_back(
-        std::async(std::launch::async, [&resolver, &host, deadline] { return resolver.resolve(host, deadline); }));
+  for (const auto& host : hosts) {
+    // A numeric host has no lookup to wait for: resolved when awaited, on this thread (a check
+    // resolves every listed host again for each session, and a thread costs more than that).
+    auto policy = numeric_resolution(host) ? std::launch::deferred : std::launch::async;
+    lookups.push_back(std::async(policy, [&resolver, &host, deadline] { return resolver.resolve(host, deadline); }));
+  }
   // Each resolve returns by the deadline, so these waits end by it too.
   std::vector<Resolution> resolutions;
   for (auto& lookup : lookups) resolutions.push_back(lookup.get());

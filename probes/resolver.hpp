@@ -8,6 +8,7 @@
 #include "probes/io.hpp"
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct Resolution {
   std::string error;
   [[nodiscard]] bool ok() const { return !addresses.empty(); }
 };
+
+// A numeric host (an IPv4 or IPv6 literal) as the Resolution it stands for, with no lookup; none
+// for a name.
+std::optional<Resolution> numeric_resolution(const std::string& host);
 
 // The seam: probe_servers takes one, so tests can make one name slow.
 class Resolver {
@@ -55,8 +60,9 @@ class ThreadedResolver final : public Resolver {
 // resolver asked it, behind a ThreadedResolver.
 Resolver& system_resolver();
 
-// Resolves every host at once, each on a thread of its own, and returns by the deadline one
-// Resolution per host, in order: a slow name costs only its own result.
+// Resolves every host at once, each name on a thread of its own (numeric hosts on the caller's),
+// and returns by the deadline one Resolution per host, in order: a slow name costs only its own
+// result.
 std::vector<Resolution> resolve_all(Resolver& resolver, const std::vector<std::string>& hosts,
                                     Clock::time_point deadline);
 

@@ -122,7 +122,7 @@ std::vector<std::unique_ptr<Keeper>> open_sessions(const RoundTripPlan& plan, Ke
   return sessions;
 }
 
-// The node whose ACL decides over creating or deleting `path`: its parent.
+// The node whose ACL decides over creating `path`: its parent.
 std::string parent_of(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);

@@ -20,23 +20,27 @@ Clock::time_point deadline_after(std::chrono::milliseconds timeout, const ProbeL
 }
 
 Lookup::Lookup(asio::io_context& io, Resolver& resolver, std::string host, Clock::time_point deadline)
-    : arrived_(io, asio::steady_timer::time_point::max()),
-      thread_([this, &io, &resolver, host = std::move(host), deadline] {
-        Resolution resolution;
-        try {
-          resolution = resolver.resolve(host, deadline);
-        } catch (const std::exception& error) {  // e.g. no thread left to look up with: this server's failure
-          resolution.error = fmt::format("lookup of {} failed: {}", host, error.what());
-        }
-        // Runs only while the io_context runs, which is within this Lookup's lifetime; once it has
-        // stopped, the handler is destroyed with it, never run.
-        asio::post(io, [this, resolution = std::move(resolution)]() mutable {
-          result_ = std::move(resolution);
-          arrived_.cancel();
-        });
-      }) {}
+    : arrived_(io, asio::steady_timer::time_point::max()), result_(numeric_resolution(host)) {
+  if (result_) return;  // nothing to look up: no thread
+  thread_ = std::thread([this, &io, &resolver, host = std::move(host), deadline] {
+    Resolution resolution;
+    try {
+      resolution = resolver.resolve(host, deadline);
+    } catch (const std::exception& error) {  // e.g. no thread left to look up with: this server's failure
+      resolution.error = fmt::format("lookup of {} failed: {}", host, error.what());
+    }
+    // Runs only while the io_context runs, which is within this Lookup's lifetime; once it has
+    // stopped, the handler is destroyed with it, never run.
+    asio::post(io, [this, resolution = std::move(resolution)]() mutable {
+      result_ = std::move(resolution);
+      arrived_.cancel();
+    });
+  });
+}
 
-Lookup::~Lookup() { thread_.join(); }
+Lookup::~Lookup() {
+  if (thread_.joinable()) thread_.join();
+}
 
 asio::awaitable<Resolution> Lookup::result() {
   while (!result_) {

@@ -28,7 +28,8 @@ Clock::time_point deadline_after(std::chrono::milliseconds timeout, const ProbeL
 
 // One host's lookup, started at construction on a thread of its own (so the lookups of all servers
 // run at once) and awaited by that server's coroutine: a slow name delays only its own server. The
-// result reaches the io_context's thread through a post, so the coroutine never blocks it.
+// result reaches the io_context's thread through a post, so the coroutine never blocks it. A
+// numeric host needs neither: its result is there at once.
 class Lookup {
  public:
   Lookup(boost::asio::io_context& io, Resolver& resolver, std::string host, Clock::time_point deadline);
@@ -44,7 +45,7 @@ class Lookup {
  private:
   boost::asio::steady_timer arrived_;  // never expires: cancelled when the result arrives
   std::optional<Resolution> result_;   // touched on the io_context's thread only
-  std::thread thread_;                 // last: it starts with the members above in place
+  std::thread thread_;                 // a name's lookup; started once the members above are in place
 };
 
 // Connects to the first of `addresses` (at `port`) that accepts, by the connect deadline; on
