@@ -21,16 +21,20 @@ namespace zkverify::probes {
 namespace {
 
 // The C client logs connection attempts to stderr; zkverify reports errors itself, so the log goes
-// nowhere unless ZKVERIFY_ZK_LOG names a file.
-void configure_client_log() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+// nowhere unless ZKVERIFY_ZK_LOG names a file. Returns zookeeper_init's flags: without that log, no
+// "client environment" lines either. Writing them costs every handle a passwd lookup (nsswitch,
+// nscd, /etc/passwd) and more, even when the level drops them, and handles open one at a time
+// (connection_order_mutex).
+int configure_client_log() {
+  static const int init_flags = [] {
     const char* target = std::getenv("ZKVERIFY_ZK_LOG");
     // Intentionally never closed: the C client may log until the process exits.
     FILE* stream = std::fopen(target ? target : "/dev/null", "a");
     if (stream) zoo_set_log_stream(stream);
     zoo_set_debug_level(target ? ZOO_LOG_LEVEL_INFO : ZOO_LOG_LEVEL_ERROR);
-  });
+    return target ? 0 : ZOO_NO_LOG_CLIENTENV;
+  }();
+  return init_flags;
 }
 
 // A listed server with the addresses its host resolved to: zookeeper_init is given these, so the
@@ -557,13 +561,13 @@ class CKeeper final : public Keeper {
 };
 
 zhandle_t* open_handle(const std::vector<KnownServer>& servers, const KeeperOptions& options, void* context) {
-  configure_client_log();
+  auto flags = configure_client_log();
   std::lock_guard lock(connection_order_mutex());
   zoo_deterministic_conn_order(options.in_order ? 1 : 0);
   auto choices = options.first_choices == 0 ? servers.size() : std::min(options.first_choices, servers.size());
   std::vector<KnownServer> first(servers.begin(), servers.begin() + static_cast<std::ptrdiff_t>(choices));
   auto* zh = zookeeper_init(connect_string(first).c_str(), &SessionShared::on_event,
-                            static_cast<int>(options.session_timeout.count()), nullptr, context, 0);
+                            static_cast<int>(options.session_timeout.count()), nullptr, context, flags);
   // By default the client looks the hosts up again on every I/O loop; numeric ones would only give
   // the same addresses. -1: only after a connection loss (where numeric hosts cost no DNS either).
   if (zh) zoo_set_servers_resolution_delay(zh, -1);
@@ -749,7 +753,8 @@ ZkError CKeeper::move_to(const std::string& server) {
   zhandle_t* moved = nullptr;
   {
     std::lock_guard order(connection_order_mutex());
-    moved = zookeeper_init(hosts.c_str(), &SessionShared::on_event, timeout, &session, shared_.get(), 0);
+    moved = zookeeper_init(hosts.c_str(), &SessionShared::on_event, timeout, &session, shared_.get(),
+                           configure_client_log());
   }
   if (!moved) {
     zoo_set_watcher(slot_->handle, &SessionShared::on_event);
