@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <random>
 #include <thread>
 #include <utility>
 
@@ -20,18 +21,21 @@ namespace zkverify::probes {
 
 namespace {
 
-// The C client logs connection attempts to stderr; zkverify reports errors itself, so the log goes
-// nowhere unless ZKVERIFY_ZK_LOG names a file. Returns zookeeper_init's flags: without that log, no
-// "client environment" lines either. Writing them costs every handle a passwd lookup (nsswitch,
-// nscd, /etc/passwd) and more, even when the level drops them, and handles open one at a time
-// (connection_order_mutex).
-int configure_client_log() {
+// The C client's process-wide settings, set once before the first handle; returns zookeeper_init's
+// flags. Its log goes nowhere unless ZKVERIFY_ZK_LOG names a file (zkverify reports errors itself),
+// and without the log no "client environment" lines (a passwd lookup per handle) either. Its
+// shuffle of the hosts is off for good: the switch is a global that zookeeper_init and
+// zoo_set_servers read, and setting it per open would make handles open one at a time (each
+// zookeeper_init takes a millisecond or more). Sessions that want a random order get it from
+// open_handle.
+int configure_client() {
   static const int init_flags = [] {
     const char* target = std::getenv("ZKVERIFY_ZK_LOG");
     // Intentionally never closed: the C client may log until the process exits.
     FILE* stream = std::fopen(target ? target : "/dev/null", "a");
     if (stream) zoo_set_log_stream(stream);
     zoo_set_debug_level(target ? ZOO_LOG_LEVEL_INFO : ZOO_LOG_LEVEL_ERROR);
+    zoo_deterministic_conn_order(1);
     return target ? 0 : ZOO_NO_LOG_CLIENTENV;
   }();
   return init_flags;
@@ -411,13 +415,6 @@ void describe(const MultiOp& request, zoo_op_t& op, ACL_vector* acl) {
   }
 }
 
-// zookeeper_init shuffles the server list unless this process-wide switch is set (re-resolving the
-// same names later keeps the order), so opens set it and call zookeeper_init under one lock.
-std::mutex& connection_order_mutex() {
-  static std::mutex mutex;
-  return mutex;
-}
-
 // The session's handle, shared by the CKeeper and the threads that open and close it: any of them
 // may be the last to let go.
 struct HandleSlot {
@@ -561,11 +558,13 @@ class CKeeper final : public Keeper {
 };
 
 zhandle_t* open_handle(const std::vector<KnownServer>& servers, const KeeperOptions& options, void* context) {
-  auto flags = configure_client_log();
-  std::lock_guard lock(connection_order_mutex());
-  zoo_deterministic_conn_order(options.in_order ? 1 : 0);
+  auto flags = configure_client();
   auto choices = options.first_choices == 0 ? servers.size() : std::min(options.first_choices, servers.size());
   std::vector<KnownServer> first(servers.begin(), servers.begin() + static_cast<std::ptrdiff_t>(choices));
+  if (!options.in_order && first.size() > 1) {
+    thread_local std::mt19937 random{std::random_device{}()};
+    std::ranges::shuffle(first, random);
+  }
   auto* zh = zookeeper_init(connect_string(first).c_str(), &SessionShared::on_event,
                             static_cast<int>(options.session_timeout.count()), nullptr, context, flags);
   // By default the client looks the hosts up again on every I/O loop; numeric ones would only give
@@ -750,12 +749,8 @@ ZkError CKeeper::move_to(const std::string& server) {
   auto timeout = zoo_recv_timeout(slot_->handle);
   zoo_set_watcher(slot_->handle, &ignore_event);
   shared_->mark_moving(true);  // before the new handle can report connected
-  zhandle_t* moved = nullptr;
-  {
-    std::lock_guard order(connection_order_mutex());
-    moved = zookeeper_init(hosts.c_str(), &SessionShared::on_event, timeout, &session, shared_.get(),
-                           configure_client_log());
-  }
+  auto* moved = zookeeper_init(hosts.c_str(), &SessionShared::on_event, timeout, &session, shared_.get(),
+                               configure_client());
   if (!moved) {
     zoo_set_watcher(slot_->handle, &SessionShared::on_event);
     shared_->mark_moving(false);
