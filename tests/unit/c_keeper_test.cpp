@@ -10,6 +10,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "fake_peer.hpp"
 #include "loopback_port.hpp"
 
 #include "probes/c_keeper.hpp"
@@ -80,4 +81,33 @@ TEST_CASE("C keeper: without a server every request completes once, off the call
   CHECK(keeper->wait_connected(Clock::now() + 1s) == ZkError::closing);
   CHECK(exists_now(*keeper, "/", Clock::now() + 1s).error == ZkError::closing);
   CHECK(keeper->close(Clock::now()));
+}
+
+// zookeeper_init's own shuffle is off for good (it is a process-wide switch), so the order is the
+// keeper's: as listed with in_order, else shuffled per session. Peers that accept and never answer
+// see each session's first attempt.
+TEST_CASE("C keeper: in_order tries the listed order first, otherwise each session picks a random first server",
+          "[c_keeper]") {
+  constexpr int kSessions = 24;  // all on one server by chance: 2 in 2^24
+  fake::Peer first({}, {fake::Behaviour::stall, ""});
+  fake::Peer second({}, {fake::Behaviour::stall, ""});
+  std::vector<ServerAddress> servers{{"first", "127.0.0.1", first.port(), {}}, {"second", "127.0.0.1", second.port(), {}}};
+  auto attempts_after_opening = [&](bool in_order) {
+    KeeperOptions options;
+    options.in_order = in_order;
+    std::vector<std::unique_ptr<Keeper>> sessions;
+    int before = first.connections() + second.connections();
+    for (int i = 0; i < kSessions; ++i) sessions.push_back(c_keeper_factory().open(servers, options, {}));
+    auto deadline = Clock::now() + 3s;
+    while (first.connections() + second.connections() < before + kSessions && Clock::now() < deadline)
+      std::this_thread::sleep_for(10ms);
+    close_all(sessions, Clock::now() + 2s);
+  };
+  attempts_after_opening(true);
+  CHECK(first.connections() == kSessions);
+  CHECK(second.connections() == 0);
+  attempts_after_opening(false);
+  CHECK(first.connections() + second.connections() == 2 * kSessions);
+  CHECK(first.connections() > kSessions);  // some random first choices were the first server...
+  CHECK(second.connections() > 0);         // ...and some the second
 }
