@@ -102,7 +102,7 @@ hyperfine --style basic -N --warmup 3 --runs "$half" --export-json "$work/health
   "${healthy[@]:6:3}" "${healthy[@]:3:3}" "${healthy[@]:0:3}" >/dev/null
 pool "$work/healthy.json" "$work/healthy-a.json" "$work/healthy-b.json"
 # ZooKeeper 3.8 keeps metrics per top-level znode, and the leader's mntr is on quorum's path: a lab
-# whose mntr grew (a client creating top-level nodes) times mntr, not zkverify. 512 lines here.
+# whose mntr grew (a client creating top-level nodes) times mntr, not zkverify. About 620 lines here.
 leader_port=$(tests/lab/zklab servers "$lab" | tr ',' '\n' | grep "^$(tests/lab/zklab leader "$lab")=" | sed 's/.*://')
 exec 3<>"/dev/tcp/127.0.0.1/$leader_port"
 printf mntr >&3

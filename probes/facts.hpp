@@ -166,7 +166,8 @@ struct RoundTrip {
   std::vector<ReadBack> reads;          // one per server it was attempted on
   // The probe node's removal, which the writer's session close does (the node is ephemeral): ok
   // once that close completed; deadline_exceeded when it was abandoned and the node waits for the
-  // server to expire the session.
+  // server to expire the session. A writer whose close does not end its session (the sidecar's
+  // lent one) deletes the node instead: this is that delete's error.
   ZkError removal_error = ZkError::not_attempted;
   std::string marker_path;              // empty when no marker was asked for
   ZkError marker_create_error = ZkError::not_attempted;  // node_exists when it was already there

@@ -165,6 +165,9 @@ class Keeper {
   // close. Idempotent: a later call waits for the same close. Later operations complete with
   // ZkError::closing.
   virtual bool close(Clock::time_point deadline) = 0;
+  // Whether close() ends the session, and with it the session's ephemeral nodes: not for a session
+  // lent by a longer-lived owner (the sidecar's session on its own server).
+  [[nodiscard]] virtual bool close_ends_session() const { return true; }
 };
 
 struct KeeperOptions {

@@ -282,9 +282,14 @@ void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundT
     note_denied(trip, read.marker_error, plan.marker_path);
   }
   trip.timings.read_back = lap(phase_started);
-  // No delete: the probe node is ephemeral, and the close that removes it is one quorum transaction
-  // every session needs anyway. The writer stays open only to read the ACL that refused something.
-  if (trip.denied_path.empty()) start_closing(writer);
+  // The probe node is ephemeral, so the writer's close removes it, in a quorum transaction every
+  // session needs anyway: no delete, unless the writer outlives its close (a lent session). The
+  // writer stays open only to read the ACL that refused something.
+  if (!writer.close_ends_session()) {
+    if (plan.write) trip.removal_error = remove_now(writer, trip.path, plan.deadline);
+  } else if (trip.denied_path.empty()) {
+    start_closing(writer);
+  }
   trip.timings.cleanup = lap(phase_started);
 }
 
@@ -319,8 +324,9 @@ RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers, Sess
   for (auto& session : unused) sessions.push_back(std::move(session));
   close_all(sessions, plan.close_deadline == Clock::time_point{} ? plan.deadline : plan.close_deadline);
   // close_all has waited for the writer's close: asking again only says whether it completed.
-  if (plan.write && trip.write_error == ZkError::ok)
-    trip.removal_error = sessions[plan.writer]->close(Clock::now()) ? ZkError::ok : ZkError::deadline_exceeded;
+  auto& writer = *sessions[plan.writer];
+  if (plan.write && trip.write_error == ZkError::ok && writer.close_ends_session())
+    trip.removal_error = writer.close(Clock::now()) ? ZkError::ok : ZkError::deadline_exceeded;
   trip.timings.cleanup += lap(closing_started);
   return trip;
 }

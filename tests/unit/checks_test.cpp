@@ -139,7 +139,7 @@ TEST_CASE("round trip: a failed write or read is critical, a stale read too") {
     REQUIRE(find(report, "cleanup-deferred"));
     CHECK(find(report, "cleanup-deferred")->severity == Severity::info);
     CHECK(find(report, "cleanup-deferred")->server == "pzoo-1");
-    CHECK_THAT(find(report, "cleanup-deferred")->message, Contains("goes once pzoo-1 expires that session"));
+    CHECK_THAT(find(report, "cleanup-deferred")->message, Contains("was not removed (deadline_exceeded); it is ephemeral and goes when pzoo-1 ends"));
   }
   SECTION("--no-write is said, and is not a failure") {
     facts.round_trip.reset();

@@ -203,6 +203,28 @@ TEST_CASE("the lender keeps one long-lived session on the local server across ro
   CHECK(ensemble.sessions_open() == 0);
 }
 
+// The sidecar on the leader's pod writes through its own long-lived session, whose close does not
+// end it: the round trip deletes its node then, rather than leave one per cycle.
+TEST_CASE("the lent session as the writer: each round trip's node is deleted, not left to the session", "[sidecar]") {
+  fake::Ensemble ensemble;
+  auto servers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182,pzoo-2=127.0.0.1:2183");
+  LocalSessionLender lender(ensemble.factory(), servers[0]);
+  probes::RoundTripPlan plan;
+  plan.servers = servers;
+  plan.writer = 0;
+  plan.namespace_path = "/zkverify";
+  plan.payload = "hello";
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    plan.deadline = probes::Clock::now() + std::chrono::seconds(5);
+    auto trip = probes::run_round_trip(plan, lender);
+    CHECK(trip.write_error == probes::ZkError::ok);
+    CHECK(trip.removal_error == probes::ZkError::ok);
+    CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});
+  }
+  CHECK(ensemble.sessions_open() == 1);  // the lent one, still open
+  CHECK(lender.close(probes::Clock::now() + std::chrono::seconds(2)));
+}
+
 TEST_CASE("a stop closes every session of the cycle in progress at once: its round-trip node goes with them",
           "[sidecar]") {
   fake::Ensemble ensemble;

@@ -366,8 +366,8 @@ class Judge {
     }
     if (trip.removal_error != ZkError::ok)
       add(Severity::info, "cleanup-deferred", trip.writer,
-          fmt::format("closing the session that wrote {} did not complete ({}); the node is ephemeral and goes "
-                      "once {} expires that session",
+          fmt::format("{} was not removed ({}); it is ephemeral and goes when {} ends or expires the session "
+                      "that wrote it",
                       trip.path, probes::to_string(trip.removal_error), trip.writer));
   }
 

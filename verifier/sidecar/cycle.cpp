@@ -53,6 +53,7 @@ class ForwardingKeeper : public probes::Keeper {
     session_->get_and_watch(path, std::move(done), std::move(fired));
   }
   probes::ZkError move_to(const std::string& server) override { return session_->move_to(server); }
+  bool close_ends_session() const override { return session_->close_ends_session(); }
   void widen() override { session_->widen(); }
 
  protected:
@@ -67,6 +68,7 @@ class LentSession final : public ForwardingKeeper {
  public:
   using ForwardingKeeper::ForwardingKeeper;
   bool close(Clock::time_point) override { return true; }
+  bool close_ends_session() const override { return false; }
 };
 
 // A session the StoppableFactory keeps track of: its owner closes it as usual.
