@@ -216,6 +216,21 @@ std::string other_follower(const lab::Lab& ensemble, const std::string& local) {
   return "";
 }
 
+// On the leader's pod the sidecar writes through its own long-lived session, which outlives each
+// cycle: the cycle deletes its node, or one would stay per cycle. At most the cycle in progress has one.
+void serve_on_the_leader_leaves_no_round_trip_nodes(const lab::Lab& ensemble, std::uint16_t port, const fs::path& log) {
+  auto serve = start_serve(ensemble, ensemble.leader(), port, log);
+  INFO("serve's log:\n" << serve->log());
+  REQUIRE(within(seconds(30), [&] { return status_of(port, "/readyz") == 200; }));
+  std::this_thread::sleep_for(milliseconds(3500));  // three more cycles, 1 s apart
+  auto round_trips = [](const std::vector<std::string>& children) {
+    return std::ranges::count_if(children, [](const std::string& child) { return child.starts_with("roundtrip-"); });
+  };
+  CHECK(round_trips(lab::znode_children(ensemble.servers(), "/zkverify")) <= 1);
+  CHECK(serve->stop(seconds(5)) == 0);
+  CHECK(round_trips(lab::znode_children(ensemble.servers(), "/zkverify")) == 0);
+}
+
 // Each step of the one-lab scenario; `port` is serve's (local server pzoo-0), `prometheus` scrapes it.
 struct Scenario {
   const lab::Lab& ensemble;
@@ -374,6 +389,7 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   auto left = lab::znode_children(ensemble.servers(), "/zkverify");
   CHECK(std::ranges::none_of(left, [](const std::string& child) { return child.starts_with("roundtrip-"); }));
 
+  serve_on_the_leader_leaves_no_round_trip_nodes(ensemble, free_port(), dir / "serve-leader.log");
   manifest_args_run_on_the_lab(scenario);
   fs::remove_all(dir);
 }
