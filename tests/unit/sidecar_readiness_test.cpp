@@ -27,6 +27,18 @@ const ReadinessCheck& check_named(const Readiness& readiness, const std::string&
   throw std::logic_error("unreachable");
 }
 
+const auto kThreeServers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182,pzoo-2=127.0.0.1:2183");
+
+// A round trip over kThreeServers written through `writer` (the lenders' local server is pzoo-0).
+probes::RoundTripPlan three_server_plan(std::size_t writer) {
+  probes::RoundTripPlan plan;
+  plan.servers = kThreeServers;
+  plan.writer = writer;
+  plan.namespace_path = "/zkverify";
+  plan.payload = "hello";
+  return plan;
+}
+
 }  // namespace
 
 TEST_CASE("readiness: a synced follower of a healthy ensemble is ready, proved by the round trip", "[sidecar]") {
@@ -175,13 +187,8 @@ TEST_CASE("the local server (--local): the flag, else the host name, else the on
 
 TEST_CASE("the lender keeps one long-lived session on the local server across round trips", "[sidecar]") {
   fake::Ensemble ensemble;
-  auto servers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182,pzoo-2=127.0.0.1:2183");
-  LocalSessionLender lender(ensemble.factory(), servers[0]);
-  probes::RoundTripPlan plan;
-  plan.servers = servers;
-  plan.writer = 1;
-  plan.namespace_path = "/zkverify";
-  plan.payload = "hello";
+  LocalSessionLender lender(ensemble.factory(), kThreeServers[0]);
+  auto plan = three_server_plan(1);
   for (int cycle = 0; cycle < 3; ++cycle) {
     plan.deadline = probes::Clock::now() + std::chrono::seconds(5);
     auto trip = probes::run_round_trip(plan, lender);
@@ -207,13 +214,8 @@ TEST_CASE("the lender keeps one long-lived session on the local server across ro
 // end it: the round trip deletes its node then, rather than leave one per cycle.
 TEST_CASE("the lent session as the writer: each round trip's node is deleted, not left to the session", "[sidecar]") {
   fake::Ensemble ensemble;
-  auto servers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182,pzoo-2=127.0.0.1:2183");
-  LocalSessionLender lender(ensemble.factory(), servers[0]);
-  probes::RoundTripPlan plan;
-  plan.servers = servers;
-  plan.writer = 0;
-  plan.namespace_path = "/zkverify";
-  plan.payload = "hello";
+  LocalSessionLender lender(ensemble.factory(), kThreeServers[0]);
+  auto plan = three_server_plan(0);
   for (int cycle = 0; cycle < 3; ++cycle) {
     plan.deadline = probes::Clock::now() + std::chrono::seconds(5);
     auto trip = probes::run_round_trip(plan, lender);
@@ -229,14 +231,9 @@ TEST_CASE("a stop closes every session of the cycle in progress at once: its rou
           "[sidecar]") {
   fake::Ensemble ensemble;
   ensemble.inject({"pzoo-2", fake::OpKind::get, fake::Fault::never_complete, 0, ""});  // a read that hangs
-  auto servers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182,pzoo-2=127.0.0.1:2183");
   StoppableFactory stoppable(ensemble.factory());
-  LocalSessionLender lender(stoppable, servers[0]);
-  probes::RoundTripPlan plan;
-  plan.servers = servers;
-  plan.writer = 1;
-  plan.namespace_path = "/zkverify";
-  plan.payload = "hello";
+  LocalSessionLender lender(stoppable, kThreeServers[0]);
+  auto plan = three_server_plan(1);
   plan.deadline = probes::Clock::now() + std::chrono::seconds(3);
   std::thread stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
