@@ -562,7 +562,7 @@ zhandle_t* open_handle(const std::vector<KnownServer>& servers, const KeeperOpti
   auto choices = options.first_choices == 0 ? servers.size() : std::min(options.first_choices, servers.size());
   std::vector<KnownServer> first(servers.begin(), servers.begin() + static_cast<std::ptrdiff_t>(choices));
   if (!options.in_order && first.size() > 1) {
-    thread_local std::mt19937 random{std::random_device{}()};
+    std::mt19937 random{std::random_device{}()};  // once per session: each opens on a thread of its own
     std::ranges::shuffle(first, random);
   }
   auto* zh = zookeeper_init(connect_string(first).c_str(), &SessionShared::on_event,

@@ -325,7 +325,7 @@ RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers, Sess
   close_all(sessions, plan.close_deadline == Clock::time_point{} ? plan.deadline : plan.close_deadline);
   // close_all has waited for the writer's close: asking again only says whether it completed.
   auto& writer = *sessions[plan.writer];
-  if (plan.write && trip.write_error == ZkError::ok && writer.close_ends_session())
+  if (trip.write_error == ZkError::ok && writer.close_ends_session())
     trip.removal_error = writer.close(Clock::now()) ? ZkError::ok : ZkError::deadline_exceeded;
   trip.timings.cleanup += lap(closing_started);
   return trip;
