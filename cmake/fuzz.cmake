@@ -1,6 +1,6 @@
 # libFuzzer targets (issue 13): -DZKVERIFY_FUZZ=ON with clang (Debian's clang-14 and libfuzzer-14-dev).
 # Each tests/fuzz/fuzz_<reader>.cpp becomes an executable fuzz_<reader>, built with
-# -fsanitize=fuzzer,address,undefined and linked against the pure library, which is then compiled with
+# -fsanitize=fuzzer,address,undefined and linked against the pure model (model/), whose libraries are then compiled with
 # coverage (fuzzer-no-link) and the same sanitizers. scripts/fuzz.sh builds and runs them all.
 option(ZKVERIFY_FUZZ "Build the libFuzzer targets (fuzz_*); needs clang" OFF)
 
@@ -11,8 +11,10 @@ if(ZKVERIFY_FUZZ)
   endif()
   set(ZKVERIFY_FUZZ_SANITIZERS -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   # The readers under test: coverage for libFuzzer's guidance, and the sanitizers that make a bug a crash.
-  target_compile_options(zkverify_model PRIVATE -fsanitize=fuzzer-no-link ${ZKVERIFY_FUZZ_SANITIZERS})
-  target_link_options(zkverify_model INTERFACE -fsanitize=address,undefined)
+  foreach(library zkverify_facts zkverify_parse zkverify_books zkverify_judge zkverify_render)
+    target_compile_options(${library} PRIVATE -fsanitize=fuzzer-no-link ${ZKVERIFY_FUZZ_SANITIZERS})
+    target_link_options(${library} INTERFACE -fsanitize=address,undefined)
+  endforeach()
 
   set(ZKVERIFY_FUZZ_TARGETS srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials)
   foreach(reader ${ZKVERIFY_FUZZ_TARGETS})

@@ -9,7 +9,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/address.hpp>
 
-#include "probes/facts.hpp"
+#include "model/facts/facts.hpp"
 #include "probes/four_letter.hpp"
 
 namespace zkverify::probes {

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 
 #include "probes/admin_http.hpp"
-#include "probes/parsers.hpp"
+#include "model/parse/parsers.hpp"
 #include "probes/tcp.hpp"
 
 namespace zkverify::probes {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "probes/facts.hpp"
+#include "model/facts/facts.hpp"
 #include "probes/resolver.hpp"
 
 namespace zkverify::probes {

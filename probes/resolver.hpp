@@ -14,9 +14,9 @@
 
 #include <boost/asio/ip/address.hpp>
 
-namespace zkverify::probes {
+#include "model/facts/clock.hpp"
 
-using Clock = std::chrono::steady_clock;
+namespace zkverify::probes {
 
 // What a host stands for: its addresses, or why there are none.
 struct Resolution {

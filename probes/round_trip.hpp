@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "probes/facts.hpp"
+#include "model/facts/facts.hpp"
 #include "probes/keeper.hpp"
 
 namespace zkverify::probes {

@@ -1,4 +1,5 @@
 #include "probes/smoke_cases.hpp"
+#include "probes/host.hpp"
 
 #include <unistd.h>
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "probes/keeper.hpp"
-#include "probes/smoke_facts.hpp"
+#include "model/facts/smoke_facts.hpp"
 
 namespace zkverify::probes {
 

@@ -17,7 +17,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/system/error_code.hpp>
 
-#include "probes/facts.hpp"
+#include "model/facts/facts.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/resolver.hpp"
 

@@ -9,7 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "probes/addresses.hpp"
+#include "model/facts/addresses.hpp"
+#include "probes/host.hpp"
 
 namespace zkverify::probes {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "probes/keeper.hpp"
-#include "probes/watch_book.hpp"
+#include "model/books/watch_book.hpp"
 
 namespace zkverify::probes {
 

@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOTS = ["probes", "verifier", "tests"]
+ROOTS = ["model", "probes", "verifier", "tests"]
 NOT_FUNCTIONS = re.compile(r"^\s*(if|for|while|switch|else|do|try|catch|namespace|class|struct|enum|return)\b|=\s*\[|\[[&=a-z_, ]*\]\s*\(")
 
 

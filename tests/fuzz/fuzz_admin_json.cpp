@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_check.hpp"
-#include "probes/parsers.hpp"
-#include "verifier/judge/readiness.hpp"
+#include "model/parse/parsers.hpp"
+#include "model/judge/readiness.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 using nlohmann::json;
 
 namespace {
@@ -53,14 +53,14 @@ void check_voting_view(std::string_view body) {
 // parse_zabstate reads the body's "zabstate" when it is a string, any string (the sidecar's check
 // compares it with "broadcast"), and nothing else; as a phase it is the zabstate proof.
 void check_zabstate(std::string_view body) {
-  auto state = zkverify::verifier::parse_zabstate(body);
-  auto phase = zkverify::verifier::zabstate_phase(body);
+  auto state = zkverify::parse_zabstate(body);
+  auto phase = zkverify::zabstate_phase(body);
   FUZZ_CHECK(phase.has_value() == state.has_value());
   if (!state) return;
   auto parsed = json::parse(body, nullptr, /*allow_exceptions=*/false);
   FUZZ_CHECK(parsed.is_object() && parsed["zabstate"] == json(*state));
-  FUZZ_CHECK(phase->source == zkverify::verifier::SyncProof::zabstate && phase->value == *state);
-  FUZZ_CHECK(zkverify::verifier::parse_zabstate(json{{"zabstate", *state}, {"command", "zabstate"}}.dump()) == state);
+  FUZZ_CHECK(phase->source == zkverify::SyncProof::zabstate && phase->value == *state);
+  FUZZ_CHECK(zkverify::parse_zabstate(json{{"zabstate", *state}, {"command", "zabstate"}}.dump()) == state);
 }
 
 }  // namespace

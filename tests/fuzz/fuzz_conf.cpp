@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "fuzz_check.hpp"
-#include "probes/parsers.hpp"
+#include "model/parse/parsers.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 
 namespace {
 

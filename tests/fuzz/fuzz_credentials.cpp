@@ -6,9 +6,9 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "probes/credentials.hpp"
+#include "model/facts/credentials.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 
 namespace {
 

@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 
 #include "fuzz_check.hpp"
-#include "verifier/render/time_text.hpp"
+#include "model/facts/time_text.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto text = fuzz::text_of(data, size);

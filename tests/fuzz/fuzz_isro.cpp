@@ -1,9 +1,9 @@
 // isro replies (parse_isro): "rw", "ro", "null", or a refusal; anything else is malformed.
 #include "fuzz_check.hpp"
-#include "probes/parsers.hpp"
-#include "probes/text.hpp"
+#include "model/parse/parsers.hpp"
+#include "model/facts/text.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto reply = fuzz::text_of(data, size);

@@ -5,10 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_check.hpp"
-#include "verifier/judge/ledger.hpp"
-#include "verifier/render/json_text.hpp"
+#include "model/judge/ledger.hpp"
+#include "model/render/json_text.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto json = nlohmann::json::parse(fuzz::text_of(data, size), nullptr, /*allow_exceptions=*/false);

@@ -4,10 +4,10 @@
 #include <fmt/format.h>
 
 #include "fuzz_check.hpp"
-#include "probes/parsers.hpp"
-#include "verifier/judge/readiness.hpp"
+#include "model/parse/parsers.hpp"
+#include "model/judge/readiness.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 
 namespace {
 
@@ -27,10 +27,10 @@ std::string mntr_text(const MntrFacts& facts) {
 // zk_peer_state's value is one line, less one '\r' before its '\n'; as the only line of a reply,
 // ended "\r\n", it reads the same.
 void check_peer_state(std::string_view reply) {
-  auto state = zkverify::verifier::parse_peer_state(reply);
+  auto state = zkverify::parse_peer_state(reply);
   if (!state) return;
   FUZZ_CHECK(state->find('\n') == std::string::npos);
-  FUZZ_CHECK(zkverify::verifier::parse_peer_state(fmt::format("zk_peer_state\t{}\r\n", *state)) == state);
+  FUZZ_CHECK(zkverify::parse_peer_state(fmt::format("zk_peer_state\t{}\r\n", *state)) == state);
 }
 
 }  // namespace

@@ -4,10 +4,10 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "probes/addresses.hpp"
-#include "probes/text.hpp"
+#include "model/facts/addresses.hpp"
+#include "model/facts/text.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 
 namespace {
 

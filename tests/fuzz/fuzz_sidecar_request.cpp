@@ -7,9 +7,9 @@
 #include <fmt/format.h>
 
 #include "fuzz_check.hpp"
-#include "verifier/sidecar/routes.hpp"
+#include "model/render/sidecar_pages.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 
 namespace {
 

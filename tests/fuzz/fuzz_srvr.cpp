@@ -2,9 +2,9 @@
 #include <fmt/format.h>
 
 #include "fuzz_check.hpp"
-#include "probes/parsers.hpp"
+#include "model/parse/parsers.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto reply = fuzz::text_of(data, size);

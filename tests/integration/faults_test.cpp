@@ -32,11 +32,11 @@ std::vector<nlohmann::json> json_lines(const std::string& text) {
 
 // The children of `path`, sorted; nullopt when it does not exist.
 std::optional<std::vector<std::string>> children(probes::Keeper& keeper, const std::string& path) {
-  probes::Expect<probes::ChildrenResult> listed;
+  probes::Expect<zkverify::ChildrenResult> listed;
   keeper.children(path, listed.callback());
-  auto result = listed.await(probes::Clock::now() + 5s);
-  if (result.error == probes::ZkError::no_node) return std::nullopt;
-  REQUIRE(result.error == probes::ZkError::ok);
+  auto result = listed.await(zkverify::Clock::now() + 5s);
+  if (result.error == zkverify::ZkError::no_node) return std::nullopt;
+  REQUIRE(result.error == zkverify::ZkError::ok);
   return result.children;
 }
 
@@ -78,17 +78,17 @@ class KilledWatch {
 
 // The watch engine in this process, for a moment, with its own sweep age (the binary's is a minute):
 // the events it delivered.
-std::vector<probes::WatchEvent> watch_briefly(const std::string& servers, std::chrono::milliseconds sweep_age) {
+std::vector<zkverify::WatchEvent> watch_briefly(const std::string& servers, std::chrono::milliseconds sweep_age) {
   probes::WatchSettings settings;
-  settings.servers = probes::parse_server_list(servers);
+  settings.servers = zkverify::parse_server_list(servers);
   settings.sweep_age = sweep_age;
   std::mutex mutex;
-  std::vector<probes::WatchEvent> events;
-  probes::WatchEngine engine(settings, probes::c_keeper_factory(), [&](const probes::WatchEvent& event) {
+  std::vector<zkverify::WatchEvent> events;
+  probes::WatchEngine engine(settings, probes::c_keeper_factory(), [&](const zkverify::WatchEvent& event) {
     std::lock_guard lock(mutex);
     events.push_back(event);
   });
-  auto error = engine.start(probes::Clock::now() + 10s);
+  auto error = engine.start(zkverify::Clock::now() + 10s);
   INFO(error.value_or(""));
   REQUIRE_FALSE(error);
   std::this_thread::sleep_for(500ms);
@@ -96,8 +96,8 @@ std::vector<probes::WatchEvent> watch_briefly(const std::string& servers, std::c
   return events;
 }
 
-long swept(const std::vector<probes::WatchEvent>& events) {
-  return std::ranges::count_if(events, [](const probes::WatchEvent& e) { return e.kind == probes::WatchEventKind::swept; });
+long swept(const std::vector<zkverify::WatchEvent>& events) {
+  return std::ranges::count_if(events, [](const zkverify::WatchEvent& e) { return e.kind == zkverify::WatchEventKind::swept; });
 }
 
 }  // namespace
@@ -105,8 +105,8 @@ long swept(const std::vector<probes::WatchEvent>& events) {
 TEST_CASE("a killed watch's znodes stay while its sessions live; the watches after it clean up", "[integration]") {
   lab::Lab ensemble;
   auto servers = ensemble.servers();
-  auto observer = probes::c_keeper_factory().open(probes::parse_server_list(servers), {});
-  REQUIRE(observer->wait_connected(probes::Clock::now() + 10s) == probes::ZkError::ok);
+  auto observer = probes::c_keeper_factory().open(zkverify::parse_server_list(servers), {});
+  REQUIRE(observer->wait_connected(zkverify::Clock::now() + 10s) == zkverify::ZkError::ok);
   const std::string runs = "/zkverify/watch";
 
   // Killed once its five sessions have their nodes and counters.
@@ -147,7 +147,7 @@ TEST_CASE("a killed watch's znodes stay while its sessions live; the watches aft
   CHECK(swept(events) == 1);
   CHECK_FALSE(children(*observer, killed_run));
   CHECK_FALSE(children(*observer, runs));  // the last watch out removes the parent too
-  observer->close(probes::Clock::now() + 5s);
+  observer->close(zkverify::Clock::now() + 5s);
 }
 
 // The issue's test. It passes with an engine that ran the sink on the sessions' threads too: in a

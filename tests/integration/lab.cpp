@@ -10,7 +10,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "probes/addresses.hpp"
+#include "model/facts/addresses.hpp"
 #include "probes/c_keeper.hpp"
 
 namespace lab {
@@ -130,23 +130,23 @@ const nlohmann::json* find_finding(const nlohmann::json& report, const std::stri
 
 bool znode_exists(const std::string& servers, const std::string& path) {
   namespace probes = zkverify::probes;
-  auto keeper = probes::c_keeper_factory().open(probes::parse_server_list(servers), {});
-  REQUIRE(keeper->wait_connected(probes::Clock::now() + std::chrono::seconds(10)) == probes::ZkError::ok);
-  auto found = probes::exists_now(*keeper, path, probes::Clock::now() + std::chrono::seconds(5));
-  keeper->close(probes::Clock::now() + std::chrono::seconds(5));
-  REQUIRE((found.error == probes::ZkError::ok || found.error == probes::ZkError::no_node));
-  return found.error == probes::ZkError::ok;
+  auto keeper = probes::c_keeper_factory().open(zkverify::parse_server_list(servers), {});
+  REQUIRE(keeper->wait_connected(zkverify::Clock::now() + std::chrono::seconds(10)) == zkverify::ZkError::ok);
+  auto found = probes::exists_now(*keeper, path, zkverify::Clock::now() + std::chrono::seconds(5));
+  keeper->close(zkverify::Clock::now() + std::chrono::seconds(5));
+  REQUIRE((found.error == zkverify::ZkError::ok || found.error == zkverify::ZkError::no_node));
+  return found.error == zkverify::ZkError::ok;
 }
 
 std::vector<std::string> znode_children(const std::string& servers, const std::string& path) {
   namespace probes = zkverify::probes;
-  auto keeper = probes::c_keeper_factory().open(probes::parse_server_list(servers), {});
-  REQUIRE(keeper->wait_connected(probes::Clock::now() + std::chrono::seconds(10)) == probes::ZkError::ok);
-  probes::Expect<probes::ChildrenResult> listed;
+  auto keeper = probes::c_keeper_factory().open(zkverify::parse_server_list(servers), {});
+  REQUIRE(keeper->wait_connected(zkverify::Clock::now() + std::chrono::seconds(10)) == zkverify::ZkError::ok);
+  probes::Expect<zkverify::ChildrenResult> listed;
   keeper->children(path, listed.callback());
-  auto found = listed.await(probes::Clock::now() + std::chrono::seconds(5));
-  keeper->close(probes::Clock::now() + std::chrono::seconds(5));
-  REQUIRE((found.error == probes::ZkError::ok || found.error == probes::ZkError::no_node));
+  auto found = listed.await(zkverify::Clock::now() + std::chrono::seconds(5));
+  keeper->close(zkverify::Clock::now() + std::chrono::seconds(5));
+  REQUIRE((found.error == zkverify::ZkError::ok || found.error == zkverify::ZkError::no_node));
   return found.children;
 }
 

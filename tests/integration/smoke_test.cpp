@@ -20,7 +20,6 @@ using namespace std::chrono_literals;
 namespace {
 
 namespace fs = std::filesystem;
-using zkverify::probes::Clock;
 
 const std::string kSchema = (fs::path(ZKLAB).parent_path().parent_path() / "data" / "junit" / "junit-10.xsd").string();
 
@@ -66,16 +65,16 @@ std::vector<std::string> failed_ids(const std::string& out) {
 
 // The children of /zkverify, read through the C client (sync first, via any server).
 std::vector<std::string> namespace_children(const std::string& servers) {
-  auto session = zkverify::probes::c_keeper_factory().open(zkverify::probes::parse_server_list(servers), {});
-  auto deadline = Clock::now() + 10s;
-  REQUIRE(session->wait_connected(deadline) == zkverify::probes::ZkError::ok);
-  zkverify::probes::Expect<zkverify::probes::DoneResult> synced;
+  auto session = zkverify::probes::c_keeper_factory().open(zkverify::parse_server_list(servers), {});
+  auto deadline = zkverify::Clock::now() + 10s;
+  REQUIRE(session->wait_connected(deadline) == zkverify::ZkError::ok);
+  zkverify::probes::Expect<zkverify::DoneResult> synced;
   session->sync("/zkverify", synced.callback());
-  REQUIRE(synced.await(deadline).error == zkverify::probes::ZkError::ok);
-  zkverify::probes::Expect<zkverify::probes::ChildrenResult> listed;
+  REQUIRE(synced.await(deadline).error == zkverify::ZkError::ok);
+  zkverify::probes::Expect<zkverify::ChildrenResult> listed;
   session->children("/zkverify", listed.callback());
   auto children = listed.await(deadline);
-  REQUIRE(children.error == zkverify::probes::ZkError::ok);
+  REQUIRE(children.error == zkverify::ZkError::ok);
   session->close(deadline);
   return children.children;
 }
@@ -84,7 +83,7 @@ std::vector<std::string> namespace_children(const std::string& servers) {
 std::vector<std::string> followers(const lab::Lab& ensemble) {
   std::vector<std::string> names;
   auto leader = ensemble.leader();
-  for (const auto& entry : zkverify::probes::parse_server_list(ensemble.servers()))
+  for (const auto& entry : zkverify::parse_server_list(ensemble.servers()))
     if (entry.name != leader) names.push_back(entry.name);
   return names;
 }

@@ -14,7 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "integration/lab.hpp"
-#include "probes/addresses.hpp"
+#include "model/facts/addresses.hpp"
 #include "probes/c_keeper.hpp"
 
 using Catch::Matchers::Contains;

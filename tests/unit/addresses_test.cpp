@@ -1,14 +1,14 @@
 #include <catch2/catch.hpp>
 
-#include "probes/addresses.hpp"
-#include "verifier/render/time_text.hpp"
+#include "model/facts/addresses.hpp"
+#include "model/facts/time_text.hpp"
 #include "verifier/commands/options.hpp"
 
 using namespace zkverify;
 using Catch::Matchers::Contains;
 
 TEST_CASE("server list: named and unnamed entries") {
-  auto servers = probes::parse_server_list("pzoo-0=127.0.0.1:2181, 127.0.0.2:2182,[::1]:2183,zoo-1=localhost:2184");
+  auto servers = parse_server_list("pzoo-0=127.0.0.1:2181, 127.0.0.2:2182,[::1]:2183,zoo-1=localhost:2184");
   REQUIRE(servers.size() == 4);
   CHECK(servers[0].name == "pzoo-0");
   CHECK(servers[0].host == "127.0.0.1");
@@ -22,7 +22,6 @@ TEST_CASE("server list: named and unnamed entries") {
 }
 
 TEST_CASE("server list: bad input names what is wrong") {
-  using probes::parse_server_list;
   CHECK_THROWS_WITH(parse_server_list(""), Contains("empty"));
   CHECK_THROWS_WITH(parse_server_list("a:1,,b:2"), Contains("empty entry"));
   CHECK_THROWS_WITH(parse_server_list("localhost"), Contains("'localhost' has no port"));
@@ -38,27 +37,26 @@ TEST_CASE("server list: bad input names what is wrong") {
 }
 
 TEST_CASE("admin ports: one for all, or one per server") {
-  auto servers = probes::parse_server_list("a:1,b:2,c:3");
-  probes::assign_admin_ports(servers, "8080");
+  auto servers = parse_server_list("a:1,b:2,c:3");
+  assign_admin_ports(servers, "8080");
   CHECK(servers[2].admin_port == 8080);
-  probes::assign_admin_ports(servers, "81,82,83");
+  assign_admin_ports(servers, "81,82,83");
   CHECK(servers[0].admin_port == 81);
   CHECK(servers[2].admin_port == 83);
-  CHECK_THROWS_WITH(probes::assign_admin_ports(servers, "81,82"), Contains("3 servers, 2 ports"));
-  CHECK_THROWS_WITH(probes::assign_admin_ports(servers, "http"), Contains("'http' is not a port"));
+  CHECK_THROWS_WITH(assign_admin_ports(servers, "81,82"), Contains("3 servers, 2 ports"));
+  CHECK_THROWS_WITH(assign_admin_ports(servers, "http"), Contains("'http' is not a port"));
 }
 
 TEST_CASE("durations") {
-  using verifier::parse_duration;
   CHECK(parse_duration("500ms") == std::chrono::milliseconds(500));
   CHECK(parse_duration("2s") == std::chrono::seconds(2));
   CHECK(parse_duration("5m") == std::chrono::minutes(5));
   CHECK(parse_duration("1h") == std::chrono::hours(1));
   for (const char* bad : {"", "5", "s", "-1s", "0s", "1.5s", "2 s", "3d", "99999999999999h"})
     CHECK_THROWS_WITH(parse_duration(bad), Contains("is not a duration"));
-  CHECK(verifier::format_duration(std::chrono::milliseconds(250)) == "250ms");
-  CHECK(verifier::format_duration(std::chrono::milliseconds(1500)) == "1.5s");
-  CHECK(verifier::format_duration(std::chrono::milliseconds(123000)) == "2m03s");
+  CHECK(format_duration(std::chrono::milliseconds(250)) == "250ms");
+  CHECK(format_duration(std::chrono::milliseconds(1500)) == "1.5s");
+  CHECK(format_duration(std::chrono::milliseconds(123000)) == "2m03s");
 }
 
 TEST_CASE("namespace validation keeps writes inside a proper namespace") {

@@ -15,14 +15,15 @@
 #include <catch2/catch.hpp>
 
 #include "fake_keeper.hpp"
-#include "probes/credentials.hpp"
+#include "model/facts/credentials.hpp"
 #include "probes/round_trip.hpp"
 #include "synthetic.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
-#include "verifier/judge/checks.hpp"
+#include "model/judge/checks.hpp"
 #include "verifier/store/credentials_file.hpp"
+#include "model/facts/failure.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;

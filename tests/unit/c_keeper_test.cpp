@@ -16,6 +16,7 @@
 #include "probes/c_keeper.hpp"
 #include "probes/round_trip.hpp"
 
+using namespace zkverify;
 using namespace zkverify::probes;
 using namespace std::chrono_literals;
 

@@ -3,9 +3,9 @@
 #include <catch2/catch.hpp>
 
 #include "synthetic.hpp"
-#include "verifier/judge/checks.hpp"
+#include "model/judge/checks.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 using namespace synthetic;
 using Catch::Matchers::Contains;
 

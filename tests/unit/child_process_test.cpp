@@ -11,12 +11,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "verifier/commands/child_process.hpp"
+#include "verifier/check/child_process.hpp"
 
+using namespace zkverify;
 using namespace zkverify::verifier;
 using Catch::Matchers::Contains;
 using std::chrono::milliseconds;
-using zkverify::probes::Clock;
 
 namespace {
 

@@ -8,6 +8,7 @@
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
+#include "model/facts/failure.hpp"
 
 using namespace zkverify;
 using namespace zkverify::verifier;

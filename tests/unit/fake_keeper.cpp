@@ -11,11 +11,7 @@
 
 namespace zkverify::fake {
 
-using probes::Clock;
 using probes::Keeper;
-using probes::SessionEvent;
-using probes::SessionState;
-using probes::ZkError;
 
 namespace {
 
@@ -28,7 +24,7 @@ constexpr std::uint64_t kEpoch = 1;
 
 struct Node {
   std::string data;
-  probes::NodeStat stat;
+  NodeStat stat;
   std::int64_t owner = 0;          // the session of an ephemeral node; 0 for a persistent one
   std::int64_t next_sequence = 0;  // the suffix of this node's next sequential child
   // The ACL: none is open to all; else digest-only for these credentials ("USER:PASSWORD").
@@ -40,10 +36,10 @@ struct Node {
 enum class Need { read, write, create, remove };
 
 // The ACL of `node` lets a session with `credentials` do what it needs.
-bool allows(const Node& node, const std::optional<probes::Credentials>& credentials, Need need) {
+bool allows(const Node& node, const std::optional<Credentials>& credentials, Need need) {
   if (!node.acl_owner) return true;
   if (need == Need::read && node.world_readable) return true;
-  return credentials && probes::auth_data(*credentials) == *node.acl_owner;
+  return credentials && auth_data(*credentials) == *node.acl_owner;
 }
 
 // Every path to its node; "/" always exists.
@@ -79,11 +75,11 @@ bool has_children(const Tree& tree, const std::string& path) {
 
 bool version_matches(const Node& node, std::int32_t version) { return version == -1 || version == node.stat.version; }
 
-bool is_sequential(probes::CreateMode mode) {
-  return mode == probes::CreateMode::persistent_sequential || mode == probes::CreateMode::ephemeral_sequential;
+bool is_sequential(CreateMode mode) {
+  return mode == CreateMode::persistent_sequential || mode == CreateMode::ephemeral_sequential;
 }
-bool is_ephemeral(probes::CreateMode mode) {
-  return mode == probes::CreateMode::ephemeral || mode == probes::CreateMode::ephemeral_sequential;
+bool is_ephemeral(CreateMode mode) {
+  return mode == CreateMode::ephemeral || mode == CreateMode::ephemeral_sequential;
 }
 
 std::string sequence_suffix(std::int64_t sequence) {
@@ -92,9 +88,9 @@ std::string sequence_suffix(std::int64_t sequence) {
   return digits;
 }
 
-probes::CreateResult create_node(Tree& tree, const std::string& path, const std::string& data, probes::CreateMode mode,
-                                 std::int64_t session, probes::Zxid zxid) {
-  probes::CreateResult result;
+CreateResult create_node(Tree& tree, const std::string& path, const std::string& data, CreateMode mode,
+                                 std::int64_t session, Zxid zxid) {
+  CreateResult result;
   if (!valid_path(path, is_sequential(mode)) || path == "/") {
     result.error = path == "/" ? ZkError::node_exists : ZkError::bad_arguments;
     return result;
@@ -131,8 +127,8 @@ ZkError remove_node(Tree& tree, const std::string& path, std::int32_t version) {
   return ZkError::ok;
 }
 
-probes::StatResult set_node(Tree& tree, const std::string& path, const std::string& data, std::int32_t version,
-                            probes::Zxid zxid) {
+StatResult set_node(Tree& tree, const std::string& path, const std::string& data, std::int32_t version,
+                            Zxid zxid) {
   auto node = tree.find(path);
   if (node == tree.end()) return {ZkError::no_node, {}};
   if (!version_matches(node->second, version)) return {ZkError::bad_version, {}};
@@ -148,15 +144,15 @@ ZkError check_node(const Tree& tree, const std::string& path, std::int32_t versi
   return version_matches(node->second, version) ? ZkError::ok : ZkError::bad_version;
 }
 
-probes::GetResult read_node(const Tree& tree, const std::string& path) {
+GetResult read_node(const Tree& tree, const std::string& path) {
   auto node = tree.find(path);
   if (node == tree.end()) return {ZkError::no_node, {}, {}};
   return {ZkError::ok, node->second.data, node->second.stat};
 }
 
-probes::ChildrenResult children_of(const Tree& tree, const std::string& path) {
+ChildrenResult children_of(const Tree& tree, const std::string& path) {
   if (!tree.contains(path)) return {ZkError::no_node, {}};
-  probes::ChildrenResult result{ZkError::ok, {}};
+  ChildrenResult result{ZkError::ok, {}};
   auto prefix = prefix_of_children(path);
   for (auto it = first_descendant(tree, prefix); it != tree.end() && it->first.starts_with(prefix); ++it)
     if (it->first.find('/', prefix.size()) == std::string::npos)
@@ -164,22 +160,22 @@ probes::ChildrenResult children_of(const Tree& tree, const std::string& path) {
   return result;  // sorted: the map is
 }
 
-ZkError apply_one(Tree& tree, const probes::MultiOp& op, std::int64_t session, probes::Zxid zxid) {
+ZkError apply_one(Tree& tree, const MultiOp& op, std::int64_t session, Zxid zxid) {
   switch (op.kind) {
-    case probes::MultiOp::Kind::create: return create_node(tree, op.path, op.data, op.mode, session, zxid).error;
-    case probes::MultiOp::Kind::remove: return remove_node(tree, op.path, op.version);
-    case probes::MultiOp::Kind::set: return set_node(tree, op.path, op.data, op.version, zxid).error;
-    case probes::MultiOp::Kind::check: return check_node(tree, op.path, op.version);
+    case MultiOp::Kind::create: return create_node(tree, op.path, op.data, op.mode, session, zxid).error;
+    case MultiOp::Kind::remove: return remove_node(tree, op.path, op.version);
+    case MultiOp::Kind::set: return set_node(tree, op.path, op.data, op.version, zxid).error;
+    case MultiOp::Kind::check: return check_node(tree, op.path, op.version);
   }
   return ZkError::unimplemented;
 }
 
 // All or nothing, answered as the server does: the operations before the failing one ok, the
 // failing one its error, the ones after it runtime_inconsistency.
-probes::MultiResult apply_multi(Tree& tree, const std::vector<probes::MultiOp>& ops, std::int64_t session,
-                                probes::Zxid zxid) {
+MultiResult apply_multi(Tree& tree, const std::vector<MultiOp>& ops, std::int64_t session,
+                                Zxid zxid) {
   Tree changed = tree;
-  probes::MultiResult result{ZkError::ok, {}};
+  MultiResult result{ZkError::ok, {}};
   for (const auto& op : ops) {
     if (result.error != ZkError::ok) {
       result.each.push_back(ZkError::runtime_inconsistency);
@@ -195,7 +191,7 @@ probes::MultiResult apply_multi(Tree& tree, const std::vector<probes::MultiOp>& 
 
 // One session as the ensemble sees it, shared by its Keeper and the dispatcher's tasks.
 struct Session {
-  std::vector<probes::ServerAddress> servers;
+  std::vector<ServerAddress> servers;
   std::chrono::milliseconds timeout{0};
   Keeper::Listener listener;
   std::int64_t id = 0;                  // given by the first server it connects to
@@ -206,7 +202,7 @@ struct Session {
   bool close_hangs = false;             // ... and it never completes
   bool listening = true;                // false once close() began
   bool in_listener = false;
-  std::optional<probes::Credentials> credentials;  // presented before the first operation
+  std::optional<Credentials> credentials;  // presented before the first operation
 };
 
 // A task for the dispatcher: a completion, or a session event.
@@ -221,7 +217,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   class Factory final : public probes::KeeperFactory {
    public:
     explicit Factory(State& state) : state_(state) {}
-    std::unique_ptr<Keeper> open(const std::vector<probes::ServerAddress>& servers,
+    std::unique_ptr<Keeper> open(const std::vector<ServerAddress>& servers,
                                  const probes::KeeperOptions& options, Keeper::Listener listener) override;
 
    private:
@@ -229,7 +225,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   };
 
   // Operations (all take the lock themselves).
-  std::shared_ptr<Session> open_session(const std::vector<probes::ServerAddress>& servers,
+  std::shared_ptr<Session> open_session(const std::vector<ServerAddress>& servers,
                                         const probes::KeeperOptions& options, Keeper::Listener listener);
   template <class R, class Apply>
   void start(const std::shared_ptr<Session>& session, OpKind op, const std::string& path, Keeper::Callback<R> done,
@@ -246,8 +242,8 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   void expire(const std::shared_ptr<Session>& session);
   void remove_ephemerals(std::int64_t session);
   void watch(const std::shared_ptr<Session>& session, const std::string& path,
-             std::function<void(probes::WatchNotice)> fired);
-  void fire_watches(const std::string& path, probes::WatchKind kind);
+             std::function<void(WatchNotice)> fired);
+  void fire_watches(const std::string& path, WatchKind kind);
   void drop_watches(const std::shared_ptr<Session>& session, bool notify);
   ZkError move(const std::shared_ptr<Session>& session, const std::string& server);
   int server_id(const std::string& server);
@@ -259,16 +255,16 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   template <class R>
   void complete(Keeper::Callback<R> done, R result);
   void announce(const std::shared_ptr<Session>& session, SessionEvent event);
-  [[nodiscard]] probes::Zxid next_zxid() const { return {kEpoch << 32 | (last_zxid + 1)}; }
+  [[nodiscard]] Zxid next_zxid() const { return {kEpoch << 32 | (last_zxid + 1)}; }
 
   // ACLs (with the lock held). deny: sets `error` to no_auth, and says so, when `path` exists and its
   // ACL refuses the session `need`. own: a node the session created is creator-only when it has
   // credentials. accepts: the credentials may connect (reject_unknown: only owners' do).
   bool deny(const Session& session, Need need, const std::string& path, ZkError& error) const;
   void own(const Session& session, const std::string& path);
-  [[nodiscard]] bool accepts(const std::optional<probes::Credentials>& credentials) const;
-  [[nodiscard]] probes::AclResult acl_result(const Session& session, const std::string& path) const;
-  bool deny_multi(const Session& session, const std::vector<probes::MultiOp>& ops, probes::MultiResult& result) const;
+  [[nodiscard]] bool accepts(const std::optional<Credentials>& credentials) const;
+  [[nodiscard]] AclResult acl_result(const Session& session, const std::string& path) const;
+  bool deny_multi(const Session& session, const std::vector<MultiOp>& ops, MultiResult& result) const;
 
   // Without the lock: runs on the dispatcher.
   void deliver_event(const std::shared_ptr<Session>& session, const SessionEvent& event);
@@ -293,7 +289,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   struct DataWatch {
     std::shared_ptr<Session> session;
     std::string path;
-    std::function<void(probes::WatchNotice)> fired;
+    std::function<void(WatchNotice)> fired;
   };
   std::vector<DataWatch> watches;
   int closes_completed = 0;
@@ -345,77 +341,77 @@ class FakeKeeper final : public Keeper {
     return session_->id != 0 ? session_->timeout : std::chrono::milliseconds(0);
   }
 
-  void create(const std::string& path, const std::string& data, probes::CreateMode mode,
-              Callback<probes::CreateResult> done) override {
-    start(OpKind::create, path, std::move(done), [&](State& state, probes::CreateResult& result) {
+  void create(const std::string& path, const std::string& data, CreateMode mode,
+              Callback<CreateResult> done) override {
+    start(OpKind::create, path, std::move(done), [&](State& state, CreateResult& result) {
       if (state.deny(*session_, Need::create, parent_of(path), result.error)) return false;
       result = create_node(state.tree, path, data, mode, session_->id, state.next_zxid());
       if (result.error == ZkError::ok) state.own(*session_, result.path);
       return result.error == ZkError::ok;
     });
   }
-  void get(const std::string& path, Callback<probes::GetResult> done) override {
-    start(OpKind::get, path, std::move(done), [&](State& state, probes::GetResult& result) {
+  void get(const std::string& path, Callback<GetResult> done) override {
+    start(OpKind::get, path, std::move(done), [&](State& state, GetResult& result) {
       if (state.deny(*session_, Need::read, path, result.error)) return false;
       result = read_node(state.tree, path);
       return false;
     });
   }
   void set(const std::string& path, const std::string& data, std::int32_t version,
-           Callback<probes::StatResult> done) override {
-    start(OpKind::set, path, std::move(done), [&](State& state, probes::StatResult& result) {
+           Callback<StatResult> done) override {
+    start(OpKind::set, path, std::move(done), [&](State& state, StatResult& result) {
       if (state.deny(*session_, Need::write, path, result.error)) return false;
       result = set_node(state.tree, path, data, version, state.next_zxid());
-      if (result.error == ZkError::ok) state.fire_watches(path, probes::WatchKind::changed);
+      if (result.error == ZkError::ok) state.fire_watches(path, WatchKind::changed);
       return result.error == ZkError::ok;
     });
   }
-  void exists(const std::string& path, Callback<probes::StatResult> done) override {
-    start(OpKind::exists, path, std::move(done), [&](State& state, probes::StatResult& result) {
+  void exists(const std::string& path, Callback<StatResult> done) override {
+    start(OpKind::exists, path, std::move(done), [&](State& state, StatResult& result) {
       auto read = read_node(state.tree, path);
       result = {read.error, read.stat};
       return false;
     });
   }
-  void children(const std::string& path, Callback<probes::ChildrenResult> done) override {
-    start(OpKind::children, path, std::move(done), [&](State& state, probes::ChildrenResult& result) {
+  void children(const std::string& path, Callback<ChildrenResult> done) override {
+    start(OpKind::children, path, std::move(done), [&](State& state, ChildrenResult& result) {
       if (state.deny(*session_, Need::read, path, result.error)) return false;
       result = children_of(state.tree, path);
       return false;
     });
   }
-  void remove(const std::string& path, std::int32_t version, Callback<probes::DoneResult> done) override {
-    start(OpKind::remove, path, std::move(done), [&](State& state, probes::DoneResult& result) {
+  void remove(const std::string& path, std::int32_t version, Callback<DoneResult> done) override {
+    start(OpKind::remove, path, std::move(done), [&](State& state, DoneResult& result) {
       if (state.deny(*session_, Need::remove, parent_of(path), result.error)) return false;
       result.error = remove_node(state.tree, path, version);
-      if (result.error == ZkError::ok) state.fire_watches(path, probes::WatchKind::deleted);
+      if (result.error == ZkError::ok) state.fire_watches(path, WatchKind::deleted);
       return result.error == ZkError::ok;
     });
   }
-  void sync(const std::string& path, Callback<probes::DoneResult> done) override {
-    start(OpKind::sync, path, std::move(done), [](State&, probes::DoneResult& result) {
+  void sync(const std::string& path, Callback<DoneResult> done) override {
+    start(OpKind::sync, path, std::move(done), [](State&, DoneResult& result) {
       result.error = ZkError::ok;
       return false;
     });
   }
-  void multi(const std::vector<probes::MultiOp>& ops, Callback<probes::MultiResult> done) override {
+  void multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done) override {
     auto path = ops.empty() ? std::string() : ops.front().path;
-    start(OpKind::multi, path, std::move(done), [&](State& state, probes::MultiResult& result) {
+    start(OpKind::multi, path, std::move(done), [&](State& state, MultiResult& result) {
       if (state.deny_multi(*session_, ops, result)) return false;
       result = apply_multi(state.tree, ops, session_->id, state.next_zxid());
       if (result.error == ZkError::ok) {
         for (const auto& op : ops) {
-          if (op.kind == probes::MultiOp::Kind::create) state.own(*session_, op.path);
-          if (op.kind == probes::MultiOp::Kind::set) state.fire_watches(op.path, probes::WatchKind::changed);
-          if (op.kind == probes::MultiOp::Kind::remove) state.fire_watches(op.path, probes::WatchKind::deleted);
+          if (op.kind == MultiOp::Kind::create) state.own(*session_, op.path);
+          if (op.kind == MultiOp::Kind::set) state.fire_watches(op.path, WatchKind::changed);
+          if (op.kind == MultiOp::Kind::remove) state.fire_watches(op.path, WatchKind::deleted);
         }
       }
       return result.error == ZkError::ok;
     });
   }
-  void get_and_watch(const std::string& path, Callback<probes::GetResult> done,
-                     std::function<void(probes::WatchNotice)> fired) override {
-    start(OpKind::get, path, std::move(done), [&](State& state, probes::GetResult& result) {
+  void get_and_watch(const std::string& path, Callback<GetResult> done,
+                     std::function<void(WatchNotice)> fired) override {
+    start(OpKind::get, path, std::move(done), [&](State& state, GetResult& result) {
       if (state.deny(*session_, Need::read, path, result.error)) return false;
       result = read_node(state.tree, path);
       if (result.error == ZkError::ok) state.watch(session_, path, std::move(fired));
@@ -430,8 +426,8 @@ class FakeKeeper final : public Keeper {
     if (session_->state == SessionState::connecting && !session_->closing)
       ensemble_->connect(session_, (session_->server + 1) % session_->choices);
   }
-  void get_acl(const std::string& path, Callback<probes::AclResult> done) override {
-    start(OpKind::get_acl, path, std::move(done), [&](State& state, probes::AclResult& result) {
+  void get_acl(const std::string& path, Callback<AclResult> done) override {
+    start(OpKind::get_acl, path, std::move(done), [&](State& state, AclResult& result) {
       result = state.acl_result(*session_, path);
       return false;
     });
@@ -456,14 +452,14 @@ class FakeKeeper final : public Keeper {
 
 }  // namespace
 
-std::unique_ptr<Keeper> Ensemble::State::Factory::open(const std::vector<probes::ServerAddress>& servers,
+std::unique_ptr<Keeper> Ensemble::State::Factory::open(const std::vector<ServerAddress>& servers,
                                                         const probes::KeeperOptions& options,
                                                         Keeper::Listener listener) {
   auto session = state_.open_session(servers, options, std::move(listener));
   return std::make_unique<FakeKeeper>(state_.shared_from_this(), std::move(session));
 }
 
-std::shared_ptr<Session> Ensemble::State::open_session(const std::vector<probes::ServerAddress>& servers,
+std::shared_ptr<Session> Ensemble::State::open_session(const std::vector<ServerAddress>& servers,
                                                        const probes::KeeperOptions& options,
                                                        Keeper::Listener listener) {
   auto session = std::make_shared<Session>();
@@ -577,18 +573,18 @@ bool Ensemble::State::deny(const Session& session, Need need, const std::string&
 
 void Ensemble::State::own(const Session& session, const std::string& path) {
   auto node = tree.find(path);
-  if (node != tree.end() && session.credentials) node->second.acl_owner = probes::auth_data(*session.credentials);
+  if (node != tree.end() && session.credentials) node->second.acl_owner = auth_data(*session.credentials);
 }
 
-bool Ensemble::State::accepts(const std::optional<probes::Credentials>& credentials) const {
+bool Ensemble::State::accepts(const std::optional<Credentials>& credentials) const {
   if (!credentials || !reject_unknown) return true;
-  auto presented = probes::auth_data(*credentials);
+  auto presented = auth_data(*credentials);
   return std::ranges::any_of(tree, [&](const auto& entry) { return entry.second.acl_owner == presented; });
 }
 
 // getACL needs read or admin permission; the schemes only, as the keeper seam reports them.
-probes::AclResult Ensemble::State::acl_result(const Session& session, const std::string& path) const {
-  probes::AclResult result{ZkError::ok, {}};
+AclResult Ensemble::State::acl_result(const Session& session, const std::string& path) const {
+  AclResult result{ZkError::ok, {}};
   auto node = tree.find(path);
   if (node == tree.end()) return {ZkError::no_node, {}};
   if (deny(session, Need::read, path, result.error)) return result;
@@ -598,14 +594,14 @@ probes::AclResult Ensemble::State::acl_result(const Session& session, const std:
 }
 
 // Every operation of a multi is checked before any is applied: one refused fails them all.
-bool Ensemble::State::deny_multi(const Session& session, const std::vector<probes::MultiOp>& ops,
-                                 probes::MultiResult& result) const {
+bool Ensemble::State::deny_multi(const Session& session, const std::vector<MultiOp>& ops,
+                                 MultiResult& result) const {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const auto& op = ops[i];
-    bool on_parent = op.kind == probes::MultiOp::Kind::create || op.kind == probes::MultiOp::Kind::remove;
-    auto need = op.kind == probes::MultiOp::Kind::create   ? Need::create
-                : op.kind == probes::MultiOp::Kind::remove ? Need::remove
-                : op.kind == probes::MultiOp::Kind::set    ? Need::write
+    bool on_parent = op.kind == MultiOp::Kind::create || op.kind == MultiOp::Kind::remove;
+    auto need = op.kind == MultiOp::Kind::create   ? Need::create
+                : op.kind == MultiOp::Kind::remove ? Need::remove
+                : op.kind == MultiOp::Kind::set    ? Need::write
                                                            : Need::read;
     ZkError error = ZkError::ok;
     if (!deny(session, need, on_parent ? parent_of(op.path) : op.path, error)) continue;
@@ -643,13 +639,13 @@ void Ensemble::State::remove_ephemerals(std::int64_t session) {
 }
 
 void Ensemble::State::watch(const std::shared_ptr<Session>& session, const std::string& path,
-                            std::function<void(probes::WatchNotice)> fired) {
+                            std::function<void(WatchNotice)> fired) {
   watches.push_back({session, path, std::move(fired)});
 }
 
 // One-shot, as ZooKeeper's: each watch on `path` fires once (unless a watch rule for its session's
 // server says never) and is gone.
-void Ensemble::State::fire_watches(const std::string& path, probes::WatchKind kind) {
+void Ensemble::State::fire_watches(const std::string& path, WatchKind kind) {
   std::vector<DataWatch> firing;
   std::erase_if(watches, [&](DataWatch& watch) {
     if (watch.path != path) return false;
@@ -660,7 +656,7 @@ void Ensemble::State::fire_watches(const std::string& path, probes::WatchKind ki
     auto server = server_of(*watch.session);
     ++started[{OpKind::watch, server}];
     if (fault_for(OpKind::watch, server, path) == Fault::never_complete) continue;
-    post({false, [fired = std::move(watch.fired), notice = probes::WatchNotice{kind, path}] { fired(notice); }}, delay);
+    post({false, [fired = std::move(watch.fired), notice = WatchNotice{kind, path}] { fired(notice); }}, delay);
   }
 }
 
@@ -670,7 +666,7 @@ void Ensemble::State::drop_watches(const std::shared_ptr<Session>& session, bool
     if (watch.session != session) return false;
     if (notify)
       post({false, [fired = std::move(watch.fired), path = watch.path] {
-              fired(probes::WatchNotice{probes::WatchKind::session_lost, path});
+              fired(WatchNotice{WatchKind::session_lost, path});
             }},
            {});
     return true;
@@ -882,10 +878,10 @@ void Ensemble::set_server_id(const std::string& server, int id) {
   state_->server_ids[server] = id;
 }
 
-void Ensemble::protect(const std::string& path, const probes::Credentials& owner, bool world_readable) {
+void Ensemble::protect(const std::string& path, const Credentials& owner, bool world_readable) {
   std::lock_guard lock(state_->mutex);
   auto& node = state_->tree[path];
-  node.acl_owner = probes::auth_data(owner);
+  node.acl_owner = auth_data(owner);
   node.world_readable = world_readable;
 }
 

@@ -68,7 +68,7 @@ class Ensemble {
   // children, setting it, or (unless world-readable) reading it or its ACL. Digest itself, like
   // ZooKeeper's, accepts any credentials (the ACL decides) unless reject_unknown_credentials(): then
   // a session presenting credentials of no owner ends auth_failed, as a server refusing them does.
-  void protect(const std::string& path, const probes::Credentials& owner, bool world_readable = false);
+  void protect(const std::string& path, const Credentials& owner, bool world_readable = false);
   void reject_unknown_credentials(bool reject = true);
   // The ACL of `path` as "digest:USER" (creator-only) or "world:anyone" (open), plus
   // "world:anyone:read" for a world-readable one; empty when there is no such node.

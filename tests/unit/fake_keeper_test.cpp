@@ -8,6 +8,7 @@
 
 #include "fake_keeper.hpp"
 
+using namespace zkverify;
 using namespace zkverify::probes;
 using zkverify::fake::Ensemble;
 using zkverify::fake::Fault;

@@ -3,10 +3,11 @@
 #include "fake_peer.hpp"
 #include "probes/c_keeper.hpp"
 #include "probes/four_letter.hpp"
-#include "probes/parsers.hpp"
+#include "model/parse/parsers.hpp"
 #include "probes/round_trip.hpp"
 #include "test_data.hpp"
 
+using namespace zkverify;
 using namespace zkverify::probes;
 using Catch::Matchers::Contains;
 using fake::Behaviour;

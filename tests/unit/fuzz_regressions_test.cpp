@@ -8,12 +8,12 @@
 #include <stdexcept>
 #include <string>
 
-#include "probes/addresses.hpp"
-#include "probes/parsers.hpp"
-#include "verifier/judge/ledger.hpp"
-#include "verifier/sidecar/routes.hpp"
+#include "model/facts/addresses.hpp"
+#include "model/parse/parsers.hpp"
+#include "model/judge/ledger.hpp"
+#include "model/render/sidecar_pages.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 using namespace std::string_literals;
 
 TEST_CASE("fuzz_server_list: an unnamed entry whose host has a '/' is refused, as a named one is",
@@ -45,13 +45,13 @@ TEST_CASE("fuzz_ledger: a number that is no whole number is a clear error, not u
   auto ledger = nlohmann::json::parse(R"({"format":"zkverify-ledger/1","updated":"x","high_zxid":"0x1",
       "node_count":1e300,"leader":null,"membership":[],"marker":null,"data_loss":null,"servers":{},
       "restarted_this_round":[]})");
-  CHECK_THROWS_WITH(zkverify::verifier::ledger_from_json(ledger), Catch::Contains("'node_count' is not a whole number"));
+  CHECK_THROWS_WITH(zkverify::ledger_from_json(ledger), Catch::Contains("'node_count' is not a whole number"));
   ledger["node_count"] = 7;
   ledger["servers"] = {{"zk-0", {{"id", 2.5}, {"high_zxid", "0x1"}, {"node_count", nullptr}, {"mode", "leader"},
                                  {"last_seen", "x"}}}};
-  CHECK_THROWS_WITH(zkverify::verifier::ledger_from_json(ledger), Catch::Contains("'servers.id' is not a whole number"));
+  CHECK_THROWS_WITH(zkverify::ledger_from_json(ledger), Catch::Contains("'servers.id' is not a whole number"));
   ledger["servers"]["zk-0"]["id"] = 2;
-  CHECK(zkverify::verifier::ledger_from_json(ledger).servers.at("zk-0").id == 2);
+  CHECK(zkverify::ledger_from_json(ledger).servers.at("zk-0").id == 2);
 }
 
 TEST_CASE("fuzz_server_list and fuzz_sidecar_request: a '[' or ']' inside a host is refused", "[fuzz][addresses]") {
@@ -60,7 +60,6 @@ TEST_CASE("fuzz_server_list and fuzz_sidecar_request: a '[' or ']' inside a host
   CHECK_THROWS_WITH(parse_server_list("[[]:2"), Catch::Contains("'[' or ']' inside its host"));
   CHECK_THROWS_WITH(parse_server_list("zk=a]b:2181"), Catch::Contains("'[' or ']' inside its host"));
   CHECK(parse_server_list("[::1]:2181").at(0).host == "::1");
-  using zkverify::verifier::parse_listen;
   CHECK_THROWS_WITH(parse_listen("[[]:5253"), Catch::Contains("'[' or ']' inside the host"));
   CHECK(parse_listen("[::]:9181").host == "::");
 }

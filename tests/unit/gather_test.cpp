@@ -9,8 +9,9 @@
 #include "fake_keeper.hpp"
 #include "fake_peer.hpp"
 #include "test_data.hpp"
-#include "verifier/commands/ensemble.hpp"
+#include "verifier/check/ensemble_check.hpp"
 
+using namespace zkverify;
 using namespace zkverify::probes;
 using ::fake::Behaviour;
 using Peer = ::fake::Peer;

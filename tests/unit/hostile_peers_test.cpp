@@ -26,10 +26,11 @@
 #include "fake_peer.hpp"
 #include "probes/c_keeper.hpp"
 #include "probes/four_letter.hpp"
-#include "verifier/commands/ensemble.hpp"
-#include "verifier/judge/checks.hpp"
+#include "verifier/check/ensemble_check.hpp"
+#include "model/judge/checks.hpp"
 #include "test_data.hpp"
 
+using namespace zkverify;
 using namespace zkverify::probes;
 using namespace zkverify::verifier;
 using namespace std::chrono_literals;

@@ -10,9 +10,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "verifier/render/junit.hpp"
+#include "model/render/junit.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 using Catch::Matchers::Contains;
 
 namespace {

@@ -3,10 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include "synthetic.hpp"
-#include "verifier/judge/ledger.hpp"
-#include "verifier/judge/restart_plan.hpp"
+#include "model/judge/ledger.hpp"
+#include "model/judge/restart_plan.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 using namespace synthetic;
 using Catch::Matchers::Contains;
 

@@ -1,9 +1,10 @@
 #include <catch2/catch.hpp>
 
-#include "probes/parsers.hpp"
+#include "model/parse/parsers.hpp"
 #include "test_data.hpp"
+#include "model/facts/text.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 using Catch::Matchers::Contains;
 
 TEST_CASE("srvr from a leader and a follower of a real 3.8.0 ensemble") {

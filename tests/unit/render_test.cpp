@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include "synthetic.hpp"
-#include "verifier/judge/checks.hpp"
-#include "verifier/render/report_view.hpp"
+#include "model/judge/checks.hpp"
+#include "model/render/report_view.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -87,9 +87,9 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
 
 namespace {
 
-zkverify::probes::PhaseTimings sample_timings() {
+zkverify::PhaseTimings sample_timings() {
   using std::chrono::microseconds;
-  zkverify::probes::PhaseTimings timings;
+  zkverify::PhaseTimings timings;
   timings.probe = microseconds(8'900);  // whole milliseconds, rounded down: 8
   timings.connect = microseconds(3'000);
   timings.write = microseconds(4'999);
@@ -112,7 +112,7 @@ TEST_CASE("JSON timings_ms: each phase in whole milliseconds", "[render]") {
 TEST_CASE("text timings: one line, the phases in the order they run", "[render]") {
   CHECK(render_timings_text(sample_timings()) ==
         "timings: probe 8ms, connect 3ms, write 4ms, read_back 6ms, cleanup 20ms, total 41ms\n");
-  zkverify::probes::PhaseTimings none;
+  zkverify::PhaseTimings none;
   CHECK(render_timings_text(none) ==
         "timings: probe 0ms, connect 0ms, write 0ms, read_back 0ms, cleanup 0ms, total 0ms\n");
   auto report = judge(synthetic::healthy_five());
@@ -143,7 +143,7 @@ TEST_CASE("JSON carries the documented fields") {
 
 TEST_CASE("JSON leader is null unless exactly one leads") {
   auto facts = synthetic::healthy_five();
-  facts.probes[0].srvr->facts.mode = zkverify::probes::Mode::leader;
+  facts.probes[0].srvr->facts.mode = zkverify::Mode::leader;
   CHECK(to_json(judge(facts))["leader"].is_null());
 }
 
@@ -188,7 +188,7 @@ TEST_CASE("text: a server that is not serving but says imok shows both") {
 TEST_CASE("JSON output never aborts on bytes that are not UTF-8: they are replaced") {
   auto facts = synthetic::healthy_five();
   facts.probes[2] = synthetic::unreachable("pzoo-2");
-  facts.probes[2].srvr_exchange.error = zkverify::probes::ProbeError::read_timeout;
+  facts.probes[2].srvr_exchange.error = zkverify::ProbeError::read_timeout;
   facts.probes[2].srvr_exchange.reply = "Zookeeper \xff\xfe version";  // half a reply, from a peer we do not control
   auto report = judge(facts);
   report.servers[2].error = "reply \xff\xfe\xc3";

@@ -15,6 +15,7 @@
 #include "probes/resolver.hpp"
 #include "test_data.hpp"
 
+using namespace zkverify;
 using namespace zkverify::probes;
 using namespace std::chrono_literals;
 using Catch::Matchers::Contains;

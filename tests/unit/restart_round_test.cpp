@@ -4,11 +4,11 @@
 #include <catch2/catch.hpp>
 
 #include "synthetic.hpp"
-#include "verifier/judge/ledger.hpp"
-#include "verifier/judge/restart_plan.hpp"
-#include "verifier/render/time_text.hpp"
+#include "model/judge/ledger.hpp"
+#include "model/judge/restart_plan.hpp"
+#include "model/facts/time_text.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 using namespace synthetic;
 using Catch::Matchers::Contains;
 using std::chrono::system_clock;

@@ -4,10 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include "synthetic.hpp"
-#include "verifier/judge/roll.hpp"
-#include "verifier/render/roll_view.hpp"
+#include "model/judge/roll.hpp"
+#include "model/render/roll_view.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 using namespace synthetic;
 using Catch::Matchers::Contains;
 

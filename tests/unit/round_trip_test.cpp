@@ -6,6 +6,7 @@
 #include "fake_keeper.hpp"
 #include "probes/round_trip.hpp"
 
+using namespace zkverify;
 using namespace zkverify::probes;
 using zkverify::fake::Ensemble;
 using zkverify::fake::Fault;

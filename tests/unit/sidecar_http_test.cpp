@@ -12,6 +12,7 @@
 #include "sidecar_http_client.hpp"
 #include "verifier/sidecar/http_server.hpp"
 
+using namespace zkverify;
 using namespace zkverify::verifier;
 using Catch::Matchers::Contains;
 

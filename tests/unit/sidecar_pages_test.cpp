@@ -9,18 +9,18 @@
 #include <nlohmann/json.hpp>
 
 #include "synthetic.hpp"
-#include "verifier/judge/checks.hpp"
-#include "verifier/render/metrics.hpp"
-#include "verifier/render/status_page.hpp"
-#include "verifier/sidecar/routes.hpp"
+#include "model/judge/checks.hpp"
+#include "model/render/metrics.hpp"
+#include "model/render/status_page.hpp"
+#include "model/render/sidecar_pages.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
 namespace {
 
-SidecarStatus status_after_one_cycle(zkverify::verifier::EnsembleFacts facts, const std::string& local = "pzoo-0") {
+SidecarStatus status_after_one_cycle(zkverify::EnsembleFacts facts, const std::string& local = "pzoo-0") {
   SidecarStatus status;
   status.local = local;
   CycleResult cycle;

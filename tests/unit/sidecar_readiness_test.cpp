@@ -5,14 +5,18 @@
 
 #include <catch2/catch.hpp>
 
-#include "probes/errors.hpp"
+#include "model/facts/errors.hpp"
+#include "model/facts/failure.hpp"
 #include "probes/round_trip.hpp"
 #include "synthetic.hpp"
 #include "test_data.hpp"
 #include "fake_keeper.hpp"
-#include "verifier/judge/checks.hpp"
-#include "verifier/judge/readiness.hpp"
+#include "model/judge/checks.hpp"
+#include "model/judge/readiness.hpp"
 #include "verifier/sidecar/cycle.hpp"
+#include "verifier/commands/local_server.hpp"
+#include "verifier/sidecar/session_lender.hpp"
+#include "verifier/sidecar/stoppable_factory.hpp"
 
 using namespace zkverify;
 using namespace zkverify::verifier;
@@ -27,7 +31,7 @@ const ReadinessCheck& check_named(const Readiness& readiness, const std::string&
   throw std::logic_error("unreachable");
 }
 
-const auto kThreeServers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182,pzoo-2=127.0.0.1:2183");
+const auto kThreeServers = parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182,pzoo-2=127.0.0.1:2183");
 
 // A round trip over kThreeServers written through `writer` (the lenders' local server is pzoo-0).
 probes::RoundTripPlan three_server_plan(std::size_t writer) {
@@ -86,7 +90,7 @@ TEST_CASE("readiness: without quorum nobody serves, so nobody is ready", "[sidec
 
 TEST_CASE("readiness: the cycle's write not read back on the local server fails synced", "[sidecar]") {
   auto facts = synthetic::healthy_five();
-  facts.round_trip->reads[0].error = probes::ZkError::deadline_exceeded;
+  facts.round_trip->reads[0].error = ZkError::deadline_exceeded;
   facts.round_trip->reads[0].bytes_match = false;
   auto readiness = judge_readiness(judge(facts), "pzoo-0", true);
   CHECK_FALSE(readiness.ready);
@@ -97,10 +101,10 @@ TEST_CASE("readiness: the cycle's write not read back on the local server fails 
 
 TEST_CASE("readiness: a server on an older epoch fails the epoch check", "[sidecar]") {
   auto facts = synthetic::healthy_five();
-  facts.probes[0] = synthetic::server("pzoo-0", probes::Mode::follower, 0x100000005);
-  for (std::size_t i = 1; i < facts.probes.size(); ++i) facts.probes[i].srvr->facts.zxid = probes::Zxid{0x200000001};
+  facts.probes[0] = synthetic::server("pzoo-0", Mode::follower, 0x100000005);
+  for (std::size_t i = 1; i < facts.probes.size(); ++i) facts.probes[i].srvr->facts.zxid = Zxid{0x200000001};
   facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 2);
-  facts.round_trip->reads[0].error = probes::ZkError::connection_loss;
+  facts.round_trip->reads[0].error = ZkError::connection_loss;
   facts.round_trip->reads[0].read_mzxid.reset();
   facts.round_trip->reads[0].bytes_match = false;
   auto readiness = judge_readiness(judge(facts), "pzoo-0", true);
@@ -119,10 +123,10 @@ TEST_CASE("readiness: with --no-write the proof is the leader's synced followers
     CHECK(readiness.proof == SyncProof::srvr_mode);
   }
   SECTION("the leader's mntr counts every follower") {
-    probes::MntrFacts mntr;
+    MntrFacts mntr;
     mntr.server_state = "leader";
     mntr.synced_followers = 4;
-    facts.probes[1].mntr = probes::Reply<probes::MntrFacts>{probes::ProbeError::ok, mntr, {}};
+    facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, mntr, {}};
     auto readiness = judge_readiness(judge(facts), "pzoo-0", false);
     CHECK(readiness.ready);
     CHECK(readiness.proof == SyncProof::synced_followers);
@@ -158,9 +162,9 @@ TEST_CASE("readiness changes: one line per change, none when nothing changed", "
 
   // A new leader, still healthy and ready: that one line only.
   auto moved = synthetic::healthy_five();
-  const std::vector<std::pair<std::string, probes::Mode>> roles{
-      {"pzoo-0", probes::Mode::follower}, {"pzoo-1", probes::Mode::follower}, {"pzoo-2", probes::Mode::leader},
-      {"zoo-0", probes::Mode::follower},  {"zoo-1", probes::Mode::follower}};
+  const std::vector<std::pair<std::string, Mode>> roles{
+      {"pzoo-0", Mode::follower}, {"pzoo-1", Mode::follower}, {"pzoo-2", Mode::leader},
+      {"zoo-0", Mode::follower},  {"zoo-1", Mode::follower}};
   for (std::size_t i = 0; i < roles.size(); ++i)
     moved.probes[i] = synthetic::server(roles[i].first, roles[i].second, 0x200000007);
   moved.round_trip = synthetic::round_trip(moved.probes, "pzoo-2", 2);
@@ -171,10 +175,10 @@ TEST_CASE("readiness changes: one line per change, none when nothing changed", "
 }
 
 TEST_CASE("the local server (--local): the flag, else the host name, else the only server, else a usage error naming both", "[sidecar]") {
-  auto servers = probes::parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182");
+  auto servers = parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182");
   CHECK(choose_local(servers, "pzoo-1", "pzoo-0") == "pzoo-1");
   CHECK(choose_local(servers, "", "pzoo-0") == "pzoo-0");
-  CHECK(choose_local(probes::parse_server_list("only=127.0.0.1:2181"), "", "laptop") == "only");
+  CHECK(choose_local(parse_server_list("only=127.0.0.1:2181"), "", "laptop") == "only");
   try {
     choose_local(servers, "", "laptop");
     FAIL("no usage error");
@@ -190,7 +194,7 @@ TEST_CASE("the lender keeps one long-lived session on the local server across ro
   LocalSessionLender lender(ensemble.factory(), kThreeServers[0]);
   auto plan = three_server_plan(1);
   for (int cycle = 0; cycle < 3; ++cycle) {
-    plan.deadline = probes::Clock::now() + std::chrono::seconds(5);
+    plan.deadline = Clock::now() + std::chrono::seconds(5);
     auto trip = probes::run_round_trip(plan, lender);
     REQUIRE(trip.reads.size() == 3);
     for (const auto& read : trip.reads) CHECK(read.bytes_match);
@@ -201,12 +205,12 @@ TEST_CASE("the lender keeps one long-lived session on the local server across ro
 
   SECTION("an expired local session is replaced at the next open") {
     ensemble.expire_sessions_on("pzoo-0");
-    plan.deadline = probes::Clock::now() + std::chrono::seconds(5);
+    plan.deadline = Clock::now() + std::chrono::seconds(5);
     auto trip = probes::run_round_trip(plan, lender);
     CHECK(trip.reads[0].bytes_match);
     CHECK(ensemble.sessions_opened() == 1 + 3 * 2 + 3);
   }
-  CHECK(lender.close(probes::Clock::now() + std::chrono::seconds(2)));
+  CHECK(lender.close(Clock::now() + std::chrono::seconds(2)));
   CHECK(ensemble.sessions_open() == 0);
 }
 
@@ -217,14 +221,14 @@ TEST_CASE("the lent session as the writer: each round trip's node is deleted, no
   LocalSessionLender lender(ensemble.factory(), kThreeServers[0]);
   auto plan = three_server_plan(0);
   for (int cycle = 0; cycle < 3; ++cycle) {
-    plan.deadline = probes::Clock::now() + std::chrono::seconds(5);
+    plan.deadline = Clock::now() + std::chrono::seconds(5);
     auto trip = probes::run_round_trip(plan, lender);
-    CHECK(trip.write_error == probes::ZkError::ok);
-    CHECK(trip.removal_error == probes::ZkError::ok);
+    CHECK(trip.write_error == ZkError::ok);
+    CHECK(trip.removal_error == ZkError::ok);
     CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});
   }
   CHECK(ensemble.sessions_open() == 1);  // the lent one, still open
-  CHECK(lender.close(probes::Clock::now() + std::chrono::seconds(2)));
+  CHECK(lender.close(Clock::now() + std::chrono::seconds(2)));
 }
 
 TEST_CASE("a stop closes every session of the cycle in progress at once: its round-trip node goes with them",
@@ -234,11 +238,11 @@ TEST_CASE("a stop closes every session of the cycle in progress at once: its rou
   StoppableFactory stoppable(ensemble.factory());
   LocalSessionLender lender(stoppable, kThreeServers[0]);
   auto plan = three_server_plan(1);
-  plan.deadline = probes::Clock::now() + std::chrono::seconds(3);
+  plan.deadline = Clock::now() + std::chrono::seconds(3);
   std::thread stopper([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     CHECK(ensemble.paths().size() == 2);  // the namespace and the round trip's node, while it waits
-    CHECK(stoppable.stop(probes::Clock::now() + std::chrono::seconds(1)));
+    CHECK(stoppable.stop(Clock::now() + std::chrono::seconds(1)));
     // Now, not at the round trip's deadline: every session closed, the lent one too, and the
     // node gone with its writer's session.
     CHECK(ensemble.sessions_open() == 0);
@@ -247,13 +251,13 @@ TEST_CASE("a stop closes every session of the cycle in progress at once: its rou
   auto trip = probes::run_round_trip(plan, lender);
   stopper.join();
   REQUIRE(trip.reads.size() == 3);
-  CHECK(trip.reads[0].error == probes::ZkError::ok);
+  CHECK(trip.reads[0].error == ZkError::ok);
 
   // After the stop, sessions are closed as they open: a cycle that reaches its round trip late
   // opens nothing that stays open, and writes nothing.
-  plan.deadline = probes::Clock::now() + std::chrono::seconds(3);
+  plan.deadline = Clock::now() + std::chrono::seconds(3);
   auto late = probes::run_round_trip(plan, lender);
-  CHECK(late.write_error != probes::ZkError::ok);
+  CHECK(late.write_error != ZkError::ok);
   CHECK(ensemble.sessions_open() == 0);
   CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});
 }
@@ -313,14 +317,14 @@ TEST_CASE("readiness: right after an election, before the first write, a followe
   facts.round_trip.reset();
   facts.write_skipped = true;
   for (auto& probe : facts.probes)
-    probe.srvr->facts.zxid = probes::Zxid{probe.srvr->facts.mode == probes::Mode::leader ? 0x200000000u : 0x100000007u};
+    probe.srvr->facts.zxid = Zxid{probe.srvr->facts.mode == Mode::leader ? 0x200000000u : 0x100000007u};
   auto report = judge(facts);
   auto fresh = judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::zabstate, "broadcast"});
   CHECK(check_named(fresh, "epoch").passed);
   CHECK(fresh.ready);
   // Once the new epoch has a transaction, a server still on the old epoch has not applied it.
   for (auto& probe : facts.probes)
-    if (probe.srvr->facts.mode == probes::Mode::leader) probe.srvr->facts.zxid = probes::Zxid{0x200000001u};
+    if (probe.srvr->facts.mode == Mode::leader) probe.srvr->facts.zxid = Zxid{0x200000001u};
   auto lagging = judge_readiness(judge(facts), "pzoo-0", false, LocalPhase{SyncProof::zabstate, "broadcast"});
   CHECK_FALSE(check_named(lagging, "epoch").passed);
   CHECK_THAT(check_named(lagging, "epoch").reason, Contains("pzoo-0 is on epoch 0x1, the ensemble on 0x2"));

@@ -8,16 +8,15 @@
 
 #include "fake_keeper.hpp"
 #include "probes/smoke_cases.hpp"
-#include "verifier/judge/smoke_judge.hpp"
+#include "model/judge/smoke_judge.hpp"
+#include "probes/host.hpp"
 
+using namespace zkverify;
 using namespace zkverify::probes;
 using zkverify::fake::Ensemble;
 using zkverify::fake::Fault;
 using zkverify::fake::OpKind;
 using zkverify::fake::Rule;
-using zkverify::verifier::CaseOutcome;
-using zkverify::verifier::CaseResult;
-using zkverify::verifier::judge_sessions;
 using Catch::Matchers::Contains;
 using namespace std::chrono_literals;
 

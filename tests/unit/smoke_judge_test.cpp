@@ -6,18 +6,17 @@
 #include <algorithm>
 
 #include "synthetic.hpp"
-#include "verifier/judge/checks.hpp"
-#include "verifier/judge/smoke_judge.hpp"
+#include "model/judge/checks.hpp"
+#include "model/judge/smoke_judge.hpp"
 
-using namespace zkverify::verifier;
-using zkverify::probes::ZkError;
+using namespace zkverify;
 using Catch::Matchers::Contains;
 using std::chrono::microseconds;
 
 namespace {
 
-zkverify::probes::CaseRun ran(std::vector<zkverify::probes::SmokeStep> steps = {}) {
-  zkverify::probes::CaseRun run;
+zkverify::CaseRun ran(std::vector<zkverify::SmokeStep> steps = {}) {
+  zkverify::CaseRun run;
   run.ran = true;
   run.elapsed = microseconds(1500);
   run.steps = std::move(steps);
@@ -25,8 +24,8 @@ zkverify::probes::CaseRun ran(std::vector<zkverify::probes::SmokeStep> steps = {
 }
 
 // Observations of a suite where every case saw what it should, through servers a and b.
-zkverify::probes::SmokeObservations all_good() {
-  using namespace zkverify::probes;
+zkverify::SmokeObservations all_good() {
+  using namespace zkverify;
   SmokeObservations seen;
   seen.run_path = "/zkverify/smoke-h-1-2";
   seen.servers = {"a", "b"};
@@ -55,7 +54,7 @@ const CaseResult& find_case(const std::vector<CaseResult>& cases, const std::str
   return *found;
 }
 
-CaseResult judged(const zkverify::probes::SmokeObservations& seen, const std::string& id, SmokeLimits limits = {}) {
+CaseResult judged(const zkverify::SmokeObservations& seen, const std::string& id, SmokeLimits limits = {}) {
   return find_case(judge_sessions(seen, limits), id);
 }
 
@@ -87,7 +86,7 @@ TEST_CASE("smoke judge: the failure paths of reads, ephemerals, watches and sequ
     CHECK_THAT(judged(seen, "watch-fires").message, Contains("did not fire"));
   }
   SECTION("a watch that reported a lost session") {
-    seen.watch.notice->kind = zkverify::probes::WatchKind::session_lost;
+    seen.watch.notice->kind = zkverify::WatchKind::session_lost;
     CHECK_THAT(judged(seen, "watch-fires").message, Contains("lost session"));
   }
   SECTION("a sequence number given twice") {

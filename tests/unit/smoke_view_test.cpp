@@ -4,9 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "verifier/render/smoke_view.hpp"
+#include "model/render/smoke_view.hpp"
 
-using namespace zkverify::verifier;
+using namespace zkverify;
 using Catch::Matchers::Contains;
 using Catch::Matchers::EndsWith;
 

@@ -18,7 +18,9 @@
 #include <catch2/catch.hpp>
 
 #include "verifier/store/state_file.hpp"
+#include "model/facts/failure.hpp"
 
+using namespace zkverify;
 using namespace zkverify::verifier;
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;

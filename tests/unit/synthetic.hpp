@@ -4,12 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "probes/facts.hpp"
-#include "verifier/judge/checks.hpp"
+#include "model/facts/facts.hpp"
+#include "model/judge/checks.hpp"
 
 namespace synthetic {
 
-using namespace zkverify::probes;
+using namespace zkverify;
 
 inline ServerProbe server(const std::string& name, Mode mode, std::uint64_t zxid, int id = 0) {
   ServerProbe probe;
@@ -64,8 +64,8 @@ inline RoundTrip round_trip(const std::vector<ServerProbe>& probes, const std::s
 }
 
 // Five voters, pzoo-1 leading, all on epoch 1, with a complete round trip.
-inline zkverify::verifier::EnsembleFacts healthy_five() {
-  zkverify::verifier::EnsembleFacts facts;
+inline zkverify::EnsembleFacts healthy_five() {
+  zkverify::EnsembleFacts facts;
   facts.probes = {server("pzoo-0", Mode::follower, 0x100000005), server("pzoo-1", Mode::leader, 0x100000006),
                   server("pzoo-2", Mode::follower, 0x100000006), server("zoo-0", Mode::follower, 0x100000006),
                   server("zoo-1", Mode::follower, 0x100000006)};

@@ -24,17 +24,15 @@
 #include "fake_peer.hpp"
 #include "probes/c_keeper.hpp"
 #include "probes/four_letter.hpp"
-#include "probes/parsers.hpp"
+#include "model/parse/parsers.hpp"
 #include "probes/round_trip.hpp"
 #include "test_data.hpp"
-#include "verifier/judge/checks.hpp"
-#include "verifier/judge/readiness.hpp"
+#include "model/judge/checks.hpp"
+#include "model/judge/readiness.hpp"
 
+using namespace zkverify;
 using namespace zkverify::probes;
 using namespace std::chrono_literals;
-using zkverify::verifier::EnsembleFacts;
-using zkverify::verifier::Report;
-using zkverify::verifier::Verdict;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -228,7 +226,7 @@ class FakeEnsemble {
     ProbeLimits limits;
     limits.deadline = Clock::now() + 10s;
     EnsembleFacts facts{probe_servers(servers_, limits), std::nullopt, true};
-    return zkverify::verifier::judge(facts);
+    return zkverify::judge(facts);
   }
   [[nodiscard]] std::vector<ServerProbe> probe() const {
     ProbeLimits limits;
@@ -250,7 +248,7 @@ std::set<std::string> codes_of(const Report& report) {
   return codes;
 }
 
-const zkverify::verifier::Finding* finding(const Report& report, const std::string& code) {
+const zkverify::Finding* finding(const Report& report, const std::string& code) {
   for (const auto& found : report.findings)
     if (found.code == code) return &found;
   return nullptr;
@@ -322,18 +320,15 @@ TEST_CASE("every line's ensemble gets 3.8's verdicts: healthy, one down, no quor
 
 TEST_CASE("the AdminServer's zabstate: 3.5.10 and 3.6+ name the phase, and before 3.5.10 the sidecar falls back",
           "[versions][sidecar]") {
-  using zkverify::verifier::judge_readiness;
-  using zkverify::verifier::SyncProof;
-  using zkverify::verifier::zabstate_phase;
   for (const auto& line : kLines) {
     if (!line.has_admin_server) continue;
     INFO("line " << line.line);
-    CHECK(zkverify::verifier::parse_zabstate(fixture(line.line, "admin_zabstate_leader.json")) == "broadcast");
+    CHECK(zkverify::parse_zabstate(fixture(line.line, "admin_zabstate_leader.json")) == "broadcast");
     if (line.line != "3.5")  // 3.5.10's answer names no server: one fixture stands for both
-      CHECK(zkverify::verifier::parse_zabstate(fixture(line.line, "admin_zabstate_follower.json")) == "broadcast");
+      CHECK(zkverify::parse_zabstate(fixture(line.line, "admin_zabstate_follower.json")) == "broadcast");
   }
   auto unknown = fixture("3.5", "admin_zabstate_before_3.5.10.json");
-  CHECK_FALSE(zkverify::verifier::parse_zabstate(unknown));
+  CHECK_FALSE(zkverify::parse_zabstate(unknown));
 
   // The sidecar with --no-write on follower zk-1: zabstate proves sync where it exists...
   auto refusing = FakeEnsemble(std::vector<ServerSpec>(5, ServerSpec{"3.5", true}), {}, true).judge();
@@ -364,7 +359,7 @@ TEST_CASE("upgrading 3.4 to 3.5: mixed versions, and the line that lets 3.5 answ
 
   const auto* refused = finding(report, "not-whitelisted");
   REQUIRE(refused);
-  CHECK(refused->severity == zkverify::verifier::Severity::info);
+  CHECK(refused->severity == zkverify::Severity::info);
   CHECK_THAT(refused->message, Contains("mntr on zk-4,zk-5") && Contains("conf on zk-4,zk-5"));
   CHECK_THAT(refused->message, Contains("4lw.commands.whitelist=srvr,ruok,mntr,conf,isro"));
   CHECK_THAT(refused->message, Contains("the 3.4 servers answered these words without it"));

@@ -4,9 +4,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "probes/watch_book.hpp"
+#include "model/books/watch_book.hpp"
 
-using namespace zkverify::probes;
+using namespace zkverify;
 using std::chrono::milliseconds;
 
 namespace {

@@ -3,18 +3,17 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "verifier/judge/watch_judge.hpp"
-#include "verifier/render/watch_view.hpp"
+#include "model/judge/watch_judge.hpp"
+#include "model/render/watch_view.hpp"
 
 using namespace zkverify;
-using namespace zkverify::verifier;
 using Catch::Matchers::Contains;
 using std::chrono::milliseconds;
 
 namespace {
 
-probes::WatchTotals calm() {
-  probes::WatchTotals totals;
+WatchTotals calm() {
+  WatchTotals totals;
   totals.sessions = 5;
   totals.negotiated_timeout = milliseconds(10000);
   totals.writes_attempted = 200;
@@ -65,8 +64,8 @@ TEST_CASE("watch: expiry, lost or reordered writes, stale reads and long windows
 }
 
 TEST_CASE("watch events: one line each, text or JSON") {
-  probes::WatchEvent event{std::chrono::system_clock::time_point(std::chrono::milliseconds(1764500000123)),
-                           milliseconds(2500), probes::WatchEventKind::reconnected, "pzoo-0", "zoo-1",
+  WatchEvent event{std::chrono::system_clock::time_point(std::chrono::milliseconds(1764500000123)),
+                           milliseconds(2500), WatchEventKind::reconnected, "pzoo-0", "zoo-1",
                            "after 400ms", milliseconds(400)};
   auto text = render_event(event, OutputFormat::text);
   CHECK(std::ranges::count(text, '\n') == 1);

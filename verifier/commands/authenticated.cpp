@@ -6,7 +6,7 @@ namespace zkverify::verifier {
 
 namespace {
 
-std::optional<probes::Credentials> credentials_of(const std::optional<std::string>& auth_file, std::ostream& err) {
+std::optional<Credentials> credentials_of(const std::optional<std::string>& auth_file, std::ostream& err) {
   if (!auth_file) return std::nullopt;
   return read_credentials_file(*auth_file, err);
 }

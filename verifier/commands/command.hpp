@@ -9,16 +9,9 @@
 
 #include <CLI/CLI.hpp>
 
-#include "probes/keeper.hpp"
+#include "verifier/check/context.hpp"
 
 namespace zkverify::verifier {
-
-// What a command talks to: sessions come from `keepers` (the C client, or a fake in tests).
-struct Context {
-  probes::KeeperFactory& keepers;
-  std::ostream& out;
-  std::ostream& err;
-};
 
 class Command {
  public:

@@ -10,8 +10,9 @@
 #include <iosfwd>
 #include <string_view>
 
-#include "probes/errors.hpp"
-#include "verifier/judge/report.hpp"
+#include "model/facts/errors.hpp"
+#include "model/facts/failure.hpp"
+#include "model/judge/report.hpp"
 
 namespace zkverify::verifier {
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "probes/errors.hpp"
-#include "verifier/render/time_text.hpp"
+#include "model/facts/errors.hpp"
+#include "model/facts/time_text.hpp"
 
 namespace zkverify::verifier {
 
@@ -36,19 +36,19 @@ std::string parse_namespace(std::string_view path) {
   return std::string(path);
 }
 
-void add_servers_option(CLI::App& command, std::vector<probes::ServerAddress>& servers) {
+void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers) {
   command
       .add_option_function<std::string>(
-          "--servers", [&servers](const std::string& list) { servers = probes::parse_server_list(list); },
+          "--servers", [&servers](const std::string& list) { servers = parse_server_list(list); },
           "Connect string host:port,...; entries may be NAME=host:port")
       ->required();
 }
 
-void add_admin_port_option(CLI::App& command, std::vector<probes::ServerAddress>& servers) {
+void add_admin_port_option(CLI::App& command, std::vector<ServerAddress>& servers) {
   // CLI11 runs option callbacks once every flag was read, in the order the options were added, so
   // --servers (added first) is parsed by now, wherever the flags stand on the command line.
   command.add_option_function<std::string>(
-      "--admin-port", [&servers](const std::string& ports) { probes::assign_admin_ports(servers, ports); },
+      "--admin-port", [&servers](const std::string& ports) { assign_admin_ports(servers, ports); },
       "AdminServer HTTP port: one for all servers, or one per server in list order");
 }
 
@@ -100,8 +100,8 @@ void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with
   command.add_flag("--no-write", options.no_write, "Skip the write/read round trip");
 }
 
-void require_listed(const std::vector<probes::ServerAddress>& servers, const std::string& name, std::string_view what) {
-  if (std::ranges::find(servers, name, &probes::ServerAddress::name) != servers.end()) return;
+void require_listed(const std::vector<ServerAddress>& servers, const std::string& name, std::string_view what) {
+  if (std::ranges::find(servers, name, &ServerAddress::name) != servers.end()) return;
   std::vector<std::string> names;  // a loop, not views::transform: clang 14 cannot build libstdc++ 12's views
   for (const auto& server : servers) names.push_back(server.name);
   throw_usage(fmt::format("{}'{}' is not in --servers (names: {})", what, name, fmt::join(names, ",")));

@@ -11,23 +11,12 @@
 
 #include <CLI/CLI.hpp>
 
-#include "probes/addresses.hpp"
-#include "verifier/render/format.hpp"
+#include "model/facts/addresses.hpp"
+#include "model/render/format.hpp"
+#include "verifier/check/ensemble_check.hpp"
+#include "model/facts/failure.hpp"
 
 namespace zkverify::verifier {
-
-// What every command that looks at the ensemble takes.
-struct EnsembleOptions {
-  std::vector<probes::ServerAddress> servers;  // --servers, with --admin-port applied
-  std::chrono::milliseconds timeout{5000};     // one check: probes and round trip together
-  OutputFormat output = OutputFormat::text;
-  std::string namespace_path = "/zkverify";    // checked by parse_namespace
-  bool no_write = false;
-  std::optional<std::string> auth_file;        // --auth-file, or $ZKVERIFY_AUTH_FILE
-  // Ask only the four-letter words that can change the verdict (quorum); others keep every word
-  // (the sidecar's readiness reads mntr's zk_peer_state on every server).
-  bool verdict_words_only = false;
-};
 
 // "text" or "json"; throws std::invalid_argument naming --output.
 OutputFormat parse_output(std::string_view text);
@@ -35,9 +24,9 @@ OutputFormat parse_output(std::string_view text);
 std::string parse_namespace(std::string_view path);
 
 // --servers LIST (required).
-void add_servers_option(CLI::App& command, std::vector<probes::ServerAddress>& servers);
+void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers);
 // --admin-port PORT[,PORT...], applied to `servers`; add it after add_servers_option.
-void add_admin_port_option(CLI::App& command, std::vector<probes::ServerAddress>& servers);
+void add_admin_port_option(CLI::App& command, std::vector<ServerAddress>& servers);
 // A DURATION flag ("500ms", "2s", "5m", "1h").
 CLI::Option* add_duration_option(CLI::App& command, const std::string& flag, std::chrono::milliseconds& target,
                                  const std::string& help);
@@ -56,6 +45,6 @@ void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_fi
 void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags);
 
 // Throws a usage error unless `name` is one of `servers`: "--restart 'x' is not in --servers (names: a,b)".
-void require_listed(const std::vector<probes::ServerAddress>& servers, const std::string& name, std::string_view what);
+void require_listed(const std::vector<ServerAddress>& servers, const std::string& name, std::string_view what);
 
 }  // namespace zkverify::verifier

@@ -11,6 +11,8 @@
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
 #include "verifier/sidecar/cycle.hpp"
+#include "probes/host.hpp"
+#include "verifier/commands/local_server.hpp"
 
 namespace zkverify::verifier {
 

@@ -10,15 +10,15 @@
 
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
-#include "verifier/commands/ensemble.hpp"
+#include "verifier/check/ensemble_check.hpp"
 #include "verifier/commands/exit_codes.hpp"
-#include "verifier/render/time_text.hpp"
+#include "model/facts/time_text.hpp"
+#include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
 
 namespace {
 
-using probes::Clock;
 
 struct QuorumOptions : EnsembleOptions {
   std::optional<std::string> state_file;          // --state FILE: the ledger

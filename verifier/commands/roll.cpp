@@ -14,23 +14,23 @@
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
-#include "verifier/commands/restart_step.hpp"
+#include "verifier/check/restart_step.hpp"
 #include "verifier/commands/watch.hpp"
-#include "verifier/judge/watch_judge.hpp"
-#include "verifier/render/json_text.hpp"
-#include "verifier/judge/roll.hpp"
-#include "verifier/render/report_view.hpp"
-#include "verifier/render/roll_view.hpp"
-#include "verifier/render/time_text.hpp"
-#include "verifier/render/watch_view.hpp"
+#include "model/judge/watch_judge.hpp"
+#include "model/render/json_text.hpp"
+#include "model/judge/roll.hpp"
+#include "model/render/report_view.hpp"
+#include "model/render/roll_view.hpp"
+#include "model/facts/time_text.hpp"
+#include "model/render/watch_view.hpp"
 #include "verifier/store/ledger_file.hpp"
 #include "verifier/store/state_file.hpp"
+#include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
 
 namespace {
 
-using probes::Clock;
 using std::chrono::milliseconds;
 
 // COMMAND for one server: every "{}" in its arguments replaced by the server's name.
@@ -126,9 +126,9 @@ std::set<std::string> RollCommand::round_at_start() const {
 
 probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) const {
   auto order = restart_order(judge(gather(check_options(plan_), context.keepers)));
-  std::vector<probes::ServerAddress> servers;
+  std::vector<ServerAddress> servers;
   for (const auto& step : order)
-    servers.push_back(*std::ranges::find(plan_.servers, step.name, &probes::ServerAddress::name));
+    servers.push_back(*std::ranges::find(plan_.servers, step.name, &ServerAddress::name));
   auto settings = watch_settings(servers, plan_.namespace_path, tuning_);
   settings.fail_over_backwards = true;
   return settings;
@@ -223,7 +223,7 @@ int RollCommand::run(const Context& given) {
   LedgerUse ledger{plan_.state_file, false};
   started_ = Clock::now();
   probes::WatchEngine engine(watch_in_roll_order(context), context.keepers,
-                             [&](const probes::WatchEvent& event) {
+                             [&](const WatchEvent& event) {
                                std::lock_guard lock(out_mutex_);
                                roll_.events.push_back(event);
                                if (output_ == OutputFormat::text) context.out << render_event(event, output_) << std::flush;

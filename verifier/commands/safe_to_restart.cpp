@@ -8,10 +8,11 @@
 
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
-#include "verifier/commands/ensemble.hpp"
+#include "verifier/check/ensemble_check.hpp"
 #include "verifier/commands/exit_codes.hpp"
-#include "verifier/judge/restart_plan.hpp"
-#include "verifier/render/json_text.hpp"
+#include "model/judge/restart_plan.hpp"
+#include "model/render/json_text.hpp"
+#include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
 

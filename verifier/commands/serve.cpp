@@ -16,15 +16,18 @@
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
 #include "verifier/commands/watch.hpp"
-#include "verifier/render/time_text.hpp"
+#include "model/facts/time_text.hpp"
 #include "verifier/sidecar/cycle.hpp"
 #include "verifier/sidecar/http_server.hpp"
+#include "probes/host.hpp"
+#include "verifier/commands/local_server.hpp"
+#include "verifier/sidecar/session_lender.hpp"
+#include "verifier/sidecar/stoppable_factory.hpp"
 
 namespace zkverify::verifier {
 
 namespace {
 
-using probes::Clock;
 using std::chrono::milliseconds;
 
 struct ServeOptions : EnsembleOptions {
@@ -103,7 +106,7 @@ class ServeCommand final : public Command {
     AuthenticatedContext authenticated(options_.auth_file, given);
     const auto& context = authenticated.context();
     auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
-    auto local_address = *std::ranges::find(options_.servers, local, &probes::ServerAddress::name);
+    auto local_address = *std::ranges::find(options_.servers, local, &ServerAddress::name);
     install_stop_signals();
     auto shared = std::make_shared<Shared>();
     shared->status.local = local;

@@ -11,20 +11,21 @@
 #include "probes/smoke_cases.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
-#include "verifier/commands/ensemble.hpp"
+#include "verifier/check/ensemble_check.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/watch.hpp"
-#include "verifier/judge/smoke_judge.hpp"
-#include "verifier/render/junit.hpp"
-#include "verifier/render/smoke_view.hpp"
-#include "verifier/render/time_text.hpp"
+#include "model/judge/smoke_judge.hpp"
+#include "model/render/junit.hpp"
+#include "model/render/smoke_view.hpp"
+#include "model/facts/time_text.hpp"
 #include "verifier/store/state_file.hpp"
+#include "probes/host.hpp"
+#include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
 
 namespace {
 
-using probes::Clock;
 using std::chrono::milliseconds;
 
 struct SmokeOptions : EnsembleOptions {
@@ -62,7 +63,7 @@ probes::SmokePlan plan_for(const SmokeOptions& options, const Report& report) {
   return plan;
 }
 
-std::vector<std::string> names_of(const std::vector<probes::ServerAddress>& servers) {
+std::vector<std::string> names_of(const std::vector<ServerAddress>& servers) {
   std::vector<std::string> names;
   for (const auto& server : servers) names.push_back(server.name);
   return names;

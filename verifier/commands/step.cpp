@@ -13,18 +13,18 @@
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
-#include "verifier/commands/restart_step.hpp"
+#include "verifier/check/restart_step.hpp"
 #include "verifier/commands/watch.hpp"
-#include "verifier/judge/watch_judge.hpp"
-#include "verifier/render/json_text.hpp"
-#include "verifier/render/report_view.hpp"
-#include "verifier/render/watch_view.hpp"
+#include "model/judge/watch_judge.hpp"
+#include "model/render/json_text.hpp"
+#include "model/render/report_view.hpp"
+#include "model/render/watch_view.hpp"
+#include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
 
 namespace {
 
-using probes::Clock;
 
 class StepCommand final : public Command {
  public:
@@ -38,7 +38,7 @@ class StepCommand final : public Command {
   // SIGINT/SIGTERM while COMMAND ran: COMMAND got it too; clean up at once and say what is known.
   int report_interrupted(const Context& context, probes::WatchEngine& engine, const StepRun& run);
   void print_result(const Context& context, const Report& result, const StepRun& run,
-                    const probes::WatchTotals& totals);
+                    const WatchTotals& totals);
 
   StepPlan plan_;
   std::optional<std::string> auth_file_;  // --auth-file
@@ -96,7 +96,7 @@ int StepCommand::report_interrupted(const Context& context, probes::WatchEngine&
 }
 
 void StepCommand::print_result(const Context& context, const Report& result, const StepRun& run,
-                               const probes::WatchTotals& totals) {
+                               const WatchTotals& totals) {
   auto summary = step_summary(plan_.restart, run, totals.longest_unavailable, totals);
   std::lock_guard lock(out_mutex_);
   if (output_ == OutputFormat::json) {
@@ -118,7 +118,7 @@ int StepCommand::run(const Context& given) {
   if (!ready_to_restart(context, ledger)) return kExitDegraded;
 
   probes::WatchEngine engine(watch_settings(plan_.servers, plan_.namespace_path, tuning_), context.keepers,
-                             [&](const probes::WatchEvent& event) {
+                             [&](const WatchEvent& event) {
                                if (output_ == OutputFormat::json) return;  // one JSON object at the end
                                std::lock_guard lock(out_mutex_);
                                context.out << render_event(event, OutputFormat::text) << std::flush;

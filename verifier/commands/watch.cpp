@@ -13,10 +13,10 @@
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
-#include "verifier/judge/checks.hpp"
-#include "verifier/judge/watch_judge.hpp"
-#include "verifier/render/watch_view.hpp"
-#include "verifier/render/time_text.hpp"
+#include "model/judge/checks.hpp"
+#include "model/judge/watch_judge.hpp"
+#include "model/render/watch_view.hpp"
+#include "model/facts/time_text.hpp"
 
 namespace zkverify::verifier {
 
@@ -56,7 +56,7 @@ void add_watch_tuning_options(CLI::App& command, WatchTuning& tuning) {
                       "Fail (exit 2) when writes failed for longer than this in a row");
 }
 
-probes::WatchSettings watch_settings(std::vector<probes::ServerAddress> servers, const std::string& namespace_path,
+probes::WatchSettings watch_settings(std::vector<ServerAddress> servers, const std::string& namespace_path,
                                      const WatchTuning& tuning) {
   probes::WatchSettings settings;
   settings.servers = std::move(servers);
@@ -69,7 +69,7 @@ probes::WatchSettings watch_settings(std::vector<probes::ServerAddress> servers,
 namespace {
 
 struct WatchOptions {
-  std::vector<probes::ServerAddress> servers;
+  std::vector<ServerAddress> servers;
   std::optional<std::chrono::milliseconds> duration;  // until SIGINT/SIGTERM when unset
   OutputFormat output = OutputFormat::text;
   std::string namespace_path = "/zkverify";
@@ -101,17 +101,17 @@ class WatchCommand final : public Command {
     const auto& context = authenticated.context();
     std::mutex out_mutex;
     probes::WatchEngine engine(watch_settings(options_.servers, options_.namespace_path, options_.tuning), context.keepers,
-                               [&](const probes::WatchEvent& event) {
+                               [&](const WatchEvent& event) {
                                  std::lock_guard lock(out_mutex);
                                  context.out << render_event(event, options_.output) << std::flush;
                                });
     install_stop_signals();
-    if (auto error = engine.start(probes::Clock::now() + options_.timeout)) {
+    if (auto error = engine.start(Clock::now() + options_.timeout)) {
       context.err << "zkverify watch: cannot start: " << *error << "\n";
       return kExitCritical;
     }
-    auto end = options_.duration ? std::optional(probes::Clock::now() + *options_.duration) : std::nullopt;
-    while (!g_stop_requested && (!end || probes::Clock::now() < *end)) std::this_thread::sleep_for(milliseconds(50));
+    auto end = options_.duration ? std::optional(Clock::now() + *options_.duration) : std::nullopt;
+    while (!g_stop_requested && (!end || Clock::now() < *end)) std::this_thread::sleep_for(milliseconds(50));
     engine.stop();
     auto totals = engine.totals();
     auto findings = judge_watch(totals, options_.tuning.max_unavailable);

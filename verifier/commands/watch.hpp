@@ -24,7 +24,7 @@ struct WatchTuning {
 void add_watch_tuning_options(CLI::App& command, WatchTuning& tuning);
 
 // The engine's settings for these servers, namespace and flags.
-probes::WatchSettings watch_settings(std::vector<probes::ServerAddress> servers, const std::string& namespace_path,
+probes::WatchSettings watch_settings(std::vector<ServerAddress> servers, const std::string& namespace_path,
                                      const WatchTuning& tuning);
 
 // Set by SIGINT/SIGTERM once install_stop_signals() ran; g_stop_signal says which.

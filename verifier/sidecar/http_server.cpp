@@ -19,7 +19,8 @@
 #include <boost/beast/http.hpp>
 #include <fmt/format.h>
 
-#include "probes/errors.hpp"
+#include "model/facts/errors.hpp"
+#include "model/facts/failure.hpp"
 
 namespace zkverify::verifier {
 

@@ -12,7 +12,7 @@
 #include <functional>
 #include <memory>
 
-#include "verifier/sidecar/routes.hpp"
+#include "model/render/sidecar_pages.hpp"
 
 namespace zkverify::verifier {
 

@@ -11,7 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "probes/errors.hpp"
+#include "model/facts/errors.hpp"
+#include "model/facts/failure.hpp"
 
 namespace zkverify::verifier {
 
@@ -54,7 +55,7 @@ std::string read_all(const Descriptor& file, const std::string& path, off_t size
 
 }  // namespace
 
-probes::Credentials read_credentials_file(const std::string& path, std::ostream& err) {
+Credentials read_credentials_file(const std::string& path, std::ostream& err) {
   if (path.empty()) fail(path, "the path is empty");
   // Symbolic links are followed: Kubernetes mounts secrets through them.
   Descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
@@ -68,7 +69,7 @@ probes::Credentials read_credentials_file(const std::string& path, std::ostream&
                        "read it): chmod 600 it\n",
                        status.st_mode & 07777, path);
   try {
-    return probes::parse_credentials(read_all(file, path, status.st_size));
+    return parse_credentials(read_all(file, path, status.st_size));
   } catch (const std::invalid_argument& bad) {
     fail(path, bad.what());
   }

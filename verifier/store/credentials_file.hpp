@@ -7,12 +7,12 @@
 #include <iosfwd>
 #include <string>
 
-#include "probes/credentials.hpp"
+#include "model/facts/credentials.hpp"
 
 namespace zkverify::verifier {
 
 // The file's credentials; a warning on `err` (naming the file and its mode) when group or others
 // may read it. Throws a usage error naming the file and what is wrong, never quoting its text.
-probes::Credentials read_credentials_file(const std::string& path, std::ostream& err);
+Credentials read_credentials_file(const std::string& path, std::ostream& err);
 
 }  // namespace zkverify::verifier

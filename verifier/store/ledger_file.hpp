@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "verifier/judge/ledger.hpp"
+#include "model/judge/ledger.hpp"
 #include "verifier/store/state_file.hpp"
 
 namespace zkverify::verifier {

@@ -10,7 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "probes/errors.hpp"
+#include "model/facts/errors.hpp"
+#include "model/facts/failure.hpp"
 
 namespace zkverify::verifier {
 

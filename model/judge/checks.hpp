@@ -1,0 +1,28 @@
+#pragma once
+// Pure checks: facts in, Report out. No sockets, no clocks, no printing.
+
+#include <optional>
+#include <vector>
+
+#include "model/facts/facts.hpp"
+#include "model/judge/report.hpp"
+
+namespace zkverify {
+
+struct EnsembleFacts {
+  std::vector<ServerProbe> probes;     // one per listed server, in list order
+  std::optional<RoundTrip> round_trip;  // empty when the round trip was skipped
+  bool write_skipped = false;                   // --no-write
+  PhaseTimings timings{};               // measured by whoever gathered the facts
+};
+
+// Judges the ensemble: reachability, leaders, quorum, sync, membership, the round trip.
+Report judge(const EnsembleFacts& facts);
+
+// Sorts the findings worst first and sets the verdict from them (after findings were added).
+void finalize(Report& report);
+
+// The zoo.cfg line that would let zkverify use `words` (srvr and ruok kept, as deployments need them).
+std::string whitelist_line(const std::vector<std::string>& words);
+
+}  // namespace zkverify

@@ -1,0 +1,301 @@
+#include "model/judge/ledger.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "model/parse/parsers.hpp"
+#include "model/judge/restart_plan.hpp"
+
+namespace zkverify {
+
+using nlohmann::json;
+
+namespace {
+
+json optional_json(const auto& value) { return value ? json(*value) : json(nullptr); }
+
+Zxid zxid_from(const json& value, const char* field) {
+  if (!value.is_string()) throw std::invalid_argument(fmt::format("'{}' is not a hex zxid string", field));
+  auto text = value.get<std::string>();
+  std::size_t used = 0;
+  std::uint64_t parsed = 0;
+  try {
+    parsed = std::stoull(text, &used, 16);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (!text.starts_with("0x") || used != text.size())
+    throw std::invalid_argument(fmt::format("'{}' is '{}', not a hex zxid like 0x100000003", field, text));
+  return Zxid{parsed};
+}
+
+// A whole number: nlohmann converts a float such as 1e300 to an integer type undefinedly.
+std::int64_t integer_from(const json& value, const char* field) {
+  if (!value.is_number_integer()) throw std::invalid_argument(fmt::format("'{}' is not a whole number", field));
+  return value.get<std::int64_t>();
+}
+
+const json& field(const json& object, const char* name) {
+  auto it = object.find(name);
+  if (it == object.end()) throw std::invalid_argument(fmt::format("missing field '{}'", name));
+  return *it;
+}
+
+// Below this many znodes, halving says little (zkverify's own watch adds a dozen); the zxid and the
+// marker catch data loss in small ensembles.
+constexpr std::int64_t kNodeCountFloor = 100;
+
+std::string zxid_text(Zxid zxid) { return fmt::format("{} (epoch {})", zxid_hex(zxid), zxid.epoch()); }
+
+std::vector<std::string> membership_of(const EnsembleFacts& facts) {
+  for (const auto& probe : facts.probes) {
+    if (!has_facts(probe.conf) || probe.conf->facts.members.empty()) continue;
+    std::vector<std::string> lines;
+    for (const auto& m : probe.conf->facts.members)
+      lines.push_back(fmt::format("server.{}={}:{}:{};{}", m.id, m.quorum_address,
+                                  m.election_address.substr(m.election_address.rfind(':') + 1), m.role,
+                                  m.client_address));
+    std::ranges::sort(lines);  // set_difference needs them sorted
+    return lines;
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string marker_path(const std::string& namespace_path) { return namespace_path + "/marker"; }
+
+json to_json(const Ledger& ledger) {
+  json servers = json::object();
+  for (const auto& [name, server] : ledger.servers)
+    servers[name] = {{"id", optional_json(server.id)},
+                     {"high_zxid", zxid_hex(server.high_zxid)},
+                     {"high_epoch", server.high_zxid.epoch()},
+                     {"node_count", optional_json(server.node_count)},
+                     {"mode", server.mode},
+                     {"last_seen", server.last_seen}};
+  json marker = nullptr;
+  if (ledger.marker)
+    marker = {{"path", ledger.marker->path}, {"czxid", zxid_hex(ledger.marker->czxid)}, {"content", ledger.marker->content}};
+  json data_loss = nullptr;
+  if (ledger.data_loss) data_loss = {{"detected", ledger.data_loss->detected}, {"message", ledger.data_loss->message}};
+  json in_flight = json::object();
+  for (const auto& [name, approval] : ledger.in_flight)
+    in_flight[name] = {{"approved", approval.approved},
+                       {"seen_down", approval.seen_down},
+                       {"received", approval.received ? json(*approval.received) : json(nullptr)}};
+  return {
+      {"format", kLedgerFormat},
+      {"updated", ledger.updated},
+      {"high_zxid", zxid_hex(ledger.high_zxid)},
+      {"high_epoch", ledger.high_zxid.epoch()},
+      {"node_count", optional_json(ledger.node_count)},
+      {"leader", optional_json(ledger.leader)},
+      {"membership", ledger.membership},
+      {"marker", std::move(marker)},
+      {"data_loss", std::move(data_loss)},
+      {"servers", std::move(servers)},
+      {"restarted_this_round", ledger.restarted},
+      {"restarts_in_flight", std::move(in_flight)},
+  };
+}
+
+Ledger ledger_from_json(const json& in) {
+  if (!in.is_object()) throw std::invalid_argument("not a JSON object");
+  if (field(in, "format") != kLedgerFormat)
+    throw std::invalid_argument(fmt::format("format is {}, expected \"{}\"", field(in, "format").dump(), kLedgerFormat));
+  Ledger ledger;
+  try {
+    ledger.updated = field(in, "updated").get<std::string>();
+    ledger.high_zxid = zxid_from(field(in, "high_zxid"), "high_zxid");
+    if (const auto& count = field(in, "node_count"); !count.is_null()) ledger.node_count = integer_from(count, "node_count");
+    if (const auto& leader = field(in, "leader"); !leader.is_null()) ledger.leader = leader.get<std::string>();
+    ledger.membership = field(in, "membership").get<std::vector<std::string>>();
+    if (const auto& marker = field(in, "marker"); !marker.is_null())
+      ledger.marker = Marker{field(marker, "path").get<std::string>(), zxid_from(field(marker, "czxid"), "marker.czxid"),
+                             field(marker, "content").get<std::string>()};
+    if (const auto& loss = field(in, "data_loss"); !loss.is_null())
+      ledger.data_loss = DataLoss{field(loss, "detected").get<std::string>(), field(loss, "message").get<std::string>()};
+    for (const auto& [name, server] : field(in, "servers").items()) {
+      LedgerServer entry;
+      if (const auto& id = field(server, "id"); !id.is_null()) entry.id = static_cast<int>(integer_from(id, "servers.id"));
+      entry.high_zxid = zxid_from(field(server, "high_zxid"), "servers.high_zxid");
+      if (const auto& count = field(server, "node_count"); !count.is_null())
+        entry.node_count = integer_from(count, "servers.node_count");
+      entry.mode = field(server, "mode").get<std::string>();
+      entry.last_seen = field(server, "last_seen").get<std::string>();
+      ledger.servers[name] = std::move(entry);
+    }
+    ledger.restarted = field(in, "restarted_this_round").get<std::set<std::string>>();
+    if (in.contains("restarts_in_flight"))  // absent in ledgers written before it existed
+      for (const auto& [name, approval] : in.at("restarts_in_flight").items())
+        ledger.in_flight[name] = Approval{
+            field(approval, "approved").get<std::string>(), field(approval, "seen_down").get<bool>(),
+            approval.value("received", json()).is_null() ? std::nullopt
+                                                         : std::optional(integer_from(approval.at("received"), "received"))};
+  } catch (const json::exception& error) {
+    throw std::invalid_argument(fmt::format("a field has the wrong type: {}", error.what()));
+  }
+  return ledger;
+}
+
+namespace {
+
+// One run's comparison with the previous ledger: each check adds findings and updates `next`.
+class LedgerUpdate {
+ public:
+  LedgerUpdate(const EnsembleFacts& facts, const Report& report, const std::optional<Ledger>& previous,
+               const std::string& now)
+      : facts_(facts), report_(report), previous_(previous), now_(now) {
+    if (previous_) out_.next = *previous_;
+    out_.next.updated = now_;
+  }
+
+  LedgerOutcome run() && {
+    carry_data_loss_alarm();
+    check_zxid();
+    check_leader();
+    check_membership();
+    record_servers();
+    follow_approvals(out_.next, report_, now_);
+    if (previous_ && previous_->marker) check_marker(*previous_->marker, facts_.round_trip);
+    else if (!out_.next.marker && facts_.round_trip) adopt_marker(*facts_.round_trip);
+    return std::move(out_);
+  }
+
+ private:
+  void add(Severity severity, std::string code, std::string server, std::string message) {
+    out_.findings.push_back({severity, std::move(code), std::move(server), std::move(message)});
+  }
+  void record_loss(const std::string& message) {
+    add(Severity::critical, "data-loss", "", message);
+    if (!out_.next.data_loss) out_.next.data_loss = DataLoss{now_, message};
+  }
+
+  void carry_data_loss_alarm() {
+    if (previous_ && previous_->data_loss)
+      add(Severity::critical, "data-loss", "",
+          fmt::format("data loss was detected at {}: {}. This stays critical until --reset-state",
+                      previous_->data_loss->detected, previous_->data_loss->message));
+  }
+
+  // The ensemble's zxid: the highest any serving server showed (after the write, when there was one).
+  void check_zxid() {
+    std::optional<Zxid> current;
+    for (const auto& row : report_.servers)
+      if (row.zxid && is_serving(row.state) && (!current || *current < *row.zxid)) current = row.zxid;
+    if (!current || !report_.leader) return;
+    if (previous_ && *current < previous_->high_zxid && !previous_->data_loss)
+      record_loss(fmt::format("the ensemble's zxid went backwards: {} was seen before, now the highest is {}",
+                              zxid_text(previous_->high_zxid), zxid_text(*current)));
+    else if (previous_ && current->epoch() > previous_->high_zxid.epoch())
+      add(Severity::info, "epoch-changed", "",
+          fmt::format("epoch {} -> {}: a leader was elected since the last run", previous_->high_zxid.epoch(),
+                      current->epoch()));
+    out_.next.high_zxid = std::max(out_.next.high_zxid, *current);
+  }
+
+  void check_leader() {
+    if (!report_.leader) return;
+    const auto& leader = *report_.leader;
+    if (previous_ && previous_->leader && *previous_->leader != leader)
+      add(Severity::info, "leader-changed", leader, fmt::format("the leader moved from {} to {}", *previous_->leader, leader));
+    out_.next.leader = leader;
+    auto row = std::ranges::find(report_.servers, leader, &ServerRow::name);
+    if (row == report_.servers.end() || !row->node_count) return;
+    auto before = previous_ ? previous_->node_count : std::nullopt;
+    if (before && *before >= kNodeCountFloor && *row->node_count < *before / 2)
+      add(Severity::warning, "node-count-drop", leader,
+          fmt::format("the leader has {} znodes; the last run saw {}", *row->node_count, *before));
+    out_.next.node_count = row->node_count;
+  }
+
+  void check_membership() {
+    auto membership = membership_of(facts_);
+    if (membership.empty()) return;
+    if (previous_ && !previous_->membership.empty() && previous_->membership != membership) {
+      std::vector<std::string> added, removed;
+      std::ranges::set_difference(membership, previous_->membership, std::back_inserter(added));
+      std::ranges::set_difference(previous_->membership, membership, std::back_inserter(removed));
+      add(Severity::info, "membership-changed", "",
+          fmt::format("the membership changed: added [{}], removed [{}]", fmt::join(added, " "), fmt::join(removed, " ")));
+    }
+    out_.next.membership = std::move(membership);
+  }
+
+  void record_servers() {
+    for (const auto& row : report_.servers) {
+      if (!row.zxid) continue;
+      auto& entry = out_.next.servers[row.name];
+      if (row.id) entry.id = row.id;
+      entry.high_zxid = std::max(entry.high_zxid, *row.zxid);
+      if (row.node_count) entry.node_count = row.node_count;
+      entry.mode = to_string(row.state);
+      entry.last_seen = now_;
+    }
+  }
+
+  // The durability marker must be on every server, unchanged, for as long as the ledger lives.
+  void check_marker(const Marker& marker, const std::optional<RoundTrip>& trip) {
+    std::vector<std::string> gone, changed;
+    bool answered = false;  // some server said whether the marker is there
+    for (const auto& read : trip ? trip->reads : std::vector<ReadBack>{}) {
+      answered = answered || read.marker_error == ZkError::ok || read.marker_error == ZkError::no_node;
+      if (read.marker_error == ZkError::no_node) gone.push_back(read.server);
+      else if (read.marker_error == ZkError::ok && (read.marker_czxid != marker.czxid || read.marker_data != marker.content))
+        changed.push_back(read.server);
+      else if (read.marker_error != ZkError::ok && read.marker_error != ZkError::not_attempted)
+        add(Severity::warning, "marker-unread", read.server,
+            fmt::format("could not read the durability marker through {}: {}", read.server,
+                        to_string(read.marker_error)));
+    }
+    if (!answered)
+      add(Severity::warning, "marker-unread", "",
+          fmt::format("no server returned the durability marker {}: data loss was not checked this run", marker.path));
+    if (!gone.empty())
+      record_loss(fmt::format("the durability marker {} (czxid {}) is gone on {}", marker.path, zxid_hex(marker.czxid),
+                              fmt::join(gone, ", ")));
+    if (!changed.empty())
+      record_loss(fmt::format("the durability marker {} on {} is not the one recorded (czxid {}): it was recreated",
+                              marker.path, fmt::join(changed, ", "), zxid_hex(marker.czxid)));
+  }
+
+  // The first ledger run: adopt the marker as the servers show it (created now, or already there).
+  void adopt_marker(const RoundTrip& trip) {
+    for (const auto& read : trip.reads) {
+      if (read.marker_error != ZkError::ok || !read.marker_czxid) continue;
+      out_.next.marker = Marker{trip.marker_path, *read.marker_czxid, read.marker_data};
+      add(Severity::info, "marker-recorded", "",
+          fmt::format("durability marker {} recorded (czxid {})", trip.marker_path, zxid_hex(*read.marker_czxid)));
+      return;
+    }
+  }
+
+  const EnsembleFacts& facts_;
+  const Report& report_;
+  const std::optional<Ledger>& previous_;
+  const std::string& now_;
+  LedgerOutcome out_;
+};
+
+}  // namespace
+
+LedgerOutcome apply_ledger(const EnsembleFacts& facts, const Report& report, const std::optional<Ledger>& previous,
+                           const std::string& now) {
+  return LedgerUpdate(facts, report, previous, now).run();
+}
+
+std::string describe_forgotten(const Ledger& ledger) {
+  std::string text = fmt::format("high zxid {}, {} servers", zxid_text(ledger.high_zxid), ledger.servers.size());
+  if (ledger.marker) text += fmt::format(", marker {} (czxid {})", ledger.marker->path, zxid_hex(ledger.marker->czxid));
+  if (ledger.data_loss) text += fmt::format(", the data-loss alarm raised at {}", ledger.data_loss->detected);
+  if (!ledger.restarted.empty()) text += fmt::format(", restart round [{}]", fmt::join(ledger.restarted, " "));
+  for (const auto& [name, approval] : ledger.in_flight)
+    text += fmt::format(", the restart of {} approved at {}", name, approval.approved);
+  return text + fmt::format(" (last updated {})", ledger.updated);
+}
+
+}  // namespace zkverify

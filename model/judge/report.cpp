@@ -1,0 +1,71 @@
+#include "model/judge/report.hpp"
+
+#include "model/parse/parsers.hpp"
+
+namespace zkverify {
+
+std::string_view to_string(ServerState state) {
+  switch (state) {
+    case ServerState::not_serving: return "not-serving";
+    case ServerState::unreachable: return "unreachable";
+    case ServerState::bad_reply: return "bad-reply";
+    default: return to_string(*mode_of(state));
+  }
+}
+
+ServerState state_of(Mode mode) {
+  switch (mode) {
+    case Mode::leader: return ServerState::leader;
+    case Mode::follower: return ServerState::follower;
+    case Mode::observer: return ServerState::observer;
+    case Mode::standalone: return ServerState::standalone;
+    case Mode::read_only: return ServerState::read_only;
+    case Mode::unknown: break;
+  }
+  return ServerState::unknown;
+}
+
+std::optional<Mode> mode_of(ServerState state) {
+  switch (state) {
+    case ServerState::leader: return Mode::leader;
+    case ServerState::follower: return Mode::follower;
+    case ServerState::observer: return Mode::observer;
+    case ServerState::standalone: return Mode::standalone;
+    case ServerState::read_only: return Mode::read_only;
+    case ServerState::unknown: return Mode::unknown;
+    case ServerState::not_serving:
+    case ServerState::unreachable:
+    case ServerState::bad_reply: break;
+  }
+  return std::nullopt;
+}
+
+bool is_serving(ServerState state) {
+  auto mode = mode_of(state);
+  return mode && is_serving(*mode);
+}
+
+bool is_serving_voter(ServerState state) {
+  auto mode = mode_of(state);
+  return mode && is_serving_voter(*mode);
+}
+
+std::string_view to_string(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::healthy: return "healthy";
+    case Verdict::degraded: return "degraded";
+    case Verdict::critical: return "critical";
+  }
+  return "critical";
+}
+
+std::string_view to_string(Severity severity) {
+  switch (severity) {
+    case Severity::info: return "info";
+    case Severity::warning: return "warning";
+    case Severity::critical: return "critical";
+  }
+  return "critical";
+}
+
+}  // namespace zkverify

@@ -1,0 +1,73 @@
+#pragma once
+// What verifier/ concludes: findings, a verdict, and one row per server. Renderers print a Report.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/facts/facts.hpp"
+
+namespace zkverify {
+
+enum class Severity { info, warning, critical };
+enum class Verdict { healthy, degraded, critical };
+
+// A server as a report shows it: the mode srvr reported, or why there is none.
+enum class ServerState { leader, follower, observer, standalone, read_only, unknown, not_serving, unreachable, bad_reply };
+
+// The names reports print: "leader", ..., "read-only", "not-serving", "unreachable", "bad-reply".
+std::string_view to_string(ServerState state);
+ServerState state_of(Mode mode);
+// The mode behind a state; none for not_serving, unreachable and bad_reply.
+std::optional<Mode> mode_of(ServerState state);
+bool is_serving(ServerState state);        // is_serving of its mode
+bool is_serving_voter(ServerState state);  // is_serving_voter of its mode
+
+struct Finding {
+  Severity severity = Severity::info;
+  std::string code;     // stable, for scripts: "no-quorum", "unreachable", ...
+  std::string server;   // the server it is about; empty when about the ensemble
+  std::string message;  // one sentence for a human
+};
+
+struct ServerRow {
+  std::string name;
+  std::string address;
+  std::optional<int> id;
+  ServerState state = ServerState::unreachable;
+  std::optional<Zxid> zxid;  // highest seen: srvr's, or the round-trip write this server read back
+  std::optional<double> latency_ms;  // of the srvr exchange
+  std::optional<std::int64_t> node_count;  // srvr's "Node count"
+  std::optional<std::int64_t> packets_received;  // srvr's "Received" (not rendered: tells a restart)
+  std::optional<bool> read_back;     // the round trip's write was read back here (unset: not attempted)
+  // Proven in sync with the leader: it leads, it read the round trip's write back, or the leader's
+  // zk_synced_followers counts every follower. Unset: not proven either way.
+  std::optional<bool> synced;
+  std::string error;                 // empty when the server answered srvr
+  std::string note;
+};
+
+struct RoundTripSummary {
+  std::string writer;
+  std::string path;
+  std::optional<Zxid> write_zxid;
+  int reads_ok = 0;
+  int reads_attempted = 0;
+};
+
+struct Report {
+  Verdict verdict = Verdict::healthy;
+  std::optional<std::string> leader;  // set only when exactly one server leads
+  int expected_voters = 0;
+  int serving_voters = 0;
+  std::vector<ServerRow> servers;
+  std::vector<Finding> findings;
+  std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible
+  std::optional<PhaseTimings> timings;  // where the check's time went, when it was measured
+};
+
+std::string_view to_string(Verdict verdict);
+std::string_view to_string(Severity severity);
+
+}  // namespace zkverify

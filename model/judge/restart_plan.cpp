@@ -1,0 +1,149 @@
+#include "model/judge/restart_plan.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "model/facts/time_text.hpp"
+
+namespace zkverify {
+
+namespace {
+
+// A voter that serves and is proven in sync with the leader (ServerRow::synced): unproven is not synced.
+bool is_synced_voter(const ServerRow& row) { return is_serving_voter(row.state) && row.synced == true; }
+
+int rank(const ServerRow& row) {
+  switch (row.state) {
+    case ServerState::leader: return 3;
+    case ServerState::follower: return row.synced.value_or(true) ? 2 : 0;
+    case ServerState::observer: return 1;
+    default: return 0;  // unreachable, not serving, standalone, read-only, bad reply
+  }
+}
+
+std::string reason_for(const ServerRow& row) {
+  switch (rank(row)) {
+    case 3: return "leader: last, so the ensemble elects once";
+    case 2: return "follower";
+    case 1: return "observer: not a voter";
+    default:
+      return row.error.empty() ? fmt::format("{}: not serving as a synced voter already", to_string(row.state))
+                               : fmt::format("{}: {}", to_string(row.state), row.error);
+  }
+}
+
+}  // namespace
+
+std::vector<RestartStep> restart_order(const Report& report) {
+  std::vector<const ServerRow*> rows;
+  for (const auto& row : report.servers) rows.push_back(&row);
+  std::ranges::stable_sort(rows, {}, [](const ServerRow* row) { return rank(*row); });
+  std::vector<RestartStep> steps;
+  for (const auto* row : rows) steps.push_back({row->name, reason_for(*row)});
+  return steps;
+}
+
+namespace {
+
+// The leader goes when every other voter is proven in sync (the election then has a synced quorum)
+// and, in a round recorded with --state, after the others of the round.
+std::optional<RestartSafety> refuse_leader(const Report& report, const std::string& name,
+                                           const std::set<std::string>& already_restarted) {
+  std::vector<std::string> waiting, unproven;
+  for (const auto& row : report.servers) {
+    if (row.name == name) continue;
+    if (is_serving(row.state) && !already_restarted.contains(row.name)) waiting.push_back(row.name);
+    if (is_serving_voter(row.state) && row.synced != true) unproven.push_back(row.name);
+  }
+  if (!already_restarted.empty() && !waiting.empty())
+    return RestartSafety{false, fmt::format("{} is the leader; this restart round (--state) still has {} to restart "
+                                            "first: the leader goes last",
+                                            name, fmt::join(waiting, ", "))};
+  if (!unproven.empty())
+    return RestartSafety{false, fmt::format("{} is the leader; {} not proven in sync with it (run without --no-write, "
+                                            "or whitelist mntr), so the election could lack a synced quorum",
+                                            name, fmt::join(unproven, ", "))};
+  return std::nullopt;
+}
+
+}  // namespace
+
+RestartSafety restart_safety(const Report& report, const std::string& name, const std::set<std::string>& already_restarted,
+                             const std::set<std::string>& going_down) {
+  auto target = std::ranges::find(report.servers, name, &ServerRow::name);
+  if (target == report.servers.end()) return {false, fmt::format("{} is not one of the listed servers", name)};
+  if (report.verdict == Verdict::critical)
+    return {false, "the ensemble is critical now (zkverify quorum says why): restart nothing until it is healthy"};
+
+  int voters = report.expected_voters;
+  int majority = voters / 2 + 1;
+  int synced = static_cast<int>(std::ranges::count_if(report.servers, is_synced_voter));
+  std::vector<std::string> leaving;  // synced voters approved by others, not yet back
+  for (const auto& row : report.servers)
+    if (row.name != name && going_down.contains(row.name) && is_synced_voter(row)) leaving.push_back(row.name);
+  int remaining = synced - static_cast<int>(leaving.size()) - (is_synced_voter(*target) ? 1 : 0);
+  std::string also = leaving.empty() ? "" : fmt::format(" and {} (approved to restart, not yet seen back)",
+                                                        fmt::join(leaving, ", "));
+  if (remaining < majority) {
+    int down = voters - synced;
+    return {false, fmt::format("{} of {} voters down or not proven synced: restarting {}{} would leave {} synced; a "
+                               "quorum needs {}",
+                               down, voters, name, also, remaining, majority)};
+  }
+  if (target->state == ServerState::leader) {
+    if (auto refusal = refuse_leader(report, name, already_restarted)) return *refusal;
+    return {true, fmt::format("{} synced voters of {}; without the leader {}{} {} remain, a quorum needs {}. An election "
+                              "follows; in a rolling restart the leader goes last",
+                              synced, voters, name, also, remaining, majority)};
+  }
+  if (!is_synced_voter(*target))
+    return {true, fmt::format("{} is {}: restarting it does not lower the {} synced voters (quorum {})", name,
+                              to_string(target->state), synced, majority)};
+  return {true, fmt::format("{} synced voters of {}; without {}{} {} remain, a quorum needs {}", synced, voters, name,
+                            also, remaining, majority)};
+}
+
+namespace {
+
+bool expired(const Approval& approval, std::chrono::system_clock::time_point now) {
+  auto approved = parse_iso8601(approval.approved);
+  return !approved || now - *approved > kApprovalLease;  // an unreadable time cannot hold a lease
+}
+
+}  // namespace
+
+std::set<std::string> going_down(const Ledger& ledger, const std::string& except, std::chrono::system_clock::time_point now) {
+  std::set<std::string> names;
+  for (const auto& [name, approval] : ledger.in_flight)
+    if (name != except && !expired(approval, now)) names.insert(name);
+  return names;
+}
+
+void approve_in_flight(Ledger& ledger, const Report& report, const std::string& name, const std::string& now) {
+  auto row = std::ranges::find(report.servers, name, &ServerRow::name);
+  ledger.in_flight[name] = Approval{now, false, row == report.servers.end() ? std::nullopt : row->packets_received};
+}
+
+void record_restarted(Ledger& ledger, const std::string& name, const std::vector<ServerRow>& servers) {
+  ledger.in_flight.erase(name);
+  ledger.restarted.insert(name);
+  if (std::ranges::all_of(servers, [&](const ServerRow& row) { return ledger.restarted.contains(row.name); }))
+    ledger.restarted.clear();
+}
+
+void follow_approvals(Ledger& ledger, const Report& report, const std::string& now) {
+  auto when = parse_iso8601(now).value_or(std::chrono::system_clock::time_point{});
+  for (auto it = ledger.in_flight.begin(); it != ledger.in_flight.end();) {
+    auto& [name, approval] = *it;
+    auto row = std::ranges::find(report.servers, name, &ServerRow::name);
+    bool serving = row != report.servers.end() && is_serving(row->state);
+    if (!serving) approval.seen_down = true;
+    bool restarted = serving && approval.received && row->packets_received && *row->packets_received < *approval.received;
+    bool done = expired(approval, when) || (serving && approval.seen_down) || restarted;
+    it = done ? ledger.in_flight.erase(it) : std::next(it);
+  }
+}
+
+}  // namespace zkverify

@@ -1,0 +1,53 @@
+#pragma once
+// Which server to restart next, and whether restarting one now is safe. Pure: over a Report.
+
+#include <chrono>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/judge/ledger.hpp"
+#include "model/judge/report.hpp"
+
+namespace zkverify {
+
+struct RestartStep {
+  std::string name;
+  std::string reason;  // why it is at this place
+};
+
+// Unhealthy or missing servers first (restarting them costs nothing), then observers, then followers,
+// the leader last (one election instead of one per step). List order within each group.
+std::vector<RestartStep> restart_order(const Report& report);
+
+struct RestartSafety {
+  bool safe = false;
+  std::string reason;
+};
+
+// Safe when the ensemble is not critical and taking `name` down, together with the servers `going_down`
+// (approved by others and not yet back), keeps a majority of voters that serve and are proven in sync
+// (ServerRow::synced). The leader is safe only when every other voter is proven in sync and, when a
+// restart round is recorded (`already_restarted` not empty), after the round's other servers.
+RestartSafety restart_safety(const Report& report, const std::string& name, const std::set<std::string>& already_restarted,
+                             const std::set<std::string>& going_down = {});
+
+// The restart round in the ledger. An approval is in flight from the moment it is given until a check
+// sees its server down and then serving again, step confirms the restart, or the lease runs out
+// (an approval nobody acted on); while in flight the server counts as going down for other approvals,
+// so two concurrent approvals cannot together take the quorum.
+inline constexpr std::chrono::minutes kApprovalLease{10};
+
+// The servers other than `except` whose approvals are in flight at `now`.
+std::set<std::string> going_down(const Ledger& ledger, const std::string& except, std::chrono::system_clock::time_point now);
+// `name` was approved at `now` (ISO 8601), as `report` saw it: in flight from now on.
+void approve_in_flight(Ledger& ledger, const Report& report, const std::string& name, const std::string& now);
+// `name` restarted and serves again: it joins the round (which ends once every server in `servers` is
+// in it) and is no longer in flight.
+void record_restarted(Ledger& ledger, const std::string& name, const std::vector<ServerRow>& servers);
+// Follows each in-flight approval with a check's report at `now`: done when the server was seen down
+// and is back, or serves with a lower srvr "Received" count than at the approval (it restarted
+// between two checks); dropped when expired.
+void follow_approvals(Ledger& ledger, const Report& report, const std::string& now);
+
+}  // namespace zkverify

@@ -1,0 +1,62 @@
+#include "model/judge/roll.hpp"
+
+#include <algorithm>
+
+namespace zkverify {
+
+std::vector<std::string> RollRecord::done() const {
+  std::vector<std::string> names;
+  for (const auto& step : steps)
+    if (step.findings.empty() && step.verdict == Verdict::healthy) names.push_back(step.server);
+  return names;
+}
+
+std::vector<std::string> RollRecord::remaining() const {
+  auto finished = done();
+  std::vector<std::string> names;
+  for (const auto& server : servers)
+    if (!skipped.contains(server) && std::ranges::find(finished, server) == finished.end()) names.push_back(server);
+  return names;
+}
+
+std::optional<std::string> next_to_restart(const Report& report, const std::set<std::string>& done,
+                                           const std::set<std::string>& round) {
+  for (const auto& step : restart_order(report))
+    if (!done.contains(step.name) && !round.contains(step.name)) return step.name;
+  return std::nullopt;
+}
+
+bool RollPlan::all_safe() const {
+  return std::ranges::all_of(steps, [](const RollPlanStep& step) { return step.safety.safe; });
+}
+
+RollPlan plan_roll(const Report& report, const std::set<std::string>& skipped) {
+  RollPlan plan;
+  std::set<std::string> before = skipped;  // the round as it will be when each step comes
+  for (const auto& step : restart_order(report)) {
+    if (skipped.contains(step.name)) {
+      plan.skipped.push_back(step.name);
+      continue;
+    }
+    plan.steps.push_back({step.name, step.reason, restart_safety(report, step.name, before)});
+    before.insert(step.name);
+  }
+  return plan;
+}
+
+Verdict roll_verdict(const RollRecord& roll) {
+  auto critical = [](const std::vector<Finding>& findings) {
+    return std::ranges::any_of(findings, [](const Finding& f) { return f.severity == Severity::critical; });
+  };
+  bool any_critical = critical(roll.watch_findings);
+  bool any_finding = !roll.watch_findings.empty();
+  for (const auto& step : roll.steps) {
+    any_critical = any_critical || critical(step.findings) || step.verdict == Verdict::critical;
+    any_finding = any_finding || !step.findings.empty() || step.verdict != Verdict::healthy;
+  }
+  if (any_critical) return Verdict::critical;
+  if (any_finding || !roll.complete) return Verdict::degraded;
+  return Verdict::healthy;
+}
+
+}  // namespace zkverify

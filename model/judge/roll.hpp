@@ -1,0 +1,81 @@
+#pragma once
+// A rolling restart's plan and record, and its verdict. Pure: the roll command fills the record.
+
+#include <chrono>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "model/books/watch_book.hpp"
+#include "model/judge/report.hpp"
+#include "model/judge/restart_plan.hpp"
+
+namespace zkverify {
+
+// A time window within the roll, in milliseconds since it started.
+struct Window {
+  long from_ms = 0;
+  long until_ms = 0;
+};
+
+struct RollStep {
+  std::string server;
+  int command_status = 0;
+  Window span;                          // the step, from its COMMAND to the end of its wait
+  std::optional<Window> down;           // the server not serving
+  std::optional<std::string> leader_before, leader_after;
+  std::optional<Window> leaderless;     // the longest time without a leader
+  std::chrono::milliseconds longest_unavailable{0};
+  Verdict verdict = Verdict::healthy;   // the step's last check
+  std::vector<Finding> findings;        // the step's own (command, recovery)
+  std::vector<Finding> check_findings;  // its last check's, when that was not healthy: why it did not recover
+  std::string summary;                  // step's summary line
+};
+
+struct RollRefusal {
+  std::string server;
+  std::string reason;
+};
+
+struct RollRecord {
+  std::vector<std::string> servers;  // as listed
+  std::set<std::string> skipped;     // done in this restart round before the roll started
+  std::vector<RollStep> steps;
+  std::optional<RollRefusal> refused;  // the check before a step said no
+  bool stopped_by_signal = false;
+  bool complete = false;
+  long duration_ms = 0;
+  WatchTotals totals;        // the one watch across the roll
+  std::vector<WatchEvent> events;
+  std::vector<Finding> watch_findings;
+  Report last_report;
+
+  // Servers restarted by this roll, then the ones not yet done.
+  [[nodiscard]] std::vector<std::string> done() const;
+  [[nodiscard]] std::vector<std::string> remaining() const;
+};
+
+// The next server to restart: the first in restart_order(report) not in `done` (this roll and the
+// round at its start) nor in `round` (the ledger's restart round now); none when all are.
+std::optional<std::string> next_to_restart(const Report& report, const std::set<std::string>& done,
+                                           const std::set<std::string>& round);
+
+struct RollPlanStep {
+  std::string server;
+  std::string reason;  // its place in the order
+  RestartSafety safety;
+};
+struct RollPlan {
+  std::vector<RollPlanStep> steps;
+  std::vector<std::string> skipped;
+  [[nodiscard]] bool all_safe() const;
+};
+// --dry-run: the order, and whether each server would be safe in turn, each earlier one back.
+RollPlan plan_roll(const Report& report, const std::set<std::string>& skipped);
+
+// critical when a step or the watch had a critical finding; degraded when the roll did not complete
+// or any step had a finding; else healthy.
+Verdict roll_verdict(const RollRecord& roll);
+
+}  // namespace zkverify

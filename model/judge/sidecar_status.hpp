@@ -1,0 +1,29 @@
+#pragma once
+// What the sidecar knows after its cycles, as plain data: the last cycle's report and the local
+// readiness. The cycle loop fills it; the pages (metrics, status page, readyz) only read it.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/judge/readiness.hpp"
+#include "model/judge/report.hpp"
+
+namespace zkverify {
+
+struct CycleResult {
+  Report report;
+  Readiness readiness;
+  std::chrono::system_clock::time_point checked_at{};  // when the cycle ended
+  std::chrono::duration<double> duration{0};           // how long the cycle took
+  std::optional<double> round_trip_seconds;           // the local session's sync + read, when it read
+};
+
+struct SidecarStatus {
+  std::string local;                // this pod's server
+  std::optional<CycleResult> last;  // none until the first cycle ends
+  std::uint64_t cycles = 0;         // cycles ended
+};
+
+}  // namespace zkverify

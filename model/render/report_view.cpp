@@ -1,0 +1,137 @@
+#include "model/render/report_view.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "model/render/json_text.hpp"
+#include "model/render/utf8_text.hpp"
+
+namespace zkverify {
+
+namespace {
+
+std::string or_dash(const std::optional<int>& value) { return value ? std::to_string(*value) : "-"; }
+
+std::string headline(const Report& report) {
+  std::string text = fmt::format("{}: ", to_string(report.verdict));
+  text += report.leader ? fmt::format("leader {}", *report.leader) : std::string("no single leader");
+  text += fmt::format(", {}/{} voters serving", report.serving_voters, report.expected_voters);
+  if (report.round_trip)
+    text += fmt::format(", round trip via {} read back on {}/{}", report.round_trip->writer, report.round_trip->reads_ok,
+                        report.round_trip->reads_attempted);
+  return text;
+}
+
+// The phases in the order they run, by the names JSON and the text line give them.
+std::vector<std::pair<const char*, std::chrono::microseconds>> phases(const PhaseTimings& timings) {
+  return {{"probe", timings.probe},         {"connect", timings.connect}, {"write", timings.write},
+          {"read_back", timings.read_back}, {"cleanup", timings.cleanup}, {"total", timings.total}};
+}
+
+std::int64_t whole_ms(std::chrono::microseconds time) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(time).count();
+}
+
+}  // namespace
+
+std::string render_timings_text(const PhaseTimings& timings) {
+  std::string text = "timings:";
+  for (const auto& [name, time] : phases(timings)) text += fmt::format(" {} {}ms,", name, whole_ms(time));
+  text.back() = '\n';
+  return text;
+}
+
+nlohmann::json timings_json(const PhaseTimings& timings) {
+  auto object = nlohmann::json::object();
+  for (const auto& [name, time] : phases(timings)) object[name] = whole_ms(time);
+  return object;
+}
+
+std::string render_text(const Report& report) {
+  struct Cells {
+    std::string name, id, mode, zxid, epoch, latency, note;
+  };
+  std::vector<Cells> rows{{"NAME", "ID", "MODE", "ZXID", "EPOCH", "LATENCY", "NOTE"}};
+  for (const auto& server : report.servers) {
+    rows.push_back({server.name, or_dash(server.id), std::string(to_string(server.state)), server.zxid ? zxid_hex(*server.zxid) : "-",
+                    server.zxid ? std::to_string(server.zxid->epoch()) : "-",
+                    server.latency_ms ? fmt::format("{:.1f}ms", *server.latency_ms) : "-",
+                    server.error.empty() || server.note.empty() ? server.error + server.note
+                                                                : server.error + "; " + server.note});
+  }
+  std::size_t widths[6] = {};
+  for (const auto& row : rows) {
+    const std::string* cells[6] = {&row.name, &row.id, &row.mode, &row.zxid, &row.epoch, &row.latency};
+    for (int i = 0; i < 6; ++i) widths[i] = std::max(widths[i], cells[i]->size());
+  }
+  std::string out = headline(report) + "\n\n";
+  for (const auto& row : rows) {
+    auto line = fmt::format("{:<{}}  {:>{}}  {:<{}}  {:<{}}  {:>{}}  {:>{}}  {}", row.name, widths[0], row.id, widths[1],
+                            row.mode, widths[2], row.zxid, widths[3], row.epoch, widths[4], row.latency, widths[5], row.note);
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  if (!report.findings.empty()) {
+    out += "\nfindings:\n";
+    for (const auto& finding : report.findings)
+      out += fmt::format("  {:<8}  {:<20}  {}\n", to_string(finding.severity), finding.code, finding.message);
+  }
+  return valid_utf8(out);  // servers' bytes are quoted in it
+}
+
+nlohmann::json to_json(const Report& report) {
+  using nlohmann::json;
+  json servers = json::array();
+  for (const auto& server : report.servers) {
+    servers.push_back({
+        {"name", server.name},
+        {"address", server.address},
+        {"id", server.id ? json(*server.id) : json(nullptr)},
+        {"mode", to_string(server.state)},
+        {"zxid", server.zxid ? json(zxid_hex(*server.zxid)) : json(nullptr)},
+        {"epoch", server.zxid ? json(server.zxid->epoch()) : json(nullptr)},
+        {"latency_ms", server.latency_ms ? json(*server.latency_ms) : json(nullptr)},
+        {"node_count", server.node_count ? json(*server.node_count) : json(nullptr)},
+        {"error", server.error.empty() ? json(nullptr) : json(server.error)},
+        {"note", server.note.empty() ? json(nullptr) : json(server.note)},
+    });
+  }
+  json findings = json::array();
+  for (const auto& finding : report.findings) {
+    findings.push_back({
+        {"severity", to_string(finding.severity)},
+        {"code", finding.code},
+        {"server", finding.server.empty() ? json(nullptr) : json(finding.server)},
+        {"message", finding.message},
+    });
+  }
+  json round_trip = nullptr;
+  if (report.round_trip) {
+    const auto& trip = *report.round_trip;
+    round_trip = {
+        {"writer", trip.writer},
+        {"path", trip.path.empty() ? json(nullptr) : json(trip.path)},
+        {"write_zxid", trip.write_zxid ? json(zxid_hex(*trip.write_zxid)) : json(nullptr)},
+        {"reads_ok", trip.reads_ok},
+        {"reads_attempted", trip.reads_attempted},
+    };
+  }
+  return {
+      {"verdict", to_string(report.verdict)},
+      {"leader", report.leader ? json(*report.leader) : json(nullptr)},
+      {"expected_voters", report.expected_voters},
+      {"serving_voters", report.serving_voters},
+      {"servers", std::move(servers)},
+      {"findings", std::move(findings)},
+      {"round_trip", std::move(round_trip)},
+      {"timings_ms", report.timings ? timings_json(*report.timings) : json(nullptr)},
+  };
+}
+
+std::string render_json(const Report& report) { return json_text(to_json(report)) + "\n"; }
+
+}  // namespace zkverify

@@ -1,0 +1,144 @@
+#include "model/render/roll_view.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "model/render/json_text.hpp"
+#include "model/render/report_view.hpp"
+#include "model/facts/time_text.hpp"
+#include "model/render/watch_view.hpp"
+
+namespace zkverify {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+namespace {
+
+json findings_json(const std::vector<Finding>& findings) {
+  json out = json::array();
+  for (const auto& f : findings)
+    out.push_back({{"severity", to_string(f.severity)}, {"code", f.code}, {"server", f.server}, {"message", f.message}});
+  return out;
+}
+
+std::string leader_text(const RollStep& step) {
+  if (step.leader_before && step.leader_after && *step.leader_before != *step.leader_after)
+    return fmt::format("moved {} -> {} ({} without)", *step.leader_before, *step.leader_after,
+                       format_duration(milliseconds(step.leaderless ? step.leaderless->until_ms - step.leaderless->from_ms : 0)));
+  return fmt::format("stayed {}", step.leader_after.value_or("-"));
+}
+
+std::string downtime_text(const RollStep& step) {
+  return step.down ? format_duration(milliseconds(step.down->until_ms - step.down->from_ms)) : "-";
+}
+
+int leader_moves(const RollRecord& roll) {
+  return static_cast<int>(std::ranges::count_if(roll.steps, [](const RollStep& step) {
+    return step.leader_before && step.leader_after && *step.leader_before != *step.leader_after;
+  }));
+}
+
+std::string totals_line(const RollRecord& roll) {
+  return fmt::format("roll: {}: {} restarted, {} skipped as done before, in {}; the leader moved {} time{}; sessions {} "
+                     "kept, {} expired; writes {} acknowledged, {} lost; longest write-unavailability {}",
+                     roll.complete ? "complete" : "stopped", roll.done().size(), roll.skipped.size(),
+                     format_duration(milliseconds(roll.duration_ms)), leader_moves(roll), leader_moves(roll) == 1 ? "" : "s",
+                     roll.totals.sessions - roll.totals.sessions_expired, roll.totals.sessions_expired,
+                     roll.totals.writes_acked, roll.totals.writes_lost, format_duration(roll.totals.longest_unavailable));
+}
+
+// What stopped the roll, and how to go on; empty when it completed.
+std::string stop_text(const RollRecord& roll) {
+  if (roll.complete) return "";
+  std::string why;
+  if (roll.refused) why = fmt::format("{} was not started: {}", roll.refused->server, roll.refused->reason);
+  else if (roll.stopped_by_signal) why = "stopped by a signal between steps";
+  else if (!roll.steps.empty()) {
+    const auto& last = roll.steps.back();
+    why = fmt::format("the step of {} failed{}", last.server,
+                      last.findings.empty() ? "" : ": " + last.findings.front().code + ": " + last.findings.front().message);
+  }
+  return fmt::format("roll stopped: {}. Done: {}. Left: {}. Run the same command again to resume: the servers done are "
+                     "skipped (the ledger's restart round) and the leader still goes last.\n",
+                     why, roll.done().empty() ? "none" : fmt::format("{}", fmt::join(roll.done(), ", ")),
+                     fmt::join(roll.remaining(), ", "));
+}
+
+}  // namespace
+
+std::string render_roll_plan(const Report& report, const RollPlan& plan, OutputFormat output) {
+  if (output == OutputFormat::json) {
+    json steps = json::array();
+    for (const auto& step : plan.steps)
+      steps.push_back({{"server", step.server}, {"reason", step.reason}, {"safe", step.safety.safe},
+                       {"safety", step.safety.reason}});
+    return json_text({{"dry_run", true}, {"verdict", to_string(report.verdict)}, {"steps", steps},
+                      {"skipped", plan.skipped}, {"report", to_json(report)}}) + "\n";
+  }
+  std::string text = render_text(report) + "\nroll --dry-run: the plan (nothing is run)\n";
+  int n = 0;
+  for (const auto& step : plan.steps)
+    text += fmt::format("  {}. {:<10} {:<45} {}: {}\n", ++n, step.server, step.reason, step.safety.safe ? "safe" : "NOT safe",
+                        step.safety.reason);
+  if (!plan.skipped.empty()) text += fmt::format("  skipped (done in this restart round): {}\n", fmt::join(plan.skipped, ", "));
+  return text;
+}
+
+json to_json(const RollRecord& roll) {
+  json steps = json::array();
+  for (const auto& step : roll.steps)
+    steps.push_back({{"server", step.server},
+                     {"command_status", step.command_status},
+                     {"downtime_ms", step.down ? json(step.down->until_ms - step.down->from_ms) : json(nullptr)},
+                     {"leader_before", step.leader_before.value_or("")},
+                     {"leader_after", step.leader_after.value_or("")},
+                     {"longest_leaderless_ms", step.leaderless ? step.leaderless->until_ms - step.leaderless->from_ms : 0},
+                     {"longest_unavailable_ms", step.longest_unavailable.count()},
+                     {"started_ms", step.span.from_ms},
+                     {"ended_ms", step.span.until_ms},
+                     {"verdict", to_string(step.verdict)},
+                     {"findings", findings_json(step.findings)},
+                     {"check_findings", findings_json(step.check_findings)},
+                     {"summary", step.summary}});
+  return {{"verdict", to_string(roll_verdict(roll))},
+          {"complete", roll.complete},
+          {"stopped_by_signal", roll.stopped_by_signal},
+          {"refused", roll.refused ? json{{"server", roll.refused->server}, {"reason", roll.refused->reason},
+                                          {"report", to_json(roll.last_report)}}
+                                    : json(nullptr)},
+          {"steps", steps},
+          {"skipped", roll.skipped},
+          {"done", roll.done()},
+          {"remaining", roll.remaining()},
+          {"leader_moves", leader_moves(roll)},
+          {"duration_ms", roll.duration_ms},
+          {"watch", to_json(roll.totals)},
+          {"findings", findings_json(roll.watch_findings)},
+          {"summary", totals_line(roll)}};
+}
+
+std::string render_roll(const RollRecord& roll, OutputFormat output) {
+  if (output == OutputFormat::json) return json_text(to_json(roll)) + "\n";
+  std::string text = fmt::format("\n{:<10} {:>7}  {:>8}  {:<40} {}\n", "SERVER", "COMMAND", "DOWN", "LEADER",
+                                 "LONGEST WRITE-UNAVAILABILITY");
+  for (const auto& step : roll.steps)
+    text += fmt::format("{:<10} {:>7}  {:>8}  {:<40} {}\n", step.server, step.command_status, downtime_text(step),
+                        leader_text(step), format_duration(step.longest_unavailable));
+  text += "\n" + totals_line(roll) + "\n" + stop_text(roll);
+  std::vector<Finding> findings = roll.watch_findings;
+  for (const auto& step : roll.steps) {
+    findings.insert(findings.end(), step.findings.begin(), step.findings.end());
+    findings.insert(findings.end(), step.check_findings.begin(), step.check_findings.end());
+  }
+  if (roll.refused && roll.last_report.verdict != Verdict::healthy)
+    findings.insert(findings.end(), roll.last_report.findings.begin(), roll.last_report.findings.end());
+  for (const auto& f : findings)
+    text += fmt::format("  {:<9} {:<20} {}{}\n", to_string(f.severity), f.code, f.server.empty() ? "" : f.server + ": ",
+                        f.message);
+  return text;
+}
+
+}  // namespace zkverify

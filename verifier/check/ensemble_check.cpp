@@ -1,0 +1,257 @@
+#include "verifier/check/ensemble_check.hpp"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <ostream>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "probes/four_letter.hpp"
+#include "probes/round_trip.hpp"
+#include "model/render/report_view.hpp"
+#include "model/facts/time_text.hpp"
+#include "verifier/store/ledger_file.hpp"
+#include "probes/host.hpp"
+
+namespace zkverify::verifier {
+
+
+std::string iso_now() { return iso8601(std::chrono::system_clock::now()); }
+
+std::string render(const Report& report, OutputFormat output, bool verbose) {
+  if (output == OutputFormat::json) return render_json(report);
+  auto text = render_text(report);
+  if (verbose && report.timings) text += "\n" + render_timings_text(*report.timings);
+  return text;
+}
+
+namespace {
+
+std::chrono::microseconds since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+}
+
+// The judgement of `facts`, with the time it took to gather them.
+Report judged(const EnsembleFacts& facts) {
+  auto report = judge(facts);
+  report.timings = facts.timings;
+  return report;
+}
+
+std::string make_payload() {
+  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+  return fmt::format("zkverify {} host={} pid={} unix_ms={} nonce={:016x}", ZKVERIFY_VERSION, probes::local_host_name(),
+                     getpid(), now.count(), std::random_device{}());
+}
+
+std::string marker_content() {
+  const auto* user = getpwuid(getuid());
+  return fmt::format("zkverify durability marker, written {} by {}@{} (zkverify {}). Its loss means the ensemble "
+                     "lost data.",
+                     iso_now(), user ? user->pw_name : "?", probes::local_host_name(), ZKVERIFY_VERSION);
+}
+
+// The round trip goes through the serving servers, written through the leader when there is one.
+probes::RoundTripPlan round_trip_plan(const EnsembleOptions& options, const std::vector<ServerProbe>& probed,
+                                      const std::optional<MarkerPlan>& marker) {
+  probes::RoundTripPlan plan;
+  std::optional<std::size_t> leader;
+  for (const auto& probe : probed) {
+    if (!probes::joins_round_trip(probe)) continue;
+    if (mode_of(probe) == Mode::leader) leader = plan.servers.size();
+    plan.servers.push_back(probe.address);
+  }
+  plan.writer = leader.value_or(0);
+  plan.namespace_path = options.namespace_path;
+  plan.write = !options.no_write;
+  plan.payload = make_payload();
+  if (marker) {
+    plan.marker_path = marker->path;
+    if (!options.no_write) plan.marker_content = marker->create_with;
+  }
+  return plan;
+}
+
+// The servers' probes as probe_servers reports them (for quorum: once srvr is in), copied on the
+// probing thread for the round trip's plan on the caller's, which need not wait for the last words.
+// `on_report` runs under the lock, and not after wait_all returned: what it touches (the sessions
+// opened ahead) is the caller's alone from then on.
+class ReportedProbes {
+ public:
+  ReportedProbes(const std::vector<ServerAddress>& servers, std::function<void(const ServerProbe&)> on_report)
+      : on_report_(std::move(on_report)) {
+    for (const auto& server : servers) order_.push_back(server.name);
+    probes_.resize(servers.size());
+  }
+
+  void add(const ServerProbe& probe) {
+    {
+      std::lock_guard lock(mutex_);
+      if (closed_) return;
+      auto at = std::ranges::find(order_, probe.address.name) - order_.begin();
+      if (at == static_cast<std::ptrdiff_t>(order_.size()) || probes_[at]) return;
+      on_report_(probe);
+      probes_[at] = probe;
+    }
+    all_in_.notify_all();
+  }
+
+  // No more reports: probing failed.
+  void close() {
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+    }
+    all_in_.notify_all();
+  }
+
+  // Every server's probe, in the listed order, once all are in (or closed); by `deadline`, those that are.
+  std::vector<ServerProbe> wait_all(Clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    auto reported = [](const std::optional<ServerProbe>& probe) { return probe.has_value(); };
+    all_in_.wait_until(lock, deadline, [&] { return closed_ || std::ranges::all_of(probes_, reported); });
+    closed_ = true;
+    std::vector<ServerProbe> in;
+    for (auto& probe : probes_)
+      if (probe) in.push_back(std::move(*probe));
+    return in;
+  }
+
+ private:
+  std::function<void(const ServerProbe&)> on_report_;
+  std::vector<std::string> order_;
+  std::mutex mutex_;
+  std::condition_variable all_in_;
+  std::vector<std::optional<ServerProbe>> probes_;  // by position in the list
+  bool closed_ = false;
+};
+
+}  // namespace
+
+EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keepers,
+                     const std::optional<MarkerPlan>& marker) {
+  // The budget: probes get half (all servers at once, so a stalled one costs at most that), the round
+  // trip what is left; a tenth is kept back for closing sessions and printing.
+  bool sessions = !options.no_write || marker;
+  auto start = Clock::now();
+  auto end = start + options.timeout * 9 / 10;
+  auto probe_end = sessions ? start + options.timeout / 2 : end;
+  auto probe_span = std::chrono::duration_cast<std::chrono::milliseconds>(probe_end - start);
+
+  EnsembleFacts facts;
+  probes::ProbeLimits limits;
+  limits.deadline = probe_end;
+  limits.connect_timeout = probe_span;
+  limits.exchange_timeout = probe_span;
+  limits.verdict_words_only = options.verdict_words_only;
+  // Each serving server's session starts once it is reported (see ProbedCallback: for quorum as
+  // soon as srvr says it serves, beside its other words, one at a time), while the others are
+  // probed; the round trip starts once every server was reported, while the last words still run.
+  probes::SessionsAhead ahead(keepers, probes::RoundTripPlan{}.session_timeout);
+  ReportedProbes reported(options.servers, [&](const ServerProbe& probe) {
+    if (sessions && probes::joins_round_trip(probe)) ahead.open(probe.address);
+  });
+  std::chrono::microseconds probe_took{};
+  auto probing = std::async(std::launch::async, [&] {
+    try {
+      auto probed = probes::probe_servers(options.servers, limits, probes::system_resolver(),
+                                          [&](const ServerProbe& probe) { reported.add(probe); });
+      probe_took = since(start);
+      return probed;
+    } catch (...) {
+      reported.close();  // the round trip need not wait for servers that will never be reported
+      throw;             // to probing.get()
+    }
+  });
+  facts.write_skipped = options.no_write;
+  if (sessions) {
+    // probe_servers' own backstop: every server is reported by then.
+    auto plan = round_trip_plan(options, reported.wait_all(probe_end + std::chrono::milliseconds(200)), marker);
+    plan.deadline = end;
+    plan.close_deadline = start + options.timeout;
+    if (!plan.servers.empty()) facts.round_trip = probes::run_round_trip(plan, keepers, &ahead);
+  }
+  facts.probes = probing.get();
+  facts.timings.probe = probe_took;
+  if (facts.round_trip) {
+    auto probe = facts.timings.probe;
+    facts.timings = facts.round_trip->timings;
+    facts.timings.probe = probe;
+  }
+  facts.timings.total = since(start);
+  return facts;
+}
+
+namespace {
+
+struct CheckResult {
+  Report report;
+  std::optional<Ledger> next_ledger;
+};
+
+CheckResult check_with_ledger(const EnsembleOptions& options, probes::KeeperFactory& keepers,
+                              const std::optional<Ledger>& ledger) {
+  MarkerPlan marker{marker_path(options.namespace_path), std::nullopt};
+  if (!ledger || !ledger->marker) marker.create_with = marker_content();
+  else marker.path = ledger->marker->path;
+  auto facts = gather(options, keepers, marker);
+  CheckResult result{judged(facts), std::nullopt};
+  auto outcome = apply_ledger(facts, result.report, ledger, iso_now());
+  for (auto& finding : outcome.findings) result.report.findings.push_back(std::move(finding));
+  finalize(result.report);
+  result.next_ledger = std::move(outcome.next);
+  return result;
+}
+
+// The ledger to compare with: the file's, or none on a first run or after --reset-state.
+std::optional<Ledger> ledger_to_use(const StateFile& state, LedgerUse& use, std::ostream& err) {
+  std::optional<Ledger> ledger;
+  try {
+    ledger = read_ledger(state);
+  } catch (const Error&) {
+    if (!use.reset_pending) throw;
+    err << fmt::format("zkverify: --reset-state: discarding {}, which was not a readable ledger\n", state.path().string());
+  }
+  if (use.reset_pending) {
+    if (ledger)
+      err << fmt::format("zkverify: --reset-state: forgetting the ledger {}: {}\n", state.path().string(),
+                         describe_forgotten(*ledger));
+    ledger.reset();
+    use.reset_pending = false;
+  }
+  return ledger;
+}
+
+}  // namespace
+
+EnsembleOptions within_what_is_left(const EnsembleOptions& options, Clock::time_point started) {
+  auto left = options;
+  auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
+  left.timeout = std::max(options.timeout - spent, std::chrono::milliseconds(1));
+  return left;
+}
+
+Report check_and_record(const EnsembleOptions& options, LedgerUse& use, probes::KeeperFactory& keepers,
+                        std::ostream& err, const LedgerDecision& decide) {
+  if (!use.state_file) {
+    auto report = judged(gather(options, keepers));
+    Ledger scratch;
+    if (decide) decide(report, scratch);
+    return report;
+  }
+  auto started = Clock::now();
+  StateFile state(*use.state_file, options.timeout);
+  auto ledger = ledger_to_use(state, use, err);
+  auto result = check_with_ledger(within_what_is_left(options, started), keepers, ledger);
+  if (decide) decide(result.report, *result.next_ledger);
+  state.write(to_json(*result.next_ledger));
+  return std::move(result.report);
+}
+
+}  // namespace zkverify::verifier

@@ -1,0 +1,67 @@
+#pragma once
+// Looking at the ensemble once: gather the facts within a deadline, judge them, and (with a state
+// file) compare them with the ledger under its lock. quorum, order, safe-to-restart and step share it.
+
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "probes/keeper.hpp"
+#include "model/judge/checks.hpp"
+#include "model/judge/ledger.hpp"
+#include "model/render/format.hpp"
+#include "model/facts/failure.hpp"
+
+namespace zkverify::verifier {
+
+// What every command that looks at the ensemble takes.
+struct EnsembleOptions {
+  std::vector<ServerAddress> servers;  // --servers, with --admin-port applied
+  std::chrono::milliseconds timeout{5000};     // one check: probes and round trip together
+  OutputFormat output = OutputFormat::text;
+  std::string namespace_path = "/zkverify";    // checked by parse_namespace
+  bool no_write = false;
+  std::optional<std::string> auth_file;        // --auth-file, or $ZKVERIFY_AUTH_FILE
+  // Ask only the four-letter words that can change the verdict (quorum); others keep every word
+  // (the sidecar's readiness reads mntr's zk_peer_state on every server).
+  bool verdict_words_only = false;
+};
+
+// What the durability marker needs from a round trip.
+struct MarkerPlan {
+  std::string path;
+  std::optional<std::string> create_with;  // content, when the ledger has no marker yet
+};
+
+// Gathers the facts within options.timeout: the probes (half of it, at most), and the round trip
+// from the moment every server was reported (for quorum once its srvr is in) to the deadline.
+EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keepers,
+                     const std::optional<MarkerPlan>& marker = std::nullopt);
+
+// `options` with the --timeout that is left since `started` (at least 1 ms: a check always runs).
+EnsembleOptions within_what_is_left(const EnsembleOptions& options, Clock::time_point started);
+
+// The ledger's side of a check.
+struct LedgerUse {
+  std::optional<std::string> state_file;  // none: no ledger
+  bool reset_pending = false;             // --reset-state, until the first check has forgotten the ledger
+};
+
+// A decision made on a check's report while the ledger's lock is held (restart approvals), which may
+// change the ledger about to be stored. Without a state file it gets a scratch ledger.
+using LedgerDecision = std::function<void(const Report& report, Ledger& next)>;
+
+// One check under the state file's lock (when there is one): read the ledger (forgetting it first
+// when reset_pending, which it then clears, saying on `err` what it forgot), check, `decide`, store
+// the new ledger. Waiting for the lock comes out of options.timeout.
+Report check_and_record(const EnsembleOptions& options, LedgerUse& ledger, probes::KeeperFactory& keepers,
+                        std::ostream& err, const LedgerDecision& decide = nullptr);
+
+// Renders per --output; text with `verbose` ends with where the time went (JSON always says it).
+std::string render(const Report& report, OutputFormat output, bool verbose = false);
+
+// Now, as ISO 8601 UTC.
+std::string iso_now();
+
+}  // namespace zkverify::verifier

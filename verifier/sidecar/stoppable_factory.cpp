@@ -1,0 +1,42 @@
+#include "verifier/sidecar/stoppable_factory.hpp"
+
+#include "verifier/sidecar/forwarding_keeper.hpp"
+
+namespace zkverify::verifier {
+
+namespace {
+
+// A session the StoppableFactory keeps track of: its owner closes it as usual.
+class TrackedSession final : public ForwardingKeeper {
+ public:
+  using ForwardingKeeper::ForwardingKeeper;
+  bool close(Clock::time_point deadline) override { return session().close(deadline); }
+};
+
+}  // namespace
+
+StoppableFactory::StoppableFactory(probes::KeeperFactory& keepers) : keepers_(keepers) {}
+
+std::unique_ptr<probes::Keeper> StoppableFactory::open(const std::vector<ServerAddress>& servers,
+                                                       const probes::KeeperOptions& options,
+                                                       probes::Keeper::Listener listener) {
+  std::shared_ptr<probes::Keeper> session = keepers_.open(servers, options, std::move(listener));
+  std::lock_guard lock(mutex_);
+  if (stopped_) session->close(Clock::now());  // abandoned at once: its operations answer `closing`
+  std::erase_if(opened_, [](const auto& weak) { return weak.expired(); });
+  if (!stopped_) opened_.push_back(session);
+  return std::make_unique<TrackedSession>(std::move(session));
+}
+
+bool StoppableFactory::stop(Clock::time_point deadline) {
+  std::vector<std::shared_ptr<probes::Keeper>> open;
+  {
+    std::lock_guard lock(mutex_);
+    stopped_ = true;
+    for (const auto& weak : std::exchange(opened_, {}))
+      if (auto session = weak.lock()) open.push_back(std::move(session));
+  }
+  return probes::close_all(open, deadline) == open.size();
+}
+
+}  // namespace zkverify::verifier
