@@ -66,8 +66,11 @@ class Judge {
   }
 
  private:
-  void add(Severity severity, std::string code, std::string server, std::string message) {
-    report_.findings.push_back({severity, std::move(code), std::move(server), std::move(message)});
+  void add(FindingCode code, std::string server, std::string message) {
+    report_.findings.push_back(make_finding(code, std::move(server), std::move(message)));
+  }
+  void add(Severity severity, FindingCode code, std::string server, std::string message) {
+    report_.findings.push_back({severity, code, std::move(server), std::move(message)});
   }
 
   const ReadBack* read_of(const std::string& name) const {
@@ -101,18 +104,18 @@ class Judge {
       const auto& row = report_.servers[i];
       const auto& name = probe.address.name;
       if (row.state == ServerState::unreachable) {
-        add(Severity::warning, "unreachable", name, fmt::format("{} ({}): {}", name, row.address, row.error));
+        add(FindingCode::unreachable, name, fmt::format("{} ({}): {}", name, row.address, row.error));
       } else if (row.state == ServerState::not_serving) {
-        add(Severity::warning, "not-serving", name,
+        add(FindingCode::not_serving, name,
             fmt::format("{} is up but not serving requests: it has no quorum or is still joining", name));
       } else if (row.state == ServerState::bad_reply) {
-        add(Severity::warning, "bad-reply", name, fmt::format("{} answered srvr with something else: {}", name, row.error));
+        add(FindingCode::bad_reply, name, fmt::format("{} answered srvr with something else: {}", name, row.error));
       } else if (mode_of(probe) == Mode::standalone && facts_.probes.size() > 1) {
-        add(Severity::warning, "standalone", name,
+        add(FindingCode::standalone, name,
             fmt::format("{} runs standalone: it is not part of the ensemble and serves its own data", name));
       } else if (mode_of(probe) == Mode::read_only ||
                  (has_facts(probe.isro) && probe.isro->facts.read_only)) {
-        add(Severity::warning, "read-only", name, fmt::format("{} is in read-only mode: it has lost the quorum", name));
+        add(FindingCode::read_only, name, fmt::format("{} is in read-only mode: it has lost the quorum", name));
       }
     }
   }
@@ -134,14 +137,14 @@ class Judge {
                                                                      &Member::role));
     for (const auto& probe : facts_.probes)
       if (has_facts(probe.mntr) && probe.mntr->facts.quorum_size) {
-        add(Severity::info, "voters-counted", "",
+        add(FindingCode::voters_counted, "",
             fmt::format("{} voters, from {}'s mntr (zk_quorum_size): no membership was available",
                         *probe.mntr->facts.quorum_size, probe.address.name));
         return static_cast<int>(*probe.mntr->facts.quorum_size);
       }
     auto observers = std::ranges::count_if(facts_.probes, [](const ServerProbe& probe) { return mode_of(probe) == Mode::observer; });
     auto voters = static_cast<int>(facts_.probes.size() - static_cast<std::size_t>(observers));
-    add(Severity::info, "voters-counted", "",
+    add(FindingCode::voters_counted, "",
         fmt::format("{} voters: the {} listed servers less {} observers; no membership or zk_quorum_size was "
                     "available (unlisted voters would not be counted)",
                     voters, facts_.probes.size(), observers));
@@ -168,18 +171,19 @@ class Judge {
       if (mode_of(probe) == Mode::follower) followers.push_back(probe.address.name);
     }
     report_.expected_voters = expected_voters();
+    report_.membership_reported = membership() != nullptr;
     report_.serving_voters = static_cast<int>(std::ranges::count_if(facts_.probes, is_serving_voter));
     int majority = report_.expected_voters / 2 + 1;
 
     if (leaders.size() == 1) {
       report_.leader = leaders.front();
     } else if (leaders.size() > 1) {
-      add(Severity::critical, "multiple-leaders", "",
+      add(FindingCode::multiple_leaders, "",
           fmt::format("{} servers report themselves as leader: {}", leaders.size(), fmt::join(leaders, ", ")));
     } else if (!followers.empty()) {
       // A follower serves only while it follows a leader that holds a quorum: that leader is unlisted.
       auto unlisted = unlisted_member_ids();
-      add(Severity::warning, "leader-unlisted", "",
+      add(FindingCode::leader_unlisted, "",
           fmt::format("no listed server leads, but {} follow a leader: it is not among the listed servers{}",
                       fmt::join(followers, ", "),
                       unlisted.empty() ? std::string(" (list every server)")
@@ -187,11 +191,11 @@ class Judge {
                                                      fmt::join(unlisted, ", "))));
       return;  // the quorum is the unlisted leader's: the listed servers alone cannot count it
     } else {
-      add(Severity::critical, "no-leader", "", "no server reports itself as leader");
+      add(FindingCode::no_leader, "", "no server reports itself as leader");
     }
 
     if (report_.serving_voters < majority)
-      add(Severity::critical, "no-quorum", "",
+      add(FindingCode::no_quorum, "",
           fmt::format("{} of {} voters are serving; a quorum needs {}", report_.serving_voters, report_.expected_voters,
                       majority));
   }
@@ -208,7 +212,7 @@ class Judge {
       std::vector<std::string> groups;
       for (const auto& [members, names] : views)
         groups.push_back(fmt::format("{} see {} members", fmt::join(names, ","), members.size()));
-      add(Severity::warning, "membership-mismatch", "",
+      add(FindingCode::membership_mismatch, "",
           fmt::format("servers disagree on the ensemble's membership: {}", fmt::join(groups, "; ")));
     }
 
@@ -217,7 +221,7 @@ class Judge {
       if (row.id) names_by_id[*row.id].push_back(row.name);
     for (const auto& [id, names] : names_by_id)
       if (names.size() > 1)
-        add(Severity::warning, "duplicate-id", "",
+        add(FindingCode::duplicate_id, "",
             fmt::format("server id {} is reported by {}: two servers with one id, or one server listed twice", id,
                         fmt::join(names, " and ")));
 
@@ -231,7 +235,7 @@ class Judge {
       auto row = std::ranges::find(report_.servers, names.front(), &ServerRow::name);
       if (voters_only && row->state == ServerState::observer) continue;  // voting_view lists no observers
       if (!member_ids.contains(id))
-        add(Severity::warning, "membership-unknown", names.front(),
+        add(FindingCode::membership_unknown, names.front(),
             fmt::format("{} has server id {}, which is not in the ensemble's membership", names.front(), id));
     }
     std::vector<int> unlisted;
@@ -239,7 +243,7 @@ class Judge {
       if (!listed_ids.contains(id)) unlisted.push_back(id);
     bool all_ids_known = listed_ids.size() == facts_.probes.size();
     if (!unlisted.empty() && all_ids_known)
-      add(Severity::warning, "membership-unlisted", "",
+      add(FindingCode::membership_unlisted, "",
           fmt::format("the membership has {} servers but {} are listed; ids not listed: {}", members.size(),
                       facts_.probes.size(), fmt::join(unlisted, ", ")));
   }
@@ -256,7 +260,7 @@ class Judge {
       auto expected = report_.expected_voters - 1;
       mntr_counts_every_follower = synced >= expected;
       if (synced < expected)
-        add(Severity::warning, "followers-not-synced", leader->address.name,
+        add(FindingCode::followers_not_synced, leader->address.name,
             fmt::format("leader {} has {} synced followers; the ensemble has {} other voters", leader->address.name,
                         synced, expected));
       for (auto& row : report_.servers)
@@ -271,7 +275,7 @@ class Judge {
       // and so be on the write's epoch.
       for (const auto& row : report_.servers)
         if (row.zxid && row.zxid->epoch() != trip->write_zxid->epoch() && row.state != ServerState::unreachable)
-          add(Severity::warning, "epoch-mismatch", row.name,
+          add(FindingCode::epoch_mismatch, row.name,
               fmt::format("{} is on epoch {} but the ensemble wrote in epoch {}", row.name, row.zxid->epoch(),
                           trip->write_zxid->epoch()));
       return;
@@ -280,12 +284,12 @@ class Judge {
     for (const auto& probe : facts_.probes)
       if (is_serving(probe)) epochs.insert(probe.srvr->facts.zxid.epoch());
     if (epochs.size() > 1)
-      add(Severity::info, "epoch-mismatch", "",
+      add(Severity::info, FindingCode::epoch_mismatch, "",
           fmt::format("servers report epochs {}; right after an election followers lag until the first write, so only "
                       "the round trip (without --no-write) can tell",
                       fmt::join(epochs, ", ")));
     if (!checked_by_mntr && report_.leader)
-      add(Severity::info, "sync-unverified", "",
+      add(FindingCode::sync_unverified, "",
           "follower sync not verified: neither the leader's mntr nor a round trip was available");
   }
 
@@ -307,7 +311,7 @@ class Judge {
     std::vector<std::string> parts;
     for (const auto& [version, names] : servers_by_version)
       parts.push_back(fmt::format("{} on {}", version, fmt::join(names, ", ")));
-    add(Severity::info, "mixed-versions", "",
+    add(FindingCode::mixed_versions, "",
         fmt::format("servers run different ZooKeeper versions (expected during an upgrade): {}", fmt::join(parts, "; ")));
   }
 
@@ -318,11 +322,11 @@ class Judge {
 
   void check_round_trip() {
     if (facts_.write_skipped) {  // a marker-only trip may have run: the ledger judges its reads
-      add(Severity::info, "write-skipped", "", "round trip skipped (--no-write): no znode written");
+      add(FindingCode::write_skipped, "", "round trip skipped (--no-write): no znode written");
       return;
     }
     if (!facts_.round_trip) {
-      add(Severity::critical, "round-trip-failed", "", "no round trip: no server is serving");
+      add(FindingCode::round_trip_failed, "", "no round trip: no server is serving");
       return;
     }
     const auto& trip = *facts_.round_trip;
@@ -332,35 +336,52 @@ class Judge {
     summary.write_zxid = trip.write_zxid;
     if (access_refused_) return;  // check_access said why, once
 
+    if (write_only_slow(trip)) return;
     if (trip.namespace_error != ZkError::ok && trip.namespace_error != ZkError::not_attempted) {
       auto hint = trip.namespace_error == ZkError::no_node ? " (its parent does not exist; create it or pick another --namespace)" : "";
-      add(Severity::critical, "round-trip-failed", trip.writer,
+      add(FindingCode::round_trip_failed, trip.writer,
           fmt::format("could not create the namespace node through {}: {}{}", trip.writer,
                       to_string(trip.namespace_error), hint));
       return;
     }
     if (trip.write_error != ZkError::ok) {
-      add(Severity::critical, "round-trip-failed", trip.writer,
+      add(FindingCode::round_trip_failed, trip.writer,
           fmt::format("write through {} failed: {}", trip.writer, to_string(trip.write_error)));
       return;
     }
     for (const auto& read : trip.reads) {
       ++summary.reads_attempted;
       if (read.error != ZkError::ok)
-        add(Severity::critical, "round-trip-failed", read.server,
+        add(FindingCode::round_trip_failed, read.server,
             fmt::format("reading the write back through {} after sync failed: {}", read.server,
                         to_string(read.error)));
       else if (!read.bytes_match)
-        add(Severity::critical, "stale-read", read.server,
+        add(FindingCode::stale_read, read.server,
             fmt::format("{} returned other bytes for {} than were written", read.server, trip.path));
       else
         ++summary.reads_ok;
     }
     if (trip.removal_error != ZkError::ok)
-      add(Severity::info, "cleanup-deferred", trip.writer,
+      add(FindingCode::cleanup_deferred, trip.writer,
           fmt::format("{} was not removed ({}); it is ephemeral and goes when {} ends or expires the session "
                       "that wrote it",
                       trip.path, to_string(trip.removal_error), trip.writer));
+  }
+
+  // A write that ran out of time (no error from a server) while srvr shows one leader and a serving
+  // quorum: followers follow only a leader a quorum elected, so the quorum is there but did not
+  // commit in time (the first write of a fresh ensemble on a cold disk, a loaded leader). Not safe
+  // to go on (degraded), but not the outage a refused write or a lost quorum is (critical).
+  bool write_only_slow(const RoundTrip& trip) {
+    bool timed_out =
+        trip.namespace_error == ZkError::deadline_exceeded || trip.write_error == ZkError::deadline_exceeded;
+    if (!timed_out || !report_.leader || has_finding(report_.findings, FindingCode::no_quorum)) return false;
+    add(FindingCode::write_timed_out, trip.writer,
+        fmt::format("the write through {} was not committed within the deadline, though {} leads and {} of {} "
+                    "voters serve: the quorum may only be slow (a cold disk, a loaded leader); rerun with a longer "
+                    "--timeout",
+                    trip.writer, *report_.leader, report_.serving_voters, report_.expected_voters));
+    return true;
   }
 
   void check_capabilities() {
@@ -368,7 +389,7 @@ class Judge {
     for (const auto& probe : facts_.probes) {
       for (const auto& word : probe.refused_words) refused[word].push_back(probe.address.name);
       if (!probe.admin_error.empty())
-        add(Severity::info, "admin-unavailable", probe.address.name, probe.admin_error);
+        add(FindingCode::admin_unavailable, probe.address.name, probe.admin_error);
     }
     if (refused.empty()) return;
     std::vector<std::string> words, parts;
@@ -376,7 +397,7 @@ class Judge {
       words.push_back(word);
       parts.push_back(fmt::format("{} on {}", word, fmt::join(names, ",")));
     }
-    add(Severity::info, "not-whitelisted", "",
+    add(FindingCode::not_whitelisted, "",
         fmt::format("not whitelisted: {}; zkverify used srvr instead. To enable them, add this line to each "
                     "server's zoo.cfg: {}{}",
                     fmt::join(parts, "; "), whitelist_line(words), upgrade_hint()));
@@ -401,7 +422,7 @@ class Judge {
     const auto& trip = *facts_.round_trip;
     if (auto refused = refused_sessions(trip); !refused.empty()) {
       access_refused_ = true;
-      add(Severity::critical, "auth-failed", refused.size() == 1 ? refused.front() : "",
+      add(FindingCode::auth_failed, refused.size() == 1 ? refused.front() : "",
           fmt::format("the servers refused the credentials from --auth-file (AUTHFAILED) on {}: check the file's "
                       "USER and PASSWORD and the servers' authentication providers",
                       fmt::join(refused, ", ")));
@@ -410,12 +431,12 @@ class Judge {
     if (trip.denied_path.empty()) return;
     access_refused_ = true;
     if (trip.credentials_given)
-      add(Severity::critical, "auth-failed", trip.writer,
+      add(FindingCode::auth_failed, trip.writer,
           fmt::format("the credentials from --auth-file may not use the namespace {}: the ACL of {} ({}) refused "
                       "them (no_auth); check the file's USER and PASSWORD, or the ACL",
                       trip.namespace_path, trip.denied_path, describe_acl(trip)));
     else
-      add(Severity::critical, "auth-required", trip.writer,
+      add(FindingCode::auth_required, trip.writer,
           fmt::format("the namespace {} is protected by an ACL: the ACL of {} ({}) refused a session without "
                       "credentials (no_auth); pass --auth-file FILE (one line digest:USER:PASSWORD) or set "
                       "ZKVERIFY_AUTH_FILE",

@@ -167,17 +167,20 @@ class LedgerUpdate {
   }
 
  private:
-  void add(Severity severity, std::string code, std::string server, std::string message) {
-    out_.findings.push_back({severity, std::move(code), std::move(server), std::move(message)});
+  void add(FindingCode code, std::string server, std::string message) {
+    out_.findings.push_back(make_finding(code, std::move(server), std::move(message)));
+  }
+  void add(Severity severity, FindingCode code, std::string server, std::string message) {
+    out_.findings.push_back({severity, code, std::move(server), std::move(message)});
   }
   void record_loss(const std::string& message) {
-    add(Severity::critical, "data-loss", "", message);
+    add(FindingCode::data_loss, "", message);
     if (!out_.next.data_loss) out_.next.data_loss = DataLoss{now_, message};
   }
 
   void carry_data_loss_alarm() {
     if (previous_ && previous_->data_loss)
-      add(Severity::critical, "data-loss", "",
+      add(FindingCode::data_loss, "",
           fmt::format("data loss was detected at {}: {}. This stays critical until --reset-state",
                       previous_->data_loss->detected, previous_->data_loss->message));
   }
@@ -192,7 +195,7 @@ class LedgerUpdate {
       record_loss(fmt::format("the ensemble's zxid went backwards: {} was seen before, now the highest is {}",
                               zxid_text(previous_->high_zxid), zxid_text(*current)));
     else if (previous_ && current->epoch() > previous_->high_zxid.epoch())
-      add(Severity::info, "epoch-changed", "",
+      add(FindingCode::epoch_changed, "",
           fmt::format("epoch {} -> {}: a leader was elected since the last run", previous_->high_zxid.epoch(),
                       current->epoch()));
     out_.next.high_zxid = std::max(out_.next.high_zxid, *current);
@@ -202,13 +205,13 @@ class LedgerUpdate {
     if (!report_.leader) return;
     const auto& leader = *report_.leader;
     if (previous_ && previous_->leader && *previous_->leader != leader)
-      add(Severity::info, "leader-changed", leader, fmt::format("the leader moved from {} to {}", *previous_->leader, leader));
+      add(FindingCode::leader_changed, leader, fmt::format("the leader moved from {} to {}", *previous_->leader, leader));
     out_.next.leader = leader;
     auto row = std::ranges::find(report_.servers, leader, &ServerRow::name);
     if (row == report_.servers.end() || !row->node_count) return;
     auto before = previous_ ? previous_->node_count : std::nullopt;
     if (before && *before >= kNodeCountFloor && *row->node_count < *before / 2)
-      add(Severity::warning, "node-count-drop", leader,
+      add(FindingCode::node_count_drop, leader,
           fmt::format("the leader has {} znodes; the last run saw {}", *row->node_count, *before));
     out_.next.node_count = row->node_count;
   }
@@ -220,7 +223,7 @@ class LedgerUpdate {
       std::vector<std::string> added, removed;
       std::ranges::set_difference(membership, previous_->membership, std::back_inserter(added));
       std::ranges::set_difference(previous_->membership, membership, std::back_inserter(removed));
-      add(Severity::info, "membership-changed", "",
+      add(FindingCode::membership_changed, "",
           fmt::format("the membership changed: added [{}], removed [{}]", fmt::join(added, " "), fmt::join(removed, " ")));
     }
     out_.next.membership = std::move(membership);
@@ -248,12 +251,12 @@ class LedgerUpdate {
       else if (read.marker_error == ZkError::ok && (read.marker_czxid != marker.czxid || read.marker_data != marker.content))
         changed.push_back(read.server);
       else if (read.marker_error != ZkError::ok && read.marker_error != ZkError::not_attempted)
-        add(Severity::warning, "marker-unread", read.server,
+        add(FindingCode::marker_unread, read.server,
             fmt::format("could not read the durability marker through {}: {}", read.server,
                         to_string(read.marker_error)));
     }
     if (!answered)
-      add(Severity::warning, "marker-unread", "",
+      add(FindingCode::marker_unread, "",
           fmt::format("no server returned the durability marker {}: data loss was not checked this run", marker.path));
     if (!gone.empty())
       record_loss(fmt::format("the durability marker {} (czxid {}) is gone on {}", marker.path, zxid_hex(marker.czxid),
@@ -268,7 +271,7 @@ class LedgerUpdate {
     for (const auto& read : trip.reads) {
       if (read.marker_error != ZkError::ok || !read.marker_czxid) continue;
       out_.next.marker = Marker{trip.marker_path, *read.marker_czxid, read.marker_data};
-      add(Severity::info, "marker-recorded", "",
+      add(FindingCode::marker_recorded, "",
           fmt::format("durability marker {} recorded (czxid {})", trip.marker_path, zxid_hex(*read.marker_czxid)));
       return;
     }

@@ -1,5 +1,7 @@
 #include "model/judge/report.hpp"
 
+#include <algorithm>
+
 #include "model/parse/parsers.hpp"
 
 namespace zkverify {
@@ -59,13 +61,12 @@ std::string_view to_string(Verdict verdict) {
   return "critical";
 }
 
-std::string_view to_string(Severity severity) {
-  switch (severity) {
-    case Severity::info: return "info";
-    case Severity::warning: return "warning";
-    case Severity::critical: return "critical";
-  }
-  return "critical";
+Finding make_finding(FindingCode code, std::string server, std::string message) {
+  return {info(code).severity, code, std::move(server), std::move(message)};
+}
+
+bool has_finding(const std::vector<Finding>& findings, FindingCode code) {
+  return std::ranges::any_of(findings, [code](const Finding& finding) { return finding.code == code; });
 }
 
 }  // namespace zkverify

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "model/facts/facts.hpp"
+#include "model/judge/findings.hpp"
 
 namespace zkverify {
 
-enum class Severity { info, warning, critical };
 enum class Verdict { healthy, degraded, critical };
 
 // A server as a report shows it: the mode srvr reported, or why there is none.
@@ -26,10 +26,15 @@ bool is_serving_voter(ServerState state);  // is_serving_voter of its mode
 
 struct Finding {
   Severity severity = Severity::info;
-  std::string code;     // stable, for scripts: "no-quorum", "unreachable", ...
+  FindingCode code = FindingCode::unreachable;  // printed by its stable name (findings.hpp)
   std::string server;   // the server it is about; empty when about the ensemble
   std::string message;  // one sentence for a human
 };
+
+// A finding at its code's usual severity.
+Finding make_finding(FindingCode code, std::string server, std::string message);
+// Whether `findings` has one with `code`.
+bool has_finding(const std::vector<Finding>& findings, FindingCode code);
 
 struct ServerRow {
   std::string name;
@@ -61,6 +66,7 @@ struct Report {
   std::optional<std::string> leader;  // set only when exactly one server leads
   int expected_voters = 0;
   int serving_voters = 0;
+  bool membership_reported = false;  // some server reported the membership (conf or the AdminServer)
   std::vector<ServerRow> servers;
   std::vector<Finding> findings;
   std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible
@@ -68,6 +74,5 @@ struct Report {
 };
 
 std::string_view to_string(Verdict verdict);
-std::string_view to_string(Severity severity);
 
 }  // namespace zkverify

@@ -14,12 +14,8 @@ using std::chrono::microseconds;
 
 double seconds_of(microseconds elapsed) { return static_cast<double>(elapsed.count()) / 1e6; }
 
-bool has_finding(const Report& report, std::string_view code) {
-  return std::ranges::any_of(report.findings, [&](const Finding& finding) { return finding.code == code; });
-}
-
 // The messages of the findings with these codes, joined.
-std::string findings_text(const Report& report, const std::vector<std::string_view>& codes) {
+std::string findings_text(const Report& report, const std::vector<FindingCode>& codes) {
   std::vector<std::string> messages;
   for (const auto& finding : report.findings)
     if (std::ranges::find(codes, finding.code) != codes.end()) messages.push_back(finding.message);
@@ -84,24 +80,25 @@ CaseResult server_serving(const Report& report, const ServerRow& row) {
 CaseResult single_leader(const Report& report) {
   if (lone_standalone(report)) return passed("single-leader", "the only server runs standalone: it leads itself");
   if (report.leader) return passed("single-leader", "leader " + *report.leader);
-  auto why = findings_text(report, {"no-leader", "multiple-leaders", "leader-unlisted"});
+  auto why = findings_text(report, {FindingCode::no_leader, FindingCode::multiple_leaders, FindingCode::leader_unlisted});
   return failed("single-leader", why.empty() ? "no single listed server leads" : why);
 }
 
 CaseResult quorum(const Report& report) {
   if (lone_standalone(report)) return passed("quorum", "the only server runs standalone: it is its own quorum");
   auto figures = fmt::format("{}/{} voters serving", report.serving_voters, report.expected_voters);
-  if (!has_finding(report, "no-quorum") && report.serving_voters * 2 > report.expected_voters)
+  if (!has_finding(report.findings, FindingCode::no_quorum) && report.serving_voters * 2 > report.expected_voters)
     return passed("quorum", figures);
-  auto why = findings_text(report, {"no-quorum"});
+  auto why = findings_text(report, {FindingCode::no_quorum});
   return failed("quorum", why.empty() ? "no quorum: " + figures : why);
 }
 
+// A listed server whose id is outside the membership (membership-unknown) is a misconfiguration too.
 CaseResult membership(const Report& report) {
-  std::vector<std::string_view> codes{"membership-mismatch", "membership-unlisted", "duplicate-id"};
-  auto why = findings_text(report, codes);
+  auto why = findings_text(report, {FindingCode::membership_mismatch, FindingCode::membership_unlisted,
+                                    FindingCode::membership_unknown, FindingCode::duplicate_id});
   if (!why.empty()) return failed("membership-consistent", why);
-  if (has_finding(report, "membership-unknown"))
+  if (!report.membership_reported)
     return passed("membership-consistent", "no server reported its membership (conf not whitelisted): nothing to compare");
   return passed("membership-consistent", "every server reports the same membership");
 }

@@ -78,7 +78,7 @@ std::string render_text(const Report& report) {
   if (!report.findings.empty()) {
     out += "\nfindings:\n";
     for (const auto& finding : report.findings)
-      out += fmt::format("  {:<8}  {:<20}  {}\n", to_string(finding.severity), finding.code, finding.message);
+      out += fmt::format("  {:<8}  {:<20}  {}\n", to_string(finding.severity), to_string(finding.code), finding.message);
   }
   return valid_utf8(out);  // servers' bytes are quoted in it
 }
@@ -104,7 +104,7 @@ nlohmann::json to_json(const Report& report) {
   for (const auto& finding : report.findings) {
     findings.push_back({
         {"severity", to_string(finding.severity)},
-        {"code", finding.code},
+        {"code", to_string(finding.code)},
         {"server", finding.server.empty() ? json(nullptr) : json(finding.server)},
         {"message", finding.message},
     });

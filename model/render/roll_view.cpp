@@ -20,7 +20,7 @@ namespace {
 json findings_json(const std::vector<Finding>& findings) {
   json out = json::array();
   for (const auto& f : findings)
-    out.push_back({{"severity", to_string(f.severity)}, {"code", f.code}, {"server", f.server}, {"message", f.message}});
+    out.push_back({{"severity", to_string(f.severity)}, {"code", to_string(f.code)}, {"server", f.server}, {"message", f.message}});
   return out;
 }
 
@@ -59,7 +59,7 @@ std::string stop_text(const RollRecord& roll) {
   else if (!roll.steps.empty()) {
     const auto& last = roll.steps.back();
     why = fmt::format("the step of {} failed{}", last.server,
-                      last.findings.empty() ? "" : ": " + last.findings.front().code + ": " + last.findings.front().message);
+                      last.findings.empty() ? "" : ": " + std::string(to_string(last.findings.front().code)) + ": " + last.findings.front().message);
   }
   return fmt::format("roll stopped: {}. Done: {}. Left: {}. Run the same command again to resume: the servers done are "
                      "skipped (the ledger's restart round) and the leader still goes last.\n",
@@ -136,7 +136,7 @@ std::string render_roll(const RollRecord& roll, OutputFormat output) {
   if (roll.refused && roll.last_report.verdict != Verdict::healthy)
     findings.insert(findings.end(), roll.last_report.findings.begin(), roll.last_report.findings.end());
   for (const auto& f : findings)
-    text += fmt::format("  {:<9} {:<20} {}{}\n", to_string(f.severity), f.code, f.server.empty() ? "" : f.server + ": ",
+    text += fmt::format("  {:<9} {:<20} {}{}\n", to_string(f.severity), to_string(f.code), f.server.empty() ? "" : f.server + ": ",
                         f.message);
   return text;
 }

@@ -52,7 +52,7 @@ std::string findings_section(const Report& report) {
   std::string html = "<h2>Findings</h2>\n<table>\n<tr><th>severity</th><th>code</th><th>server</th><th>message</th></tr>\n";
   for (const auto& finding : report.findings)
     html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", to_string(finding.severity),
-                        html_escaped(finding.code), html_escaped(finding.server), html_escaped(finding.message));
+                        html_escaped(to_string(finding.code)), html_escaped(finding.server), html_escaped(finding.message));
   return html + "</table>\n";
 }
 

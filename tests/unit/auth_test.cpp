@@ -114,13 +114,13 @@ std::vector<Finding> findings_of(const RoundTrip& trip) {
 }
 
 const Finding* find(const std::vector<Finding>& findings, const std::string& code) {
-  auto found = std::ranges::find(findings, code, &Finding::code);
+  auto found = std::ranges::find_if(findings, [&](const Finding& f) { return to_string(f.code) == code; });
   return found == findings.end() ? nullptr : &*found;
 }
 
 std::vector<std::string> codes_of(const std::vector<Finding>& findings) {
   std::vector<std::string> codes;
-  for (const auto& finding : findings) codes.push_back(finding.code);
+  for (const auto& finding : findings) codes.emplace_back(to_string(finding.code));
   return codes;
 }
 

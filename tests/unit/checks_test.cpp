@@ -12,7 +12,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 const Finding* find(const Report& report, const std::string& code) {
-  auto it = std::ranges::find(report.findings, code, &Finding::code);
+  auto it = std::ranges::find_if(report.findings, [&](const Finding& f) { return to_string(f.code) == code; });
   return it == report.findings.end() ? nullptr : &*it;
 }
 

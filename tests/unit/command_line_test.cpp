@@ -112,6 +112,28 @@ TEST_CASE("command line: an expired writer session fails the round trip, not the
   CHECK(has_finding(ran.json(), "round-trip-failed", "pzoo-0"));
 }
 
+TEST_CASE("command line: a write that does not commit by the deadline, with a serving quorum, is degraded") {
+  FakeEnsemble ensemble;
+  ensemble.zookeeper.inject(Rule{"pzoo-0", OpKind::create, Fault::never_complete, 0, "/zkverify/roundtrip-"});
+  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "1s"});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);  // not safe to go on, but no evidence of an outage: the quorum serves
+  CHECK(has_finding(ran.json(), "write-timed-out", "pzoo-0"));
+  CHECK_FALSE(has_finding(ran.json(), "round-trip-failed"));
+  CHECK(ran.json()["verdict"] == "degraded");
+}
+
+TEST_CASE("command line: the same slow write without a serving quorum stays critical") {
+  FakeEnsemble ensemble;
+  for (std::size_t follower : {1, 2, 3}) ensemble.srvr_answers(follower, {::fake::Behaviour::answer, capture("srvr_no_quorum.txt")});
+  ensemble.zookeeper.inject(Rule{"pzoo-0", OpKind::create, Fault::never_complete, 0, "/zkverify/roundtrip-"});
+  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "1s"});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 2);
+  CHECK(has_finding(ran.json(), "no-quorum"));
+  CHECK_FALSE(has_finding(ran.json(), "write-timed-out"));
+}
+
 TEST_CASE("command line: step does not run COMMAND when its watch cannot start") {
   FakeEnsemble ensemble;
   Witness witness;

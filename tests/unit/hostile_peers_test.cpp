@@ -151,7 +151,7 @@ Outcome run_row(const Row& row, Shorter shorter) {
 
 bool has_finding(const Report& report, std::string_view code, std::string_view about) {
   return std::ranges::any_of(report.findings, [&](const Finding& f) {
-    return f.code == code && (f.server == about || f.message.find(about) != std::string::npos);
+    return to_string(f.code) == code && (f.server == about || f.message.find(about) != std::string::npos);
   });
 }
 

@@ -13,7 +13,7 @@ using Catch::Matchers::Contains;
 namespace {
 
 const Finding* find(const std::vector<Finding>& findings, const std::string& code) {
-  auto it = std::ranges::find(findings, code, &Finding::code);
+  auto it = std::ranges::find_if(findings, [&](const Finding& f) { return to_string(f.code) == code; });
   return it == findings.end() ? nullptr : &*it;
 }
 

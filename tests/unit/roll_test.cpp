@@ -70,13 +70,13 @@ TEST_CASE("roll: the verdict and what stopped it") {
 
   roll.complete = false;
   roll.steps.resize(2);
-  roll.steps[1].findings.push_back({Severity::warning, "not-recovered", "pzoo-2", "not healthy 3 times in a row"});
+  roll.steps[1].findings.push_back({Severity::warning, FindingCode::not_recovered, "pzoo-2", "not healthy 3 times in a row"});
   CHECK(roll_verdict(roll) == Verdict::degraded);
   CHECK(to_json(roll)["done"] == nlohmann::json::array({"pzoo-0"}));
   CHECK(to_json(roll)["remaining"] == nlohmann::json::array({"pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}));
   CHECK_THAT(render_roll(roll, OutputFormat::text),
              Contains("roll stopped: the step of pzoo-2 failed: not-recovered") && Contains("Run the same command again"));
-  roll.watch_findings.push_back({Severity::critical, "session-expired", "", "a session expired"});
+  roll.watch_findings.push_back({Severity::critical, FindingCode::session_expired, "", "a session expired"});
   CHECK(roll_verdict(roll) == Verdict::critical);
 }
 

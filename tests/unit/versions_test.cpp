@@ -244,13 +244,13 @@ std::vector<ServerSpec> all_on(const std::string& line) { return std::vector<Ser
 
 std::set<std::string> codes_of(const Report& report) {
   std::set<std::string> codes;
-  for (const auto& finding : report.findings) codes.insert(finding.code);
+  for (const auto& finding : report.findings) codes.emplace(to_string(finding.code));
   return codes;
 }
 
 const zkverify::Finding* finding(const Report& report, const std::string& code) {
   for (const auto& found : report.findings)
-    if (found.code == code) return &found;
+    if (to_string(found.code) == code) return &found;
   return nullptr;
 }
 

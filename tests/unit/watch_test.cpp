@@ -25,7 +25,7 @@ WatchTotals calm() {
 }
 
 bool has(const std::vector<Finding>& findings, const std::string& code) {
-  return std::ranges::any_of(findings, [&](const Finding& f) { return f.code == code; });
+  return std::ranges::any_of(findings, [&](const Finding& f) { return to_string(f.code) == code; });
 }
 
 }  // namespace

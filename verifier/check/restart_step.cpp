@@ -151,7 +151,7 @@ Recovery wait_for_recovery(const StepPlan& plan, LedgerUse& ledger, const Contex
     bool counts = recovery.report.verdict == Verdict::healthy && restart_seen;
     recovery.healthy_streak = counts ? recovery.healthy_streak + 1 : 0;
     if (recovery.healthy_streak >= plan.stable || Clock::now() + plan.interval >= give_up) break;
-    if (std::ranges::any_of(recovery.report.findings, [](const Finding& f) { return f.code == "data-loss"; })) break;
+    if (std::ranges::any_of(recovery.report.findings, [](const Finding& f) { return f.code == FindingCode::data_loss; })) break;
     if (*plan.interrupt != 0) break;  // clean up and report what was seen
     std::this_thread::sleep_for(plan.interval);
   }
@@ -256,25 +256,25 @@ std::vector<Finding> step_findings(const StepPlan& plan, const StepRun& run) {
   std::vector<Finding> findings;
   const auto& outcome = run.outcome;
   if (outcome.timed_out)
-    findings.push_back({Severity::warning, "command-timed-out", plan.restart,
+    findings.push_back({Severity::warning, FindingCode::command_timed_out, plan.restart,
                         fmt::format("COMMAND ({}) was still running after --timeout {}: its process group got SIGTERM, "
                                     "then SIGKILL if it had not exited; it exited {}",
                                     fmt::join(plan.command, " "), format_duration(plan.timeout), outcome.status)});
   else if (outcome.status != 0)
-    findings.push_back({Severity::warning, "command-failed", plan.restart,
+    findings.push_back({Severity::warning, FindingCode::command_failed, plan.restart,
                         fmt::format("COMMAND exited {}{}", outcome.status,
                                     outcome.spawn_error.empty() ? "" : ": " + outcome.spawn_error)});
   if (run.interrupted)
-    findings.push_back({Severity::warning, "interrupted", plan.restart, "interrupted by a signal before the end"});
+    findings.push_back({Severity::warning, FindingCode::interrupted, plan.restart, "interrupted by a signal before the end"});
   else if (!outcome.timed_out && !run.timeline.restart_seen)
-    findings.push_back({Severity::warning, "not-restarted", plan.restart,
+    findings.push_back({Severity::warning, FindingCode::not_restarted, plan.restart,
                         fmt::format("{} was never seen down and its srvr Received count never fell within {}: COMMAND "
                                     "exited {} without restarting it, or returned before it stopped (use a COMMAND "
                                     "that waits for the server to stop)",
                                     plan.restart, format_duration(plan.timeout), outcome.status)});
   else if (!outcome.timed_out && run.healthy_streak < plan.stable)
     findings.push_back({run.report.verdict == Verdict::critical ? Severity::critical : Severity::warning,
-                        "not-recovered", plan.restart,
+                        FindingCode::not_recovered, plan.restart,
                         fmt::format("the ensemble was not healthy {} times in a row within {}", plan.stable,
                                     format_duration(plan.timeout))});
   return findings;

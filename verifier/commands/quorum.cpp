@@ -34,13 +34,13 @@ std::string what_fails(const Report& report) {
   std::vector<std::string> parts;
   for (const auto& finding : report.findings) {
     if (finding.severity == Severity::info) continue;
-    parts.push_back(finding.server.empty() ? finding.code : fmt::format("{} {}", finding.code, finding.server));
+    parts.push_back(finding.server.empty() ? std::string(to_string(finding.code)) : fmt::format("{} {}", to_string(finding.code), finding.server));
   }
   return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, ", "));
 }
 
 bool has_data_loss(const Report& report) {
-  return std::ranges::any_of(report.findings, [](const Finding& f) { return f.code == "data-loss"; });
+  return std::ranges::any_of(report.findings, [](const Finding& f) { return f.code == FindingCode::data_loss; });
 }
 
 class QuorumCommand final : public Command {

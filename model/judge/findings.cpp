@@ -1,0 +1,132 @@
+#include "model/judge/findings.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace zkverify {
+
+namespace {
+
+using enum FindingCode;
+
+// One row per code, in the enum's order (checked at compile time below).
+constexpr std::array kTable{
+    FindingInfo{unreachable, "unreachable", Severity::warning, "A listed server did not answer srvr: refused, no route, a name that does not resolve, or no reply by the deadline.",
+                "Check the process, the address in --servers and the network; the row's error says which."},
+    FindingInfo{not_serving, "not-serving", Severity::warning, "The server is up but answers \"not currently serving requests\": it has no quorum or is still joining one.",
+                "Wait for it to join (quorum --wait); if it stays so, read its log for the election."},
+    FindingInfo{bad_reply, "bad-reply", Severity::warning, "The server answered srvr with something zkverify cannot read.",
+                "Check that the port is a ZooKeeper client port; the row's error quotes what came back."},
+    FindingInfo{standalone, "standalone", Severity::warning, "A server of a listed ensemble runs standalone: it serves its own data, not the ensemble's.",
+                "Fix its zoo.cfg (server.N lines, standaloneEnabled) and restart it."},
+    FindingInfo{read_only, "read-only", Severity::warning, "The server runs in read-only mode: it has lost the quorum.",
+                "Find out why it cannot reach a quorum (the other servers, the network)."},
+    FindingInfo{multiple_leaders, "multiple-leaders", Severity::critical, "More than one listed server says it leads.",
+                "Stop: two ensembles share names or the membership is split; compare each server's conf."},
+    FindingInfo{no_leader, "no-leader", Severity::critical, "No server says it leads and none follows: the ensemble is electing or has no quorum.",
+                "Do not restart anything; wait for the election, then look at the servers that are down."},
+    FindingInfo{leader_unlisted, "leader-unlisted", Severity::warning, "Listed servers follow a leader that is not among the listed servers.",
+                "List every server in --servers (the finding names the membership's unlisted ids when known)."},
+    FindingInfo{no_quorum, "no-quorum", Severity::critical, "Fewer than a majority of the voters serve as leader or follower.",
+                "Bring voters back one at a time; restart nothing that serves."},
+    FindingInfo{voters_counted, "voters-counted", Severity::info, "The number of voters was estimated (mntr's zk_quorum_size, or the listed servers less the observers), not read from a membership.",
+                "Whitelist conf, or give --admin-port, so the membership is read."},
+    FindingInfo{membership_mismatch, "membership-mismatch", Severity::warning, "Servers report different memberships (ids, roles, quorum or election addresses).",
+                "Finish the configuration change (or reconfig) on every server before going on."},
+    FindingInfo{duplicate_id, "duplicate-id", Severity::warning, "Two listed servers report the same server id.",
+                "Give each server its own myid, or list each server once."},
+    FindingInfo{membership_unknown, "membership-unknown", Severity::warning, "A listed server's id is not in the ensemble's membership.",
+                "The server is not a member: fix its myid or the server.N lines."},
+    FindingInfo{membership_unlisted, "membership-unlisted", Severity::warning, "The membership has servers that are not listed.",
+                "List every member in --servers, or remove the stale server.N lines."},
+    FindingInfo{followers_not_synced, "followers-not-synced", Severity::warning, "The leader counts fewer synced followers than the ensemble has other voters.",
+                "Wait for the followers to sync (quorum --wait) before restarting another server."},
+    FindingInfo{epoch_mismatch, "epoch-mismatch", Severity::warning, "A serving server is on another epoch than the one the round trip wrote in.",
+                "Wait and check again: a server that stays behind never caught up.",
+                "info without a round trip: right after an election followers report the old epoch until the first write"},
+    FindingInfo{sync_unverified, "sync-unverified", Severity::info, "Follower sync could not be verified: neither the leader's mntr nor a round trip was available.",
+                "Whitelist mntr, or run without --no-write."},
+    FindingInfo{write_skipped, "write-skipped", Severity::info, "The round trip was skipped (--no-write): nothing was written.",
+                "Run without --no-write for the proof that a quorum commits."},
+    FindingInfo{round_trip_failed, "round-trip-failed", Severity::critical, "The test znode could not be written, or not read back after sync through a serving server.",
+                "The ensemble does not commit or does not serve reads: do not go on; the message names the server and the error."},
+    FindingInfo{write_timed_out, "write-timed-out", Severity::warning, "Every voter serves, one leads and the followers are synced, but the write was not committed by the deadline.",
+                "Not safe to go on until a write commits: rerun with a longer --timeout, and check the leader's disk and load."},
+    FindingInfo{stale_read, "stale-read", Severity::critical, "A read after sync returned other data than was written, or missed acknowledged writes.",
+                "Stop: a server serves data the quorum did not commit; compare the servers' zxids."},
+    FindingInfo{cleanup_deferred, "cleanup-deferred", Severity::info, "The round trip's ephemeral znode was not removed in time; it goes when its session ends.",
+                "Nothing to do: the server expires the session."},
+    FindingInfo{auth_required, "auth-required", Severity::critical, "The namespace is protected by an ACL and the sessions presented no credentials.",
+                "Pass --auth-file FILE (one line digest:USER:PASSWORD) or set ZKVERIFY_AUTH_FILE."},
+    FindingInfo{auth_failed, "auth-failed", Severity::critical, "The servers refused the credentials, or the ACL does not grant them the namespace.",
+                "Check the file's USER and PASSWORD, the ACL and the servers' authentication providers."},
+    FindingInfo{not_whitelisted, "not-whitelisted", Severity::info, "Some four-letter words are not whitelisted; zkverify used srvr instead.",
+                "Add the zoo.cfg line the finding gives (4lw.commands.whitelist=...) for richer checks."},
+    FindingInfo{admin_unavailable, "admin-unavailable", Severity::info, "The AdminServer given by --admin-port could not be used.",
+                "Check the port and admin.enableServer; the message says what failed."},
+    FindingInfo{mixed_versions, "mixed-versions", Severity::info, "Servers run different ZooKeeper versions.",
+                "Expected during an upgrade; finish the roll."},
+    FindingInfo{data_loss, "data-loss", Severity::critical, "The ensemble lost data zkverify had seen: the zxid went backwards, or the durability marker is gone or was recreated.",
+                "Stop the upgrade and restore; transaction logs were likely not on persistent storage. Only --reset-state clears it."},
+    FindingInfo{marker_unread, "marker-unread", Severity::warning, "The durability marker could not be read: data loss was not checked this run.",
+                "Check again; the message names the server and the error."},
+    FindingInfo{marker_recorded, "marker-recorded", Severity::info, "The durability marker was created and recorded in the ledger.",
+                "Nothing to do: later runs check it."},
+    FindingInfo{node_count_drop, "node-count-drop", Severity::warning, "The leader holds less than half the znodes the last run saw.",
+                "Check whether data was deleted on purpose; if not, treat it as data loss."},
+    FindingInfo{epoch_changed, "epoch-changed", Severity::info, "A leader was elected since the last run.", "Nothing to do."},
+    FindingInfo{leader_changed, "leader-changed", Severity::info, "The leader moved since the last run.", "Nothing to do."},
+    FindingInfo{membership_changed, "membership-changed", Severity::info, "The membership changed since the last run.",
+                "Make sure the change was intended."},
+    FindingInfo{session_expired, "session-expired", Severity::critical, "Client sessions of the watch expired: their ephemeral znodes and watches are gone.",
+                "Clients saw an outage: restart servers more slowly, or raise the session timeout."},
+    FindingInfo{ephemeral_lost, "ephemeral-lost", Severity::critical, "Ephemeral znodes of live watch sessions vanished.",
+                "Stop: the ensemble lost data of live sessions."},
+    FindingInfo{writes_lost, "writes-lost", Severity::critical, "Acknowledged writes of the watch were missing after sync.",
+                "Stop the upgrade: acknowledged data was lost (transaction logs not persistent?)."},
+    FindingInfo{writes_out_of_order, "writes-out-of-order", Severity::critical, "A client's writes were applied out of the order it sent them.",
+                "Stop: ZooKeeper's ordering guarantee was broken; collect the servers' logs."},
+    FindingInfo{unavailable_too_long, "unavailable-too-long", Severity::critical, "Writes failed for longer than --max-unavailable in a row.",
+                "Restart servers one at a time and wait for the election to settle between them."},
+    FindingInfo{command_timed_out, "command-timed-out", Severity::warning, "COMMAND was still running at the step's deadline and was terminated.",
+                "Find out why the restart hung before trying again."},
+    FindingInfo{command_failed, "command-failed", Severity::warning, "COMMAND exited with a status other than 0.", "Read its output; fix it and run the step again."},
+    FindingInfo{interrupted, "interrupted", Severity::warning, "A signal stopped the step before its end.", "Run zkverify quorum to see where the ensemble is."},
+    FindingInfo{not_restarted, "not-restarted", Severity::warning, "The server was never seen down and its srvr Received count never fell: COMMAND did not restart it.",
+                "Use a COMMAND that waits for the server to stop (kubectl delete pod --wait)."},
+    FindingInfo{not_recovered, "not-recovered", Severity::warning, "The ensemble was not healthy --stable times in a row after the restart.",
+                "Do not go on: look at the last check's findings.", "critical when the last check was critical"},
+};
+
+constexpr bool in_enum_order() {
+  for (std::size_t i = 0; i < kTable.size(); ++i)
+    if (static_cast<std::size_t>(kTable[i].code) != i) return false;
+  return true;
+}
+static_assert(in_enum_order(), "kTable lists the codes in FindingCode's order, one row each");
+static_assert(kTable.size() == static_cast<std::size_t>(not_recovered) + 1, "every FindingCode has a row");
+
+}  // namespace
+
+std::span<const FindingInfo> finding_table() { return kTable; }
+
+const FindingInfo& info(FindingCode code) { return kTable[static_cast<std::size_t>(code)]; }
+
+std::string_view to_string(FindingCode code) { return info(code).name; }
+
+std::optional<FindingCode> finding_code_named(std::string_view name) {
+  auto row = std::ranges::find(kTable, name, &FindingInfo::name);
+  if (row == kTable.end()) return std::nullopt;
+  return row->code;
+}
+
+std::string_view to_string(Severity severity) {
+  switch (severity) {
+    case Severity::info: return "info";
+    case Severity::warning: return "warning";
+    case Severity::critical: return "critical";
+  }
+  return "unknown";
+}
+
+}  // namespace zkverify
