@@ -19,33 +19,33 @@ ServerAddress parse_entry(std::string_view entry) {
   if (auto eq = entry.find('='); eq != std::string_view::npos) {
     server.name = std::string(trim(entry.substr(0, eq)));
     endpoint = trim(entry.substr(eq + 1));
-    if (server.name.empty()) throw std::invalid_argument(fmt::format("server entry '{}' has an empty name before '='", entry));
+    if (server.name.empty()) throw BadInput(fmt::format("server entry '{}' has an empty name before '='", entry));
     // Names become parts of znode names (the watch's counters): a '/' would make a path of them.
     if (server.name.find('/') != std::string::npos)
-      throw std::invalid_argument(fmt::format("server name '{}' has a '/'; use letters, digits, '-' or '.'", server.name));
+      throw BadInput(fmt::format("server name '{}' has a '/'; use letters, digits, '-' or '.'", server.name));
   }
   std::string_view host, port;
   if (endpoint.starts_with('[')) {
     auto close = endpoint.find(']');
     if (close == std::string_view::npos || close + 1 >= endpoint.size() || endpoint[close + 1] != ':')
-      throw std::invalid_argument(fmt::format("server entry '{}' is not [ipv6]:port", entry));
+      throw BadInput(fmt::format("server entry '{}' is not [ipv6]:port", entry));
     host = endpoint.substr(1, close - 1);
     port = endpoint.substr(close + 2);
   } else {
     auto colon = endpoint.rfind(':');
     if (colon == std::string_view::npos)
-      throw std::invalid_argument(fmt::format("server entry '{}' has no port (expected host:port)", entry));
+      throw BadInput(fmt::format("server entry '{}' has no port (expected host:port)", entry));
     host = endpoint.substr(0, colon);
     port = endpoint.substr(colon + 1);
     if (host.find(':') != std::string_view::npos)
-      throw std::invalid_argument(fmt::format("server entry '{}': write IPv6 addresses as [addr]:port", entry));
+      throw BadInput(fmt::format("server entry '{}': write IPv6 addresses as [addr]:port", entry));
   }
-  if (host.empty()) throw std::invalid_argument(fmt::format("server entry '{}' has an empty host", entry));
+  if (host.empty()) throw BadInput(fmt::format("server entry '{}' has an empty host", entry));
   if (host.find_first_of("[]") != std::string_view::npos)
-    throw std::invalid_argument(fmt::format("server entry '{}' has a '[' or ']' inside its host", entry));
+    throw BadInput(fmt::format("server entry '{}' has a '[' or ']' inside its host", entry));
   // An unnamed entry is named by its host: no host name has a '/', and the name must not (above).
   if (host.find('/') != std::string_view::npos)
-    throw std::invalid_argument(fmt::format("server entry '{}' has a '/' in its host", entry));
+    throw BadInput(fmt::format("server entry '{}' has a '/' in its host", entry));
   server.host = std::string(host);
   server.port = parse_port(port, fmt::format("server entry '{}'", entry));
   if (server.name.empty()) server.name = std::string(endpoint);
@@ -62,21 +62,21 @@ std::uint16_t parse_port(std::string_view text, std::string_view what) {
   unsigned value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || value == 0 || value > 65535)
-    throw std::invalid_argument(fmt::format("{}: '{}' is not a port (1-65535)", what, text));
+    throw BadInput(fmt::format("{}: '{}' is not a port (1-65535)", what, text));
   return static_cast<std::uint16_t>(value);
 }
 
 std::vector<ServerAddress> parse_server_list(std::string_view list) {
-  if (trim(list).empty()) throw std::invalid_argument("the server list is empty (expected host:port,host:port,...)");
+  if (trim(list).empty()) throw BadInput("the server list is empty (expected host:port,host:port,...)");
   std::vector<ServerAddress> servers;
   std::set<std::string> names, endpoints;
   for (auto entry : split(list, ',')) {
-    if (entry.empty()) throw std::invalid_argument(fmt::format("the server list '{}' has an empty entry", list));
+    if (entry.empty()) throw BadInput(fmt::format("the server list '{}' has an empty entry", list));
     auto server = parse_entry(entry);
     if (!names.insert(server.name).second)
-      throw std::invalid_argument(fmt::format("server name '{}' appears twice in the server list", server.name));
+      throw BadInput(fmt::format("server name '{}' appears twice in the server list", server.name));
     if (!endpoints.insert(server.endpoint()).second)
-      throw std::invalid_argument(fmt::format("server {} appears twice in the server list", server.endpoint()));
+      throw BadInput(fmt::format("server {} appears twice in the server list", server.endpoint()));
     servers.push_back(std::move(server));
   }
   return servers;
@@ -85,7 +85,7 @@ std::vector<ServerAddress> parse_server_list(std::string_view list) {
 void assign_admin_ports(std::vector<ServerAddress>& servers, std::string_view ports) {
   auto parts = split(ports, ',');
   if (parts.size() != 1 && parts.size() != servers.size())
-    throw std::invalid_argument(fmt::format("--admin-port takes one port or one per server ({} servers, {} ports given)",
+    throw BadInput(fmt::format("--admin-port takes one port or one per server ({} servers, {} ports given)",
                                             servers.size(), parts.size()));
   for (std::size_t i = 0; i < servers.size(); ++i)
     servers[i].admin_port = parse_port(parts.size() == 1 ? parts[0] : parts[i], "--admin-port");
@@ -94,7 +94,7 @@ void assign_admin_ports(std::vector<ServerAddress>& servers, std::string_view po
 
 ListenAddress parse_listen(std::string_view text) {
   auto fail = [&](std::string_view why) {
-    throw std::invalid_argument(fmt::format("--listen '{}': {} (expected HOST:PORT, e.g. 0.0.0.0:9181 or [::]:9181)", text, why));
+    throw BadInput(fmt::format("--listen '{}': {} (expected HOST:PORT, e.g. 0.0.0.0:9181 or [::]:9181)", text, why));
   };
   auto colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0) fail("no host and port");

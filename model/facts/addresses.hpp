@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/facts/failure.hpp"
+
 namespace zkverify {
 
 struct ServerAddress {
@@ -19,19 +21,19 @@ struct ServerAddress {
   [[nodiscard]] std::string endpoint() const;
 };
 
-// Parses "NAME=host:port,host:port,[::1]:2181,...". Throws std::invalid_argument naming the bad entry
+// Parses "NAME=host:port,host:port,[::1]:2181,...". Throws BadInput naming the bad entry
 // on empty entries, missing or out-of-range ports, and duplicate names or endpoints.
 std::vector<ServerAddress> parse_server_list(std::string_view list);
 
 // Parses "PORT" (one AdminServer port for every server) or "P1,P2,..." (one per server, in list order)
-// and sets admin_port on each server. Throws std::invalid_argument on a bad port or a count mismatch.
+// and sets admin_port on each server. Throws BadInput on a bad port or a count mismatch.
 void assign_admin_ports(std::vector<ServerAddress>& servers, std::string_view ports);
 
-// Parses a TCP port (1..65535). Throws std::invalid_argument naming `what` and the text.
+// Parses a TCP port (1..65535). Throws BadInput naming `what` and the text.
 std::uint16_t parse_port(std::string_view text, std::string_view what);
 
 
-// --listen HOST:PORT ("0.0.0.0:9181", "[::]:9181", "127.0.0.1:0"): throws std::invalid_argument naming --listen.
+// --listen HOST:PORT ("0.0.0.0:9181", "[::]:9181", "127.0.0.1:0"): throws BadInput naming --listen.
 struct ListenAddress {
   std::string host;  // without brackets
   std::uint16_t port = 0;

@@ -24,7 +24,7 @@ std::string auth_data(const Credentials& credentials) { return credentials.user 
 
 Credentials parse_credentials(std::string_view text) {
   auto fail = [](std::string_view why) {
-    return std::invalid_argument(std::string(why) + " (expected one line: digest:USER:PASSWORD)");
+    return BadInput(std::string(why) + " (expected one line: digest:USER:PASSWORD)");
   };
   auto line = without_line_end(text);
   if (line.empty()) throw fail("is empty");

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "model/facts/failure.hpp"
+
 namespace zkverify {
 
 struct Credentials {
@@ -17,7 +19,7 @@ struct Credentials {
 std::string auth_data(const Credentials& credentials);
 
 // One line "digest:USER:PASSWORD" (a trailing "\n" or "\r\n" tolerated; the password may hold ':').
-// Throws std::invalid_argument saying what is wrong, never quoting the text (it may be the secret).
+// Throws BadInput saying what is wrong, never quoting the text (it may be the secret).
 Credentials parse_credentials(std::string_view text);
 
 }  // namespace zkverify

@@ -29,6 +29,14 @@ class Error : public std::runtime_error {
   std::error_code code_;
 };
 
+// Thrown by the parsers of what a user gives (flags, the server list, the ledger and credentials
+// files): what() says what is wrong, and never quotes a secret. Exit 64 (exit_codes), or the
+// failure of the file it came from once the store has named the file.
+class BadInput : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
 [[noreturn]] inline void throw_usage(const std::string& message) { throw Error(Failure::usage, message); }
 
 }  // namespace zkverify

@@ -10,7 +10,7 @@ namespace zkverify {
 
 std::chrono::milliseconds parse_duration(std::string_view text) {
   auto fail = [&] {
-    return std::invalid_argument(fmt::format("'{}' is not a duration (use e.g. 500ms, 2s, 5m, 1h)", text));
+    return BadInput(fmt::format("'{}' is not a duration (use e.g. 500ms, 2s, 5m, 1h)", text));
   };
   std::int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);

@@ -6,9 +6,11 @@
 #include <string>
 #include <string_view>
 
+#include "model/facts/failure.hpp"
+
 namespace zkverify {
 
-// Parses "500ms", "2s", "5m", "1h" (a positive whole number and a unit). Throws std::invalid_argument
+// Parses "500ms", "2s", "5m", "1h" (a positive whole number and a unit). Throws BadInput
 // naming the text and the accepted forms.
 std::chrono::milliseconds parse_duration(std::string_view text);
 

@@ -18,7 +18,7 @@ namespace {
 json optional_json(const auto& value) { return value ? json(*value) : json(nullptr); }
 
 Zxid zxid_from(const json& value, const char* field) {
-  if (!value.is_string()) throw std::invalid_argument(fmt::format("'{}' is not a hex zxid string", field));
+  if (!value.is_string()) throw BadInput(fmt::format("'{}' is not a hex zxid string", field));
   auto text = value.get<std::string>();
   std::size_t used = 0;
   std::uint64_t parsed = 0;
@@ -28,19 +28,19 @@ Zxid zxid_from(const json& value, const char* field) {
     used = 0;
   }
   if (!text.starts_with("0x") || used != text.size())
-    throw std::invalid_argument(fmt::format("'{}' is '{}', not a hex zxid like 0x100000003", field, text));
+    throw BadInput(fmt::format("'{}' is '{}', not a hex zxid like 0x100000003", field, text));
   return Zxid{parsed};
 }
 
 // A whole number: nlohmann converts a float such as 1e300 to an integer type undefinedly.
 std::int64_t integer_from(const json& value, const char* field) {
-  if (!value.is_number_integer()) throw std::invalid_argument(fmt::format("'{}' is not a whole number", field));
+  if (!value.is_number_integer()) throw BadInput(fmt::format("'{}' is not a whole number", field));
   return value.get<std::int64_t>();
 }
 
 const json& field(const json& object, const char* name) {
   auto it = object.find(name);
-  if (it == object.end()) throw std::invalid_argument(fmt::format("missing field '{}'", name));
+  if (it == object.end()) throw BadInput(fmt::format("missing field '{}'", name));
   return *it;
 }
 
@@ -104,9 +104,9 @@ json to_json(const Ledger& ledger) {
 }
 
 Ledger ledger_from_json(const json& in) {
-  if (!in.is_object()) throw std::invalid_argument("not a JSON object");
+  if (!in.is_object()) throw BadInput("not a JSON object");
   if (field(in, "format") != kLedgerFormat)
-    throw std::invalid_argument(fmt::format("format is {}, expected \"{}\"", field(in, "format").dump(), kLedgerFormat));
+    throw BadInput(fmt::format("format is {}, expected \"{}\"", field(in, "format").dump(), kLedgerFormat));
   Ledger ledger;
   try {
     ledger.updated = field(in, "updated").get<std::string>();
@@ -137,7 +137,7 @@ Ledger ledger_from_json(const json& in) {
             approval.value("received", json()).is_null() ? std::nullopt
                                                          : std::optional(integer_from(approval.at("received"), "received"))};
   } catch (const json::exception& error) {
-    throw std::invalid_argument(fmt::format("a field has the wrong type: {}", error.what()));
+    throw BadInput(fmt::format("a field has the wrong type: {}", error.what()));
   }
   return ledger;
 }

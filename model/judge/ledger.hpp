@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/judge/checks.hpp"
+#include "model/facts/failure.hpp"
 
 namespace zkverify {
 
@@ -58,7 +59,7 @@ struct Ledger {
 inline constexpr std::string_view kLedgerFormat = "zkverify-ledger/1";
 
 nlohmann::json to_json(const Ledger& ledger);
-// Throws std::invalid_argument naming the field that is missing or wrong.
+// Throws BadInput naming the field that is missing or wrong.
 Ledger ledger_from_json(const nlohmann::json& json);
 
 // The marker znode's path under a namespace, and the content a new one gets.

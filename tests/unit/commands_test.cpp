@@ -71,7 +71,11 @@ TEST_CASE("exit codes: one mapping for every kind of error") {
   CHECK(exit_code_of([]() -> int { throw Error(Failure::state_unwritable, "fsync L: No space left"); }, said) ==
         kExitIoError);
   CHECK(said == "zkverify quorum: fsync L: No space left\n");
-  CHECK(exit_code_of([]() -> int { throw std::invalid_argument("'x' is not a duration"); }, said) == kExitUsage);
+  CHECK(exit_code_of([]() -> int { throw BadInput("'x' is not a duration"); }, said) == kExitUsage);
+  CHECK(said == "zkverify quorum: 'x' is not a duration\n");
+  // A library's invalid_argument (std::stoi in a bug, say) is no usage error: the input was not at fault.
+  CHECK(exit_code_of([]() -> int { throw std::invalid_argument("stoi"); }, said) == kExitInternal);
+  CHECK_THAT(said, Contains("internal error: stoi"));
   CHECK(exit_code_of([]() -> int { throw std::logic_error("a bug"); }, said) == kExitInternal);
   CHECK_THAT(said, Contains("internal error: a bug") && Contains("not verified"));
   CHECK(exit_code(Verdict::healthy) == 0);

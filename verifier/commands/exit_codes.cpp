@@ -32,7 +32,7 @@ int exit_code_for(const std::exception_ptr& error, std::string_view command, std
   } catch (const Error& failure) {
     say("", failure.what(), "");
     return exit_code(static_cast<Failure>(failure.code().value()));
-  } catch (const std::invalid_argument& bad_value) {
+  } catch (const BadInput& bad_value) {
     say("", bad_value.what(), "");
     return kExitUsage;
   } catch (const std::exception& bug) {

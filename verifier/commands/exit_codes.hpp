@@ -26,9 +26,9 @@ inline constexpr int kExitIoError = 74;
 int exit_code(Verdict verdict);
 int exit_code(Failure failure);
 
-// The exit code of an exception's kind (zkverify::Error by its Failure; a std::invalid_argument
-// from parsing a value is a usage error; anything else is internal), after one line on `err`:
-// "zkverify COMMAND: what went wrong".
+// The exit code of an exception's kind (zkverify::Error by its Failure; BadInput, a value that did
+// not parse, is a usage error; anything else, std::invalid_argument from a library included, is
+// internal: a bug), after one line on `err`: "zkverify COMMAND: what went wrong".
 int exit_code_for(const std::exception_ptr& error, std::string_view command, std::ostream& err);
 
 // Runs `body` and returns its exit code, or exit_code_for what it threw. No command catches on its own.

@@ -14,12 +14,12 @@ namespace zkverify::verifier {
 OutputFormat parse_output(std::string_view text) {
   if (text == "text") return OutputFormat::text;
   if (text == "json") return OutputFormat::json;
-  throw std::invalid_argument(fmt::format("--output '{}': use text or json", text));
+  throw BadInput(fmt::format("--output '{}': use text or json", text));
 }
 
 std::string parse_namespace(std::string_view path) {
   auto fail = [&](std::string_view why) {
-    return std::invalid_argument(fmt::format("--namespace '{}': {}", path, why));
+    return BadInput(fmt::format("--namespace '{}': {}", path, why));
   };
   if (path.empty() || path.front() != '/') throw fail("must be an absolute znode path, like /zkverify");
   if (path == "/") throw fail("must not be the root: zkverify writes only below its own namespace");

@@ -18,9 +18,9 @@
 
 namespace zkverify::verifier {
 
-// "text" or "json"; throws std::invalid_argument naming --output.
+// "text" or "json"; throws BadInput naming --output.
 OutputFormat parse_output(std::string_view text);
-// An absolute znode path below which zkverify may write; throws std::invalid_argument saying why not.
+// An absolute znode path below which zkverify may write; throws BadInput saying why not.
 std::string parse_namespace(std::string_view path);
 
 // --servers LIST (required).

@@ -70,7 +70,7 @@ Credentials read_credentials_file(const std::string& path, std::ostream& err) {
                        status.st_mode & 07777, path);
   try {
     return parse_credentials(read_all(file, path, status.st_size));
-  } catch (const std::invalid_argument& bad) {
+  } catch (const BadInput& bad) {
     fail(path, bad.what());
   }
 }

@@ -11,7 +11,7 @@ std::optional<Ledger> read_ledger(const StateFile& state) {
   if (!json) return std::nullopt;
   try {
     return ledger_from_json(*json);
-  } catch (const std::invalid_argument& error) {
+  } catch (const BadInput& error) {
     throw Error(Failure::state_unreadable,
                 fmt::format("state file {} is not a zkverify ledger: {}; fix it, or start over with --reset-state",
                             state.path().string(), error.what()));
