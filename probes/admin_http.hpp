@@ -10,7 +10,7 @@
 #include <boost/asio/ip/address.hpp>
 
 #include "model/facts/facts.hpp"
-#include "probes/four_letter.hpp"
+#include "probes/probe_limits.hpp"
 
 namespace zkverify::probes {
 

@@ -1,13 +1,27 @@
 #pragma once
 // The keeper seam's real implementation: sessions of the ZooKeeper C client (multi-threaded
-// flavour). Only its asynchronous calls are used (the synchronous ones can block forever).
+// flavour). Only its asynchronous calls are used (the synchronous ones can block forever); its
+// completions and events are posted to the executor, the calls that block (zookeeper_init,
+// zookeeper_close) run on the executor's workers, host names are looked up by the resolver.
 
 #include "probes/io.hpp"
+#include "probes/executor.hpp"
 #include "probes/keeper.hpp"
+#include "probes/resolver.hpp"
 
 namespace zkverify::probes {
 
-// The process's factory of C-client sessions.
-KeeperFactory& c_keeper_factory();
+class CKeeperFactory final : public KeeperFactory {
+ public:
+  // Both must outlive every session it opens.
+  explicit CKeeperFactory(Executor& executor, Resolver& resolver = system_resolver())
+      : executor_(executor), resolver_(resolver) {}
+  std::unique_ptr<Keeper> open(const std::vector<ServerAddress>& servers, const KeeperOptions& options,
+                               Keeper::Listener listener = nullptr) override;
+
+ private:
+  Executor& executor_;
+  Resolver& resolver_;
+};
 
 }  // namespace zkverify::probes

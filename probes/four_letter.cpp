@@ -1,12 +1,13 @@
 #include "probes/four_letter.hpp"
 
-#include <deque>
+#include <future>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -204,7 +205,7 @@ awaitable<Exchange> ask_srvr_and_conf(ServerProbe& probe, const std::vector<asio
 
 // srvr, then the other words; `on_srvr` runs once srvr's exchange ended (or the lookup failed).
 // For the verdict words, conf is asked beside srvr: most servers need nothing more.
-awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits, const ProbedCallback& on_srvr) {
+awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup lookup, ProbeLimits limits, const ProbedCallback& on_srvr) {
   auto found = co_await lookup.result();
   if (!found.ok()) {
     probe.srvr_exchange = tcp::unresolved(found);
@@ -230,7 +231,7 @@ awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits l
 
 // quorum's probe (verdict words) reports a server once srvr is in: the session that starts then is
 // its second connection, beside one word at a time. Otherwise after the last word.
-awaitable<void> probe_then_report(ServerProbe& probe, tcp::Lookup& lookup, ProbeLimits limits,
+awaitable<void> probe_then_report(ServerProbe& probe, tcp::Lookup lookup, ProbeLimits limits,
                                   const ProbedCallback& on_probed) {
   if (limits.verdict_words_only) {
     co_await probe_one(probe, lookup, limits, on_probed);
@@ -241,13 +242,13 @@ awaitable<void> probe_then_report(ServerProbe& probe, tcp::Lookup& lookup, Probe
   if (on_probed) on_probed(probe);
 }
 
-awaitable<Exchange> ask(tcp::Lookup& lookup, std::uint16_t port, std::string word, ProbeLimits limits) {
+awaitable<Exchange> ask(tcp::Lookup lookup, std::uint16_t port, std::string word, ProbeLimits limits) {
   auto found = co_await lookup.result();
   if (!found.ok()) co_return tcp::unresolved(found);
   co_return co_await exchange_word(std::move(found.addresses), port, std::move(word), limits);
 }
 
-awaitable<Exchange> ask_admin_at(tcp::Lookup& lookup, ServerAddress admin, std::string command, ProbeLimits limits) {
+awaitable<Exchange> ask_admin_at(tcp::Lookup lookup, ServerAddress admin, std::string command, ProbeLimits limits) {
   auto found = co_await lookup.result();
   if (!found.ok()) co_return tcp::unresolved(found);
   co_return co_await fetch_admin_command(std::move(admin), std::move(found.addresses), std::move(command), limits);
@@ -260,56 +261,119 @@ Clock::time_point lookup_deadline(const ProbeLimits& limits) {
 
 }  // namespace
 
-std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
-                                       Resolver& resolver) {
-  return probe_servers(servers, limits, resolver, nullptr);
-}
+namespace {
 
-std::vector<ServerProbe> probe_servers(const std::vector<ServerAddress>& servers, const ProbeLimits& limits,
-                                       Resolver& resolver, const ProbedCallback& on_probed) {
-  std::vector<ServerProbe> probes(servers.size());
-  asio::io_context io;
-  // After `io`, so destroyed (joined) first: their threads post to it. A deque: a Lookup cannot move.
-  std::deque<tcp::Lookup> lookups;
-  for (std::size_t i = 0; i < servers.size(); ++i) {
-    probes[i].address = servers[i];
-    probes[i].srvr_exchange.error = ProbeError::connect_timeout;  // until the exchange says otherwise
-    probes[i].srvr_exchange.detail = "not probed before the deadline";
-    auto& lookup = lookups.emplace_back(io, resolver, servers[i].host, lookup_deadline(limits));
-    asio::co_spawn(io, probe_then_report(probes[i], lookup, limits, on_probed), asio::detached);
+// One start_probe_servers: its servers' probes and lookups, shared by their coroutines (all on one
+// strand), which may outlive a caller that stopped waiting.
+struct ProbeRun {
+  ProbeRun(const asio::any_io_executor& executor, ProbedCallback probed, std::function<void(std::vector<ServerProbe>)> end)
+      : strand(asio::make_strand(executor)), backstop(strand), on_probed(std::move(probed)), done(std::move(end)) {}
+  ProbeRun(const ProbeRun&) = delete;
+  ProbeRun& operator=(const ProbeRun&) = delete;
+  // Once: every probe as it stands (on the strand).
+  void finish() {
+    if (finished) return;
+    finished = true;
+    backstop.cancel();
+    done(probes);
   }
-  // Every lookup and every socket already ends by limits.deadline; this is a backstop.
-  io.run_until(limits.deadline + std::chrono::milliseconds(200));
-  return probes;
+  asio::strand<asio::any_io_executor> strand;
+  asio::steady_timer backstop;
+  std::vector<ServerProbe> probes;
+  std::vector<tcp::Lookup> lookups;
+  ProbedCallback on_probed;
+  std::function<void(std::vector<ServerProbe>)> done;
+  std::size_t left = 0;
+  bool finished = false;
+};
+
+// A result handed from the executor to the thread that waits for it.
+template <class R>
+R awaited(std::future<R>& result, Clock::time_point bound) {
+  if (result.wait_until(bound) != std::future_status::ready)
+    throw std::logic_error("a probe outlived its own deadline");  // every socket and lookup has one: a bug
+  return result.get();
 }
 
-Exchange ask_word(const ServerAddress& server, std::string_view word, const ProbeLimits& limits, Resolver& resolver) {
-  asio::io_context io;
-  tcp::Lookup lookup(io, resolver, server.host, lookup_deadline(limits));
-  Exchange result;
-  asio::co_spawn(io, ask(lookup, server.port, std::string(word), limits),
-                 [&](std::exception_ptr error, Exchange exchange) {
-                   if (error) std::rethrow_exception(error);
-                   result = std::move(exchange);
-                 });
-  io.run();
-  return result;
+}  // namespace
+
+std::function<void()> start_probe_servers(Executor& executor, const std::vector<ServerAddress>& servers,
+                                          const ProbeLimits& limits, Resolver& resolver, ProbedCallback on_probed,
+                                          std::function<void(std::vector<ServerProbe>)> done) {
+  auto run = std::make_shared<ProbeRun>(executor.io().get_executor(), nullptr, std::move(done));
+  // Never after `done`: whatever the callback touches may be gone once the caller has the probes.
+  run->on_probed = [probing = run.get(), callback = std::move(on_probed)](const ServerProbe& probe) {
+    if (callback && !probing->finished) callback(probe);
+  };
+  run->probes.resize(servers.size());
+  run->left = servers.size();
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    run->probes[i].address = servers[i];
+    run->probes[i].srvr_exchange.error = ProbeError::connect_timeout;  // until the exchange says otherwise
+    run->probes[i].srvr_exchange.detail = "not probed before the deadline";
+    run->lookups.emplace_back(run->strand, resolver, servers[i].host, lookup_deadline(limits));
+  }
+  asio::dispatch(run->strand, [run, limits] {
+    if (run->left == 0) return run->finish();
+    // Every lookup and every socket already ends by limits.deadline; this is a backstop.
+    run->backstop.expires_at(limits.deadline + std::chrono::milliseconds(200));
+    run->backstop.async_wait([run](const boost::system::error_code&) { run->finish(); });
+    for (std::size_t i = 0; i < run->probes.size(); ++i)
+      asio::co_spawn(run->strand, probe_then_report(run->probes[i], run->lookups[i], limits, run->on_probed),
+                     [run](const std::exception_ptr&) {
+                       if (--run->left == 0) run->finish();
+                     });
+  });
+  return [run] { asio::post(run->strand, [run] { run->finish(); }); };
 }
 
-Exchange ask_admin(const ServerAddress& server, std::string_view command, const ProbeLimits& limits,
-                   Resolver& resolver) {
-  asio::io_context io;
-  tcp::Lookup lookup(io, resolver, server.host, lookup_deadline(limits));
+std::vector<ServerProbe> probe_servers(Executor& executor, const std::vector<ServerAddress>& servers,
+                                       const ProbeLimits& limits, Resolver& resolver, ProbedCallback on_probed) {
+  auto promise = std::make_shared<std::promise<std::vector<ServerProbe>>>();
+  auto result = promise->get_future();
+  start_probe_servers(executor, servers, limits, resolver, std::move(on_probed),
+                      [promise](std::vector<ServerProbe> probes) { promise->set_value(std::move(probes)); });
+  return awaited(result, limits.deadline + std::chrono::seconds(2));
+}
+
+namespace {
+
+// One coroutine on a strand of its own, its result (or exception) awaited by the calling thread.
+Exchange exchange_now(Executor& executor, const std::function<awaitable<Exchange>(asio::any_io_executor)>& start,
+                      Clock::time_point bound) {
+  auto promise = std::make_shared<std::promise<Exchange>>();
+  auto result = promise->get_future();
+  auto strand = asio::make_strand(executor.io().get_executor());
+  asio::co_spawn(strand, start(strand), [promise](const std::exception_ptr& error, Exchange exchange) {
+    if (error) promise->set_exception(error);
+    else promise->set_value(std::move(exchange));
+  });
+  return awaited(result, bound);
+}
+
+}  // namespace
+
+Exchange ask_word(Executor& executor, const ServerAddress& server, std::string_view word, const ProbeLimits& limits,
+                  Resolver& resolver) {
+  return exchange_now(
+      executor,
+      [&, word = std::string(word)](const asio::any_io_executor& strand) {
+        return ask(tcp::Lookup(strand, resolver, server.host, lookup_deadline(limits)), server.port, word, limits);
+      },
+      limits.deadline + std::chrono::seconds(2));
+}
+
+Exchange ask_admin(Executor& executor, const ServerAddress& server, std::string_view command,
+                   const ProbeLimits& limits, Resolver& resolver) {
   auto admin = server;
   admin.port = server.admin_port.value();
-  Exchange result;
-  asio::co_spawn(io, ask_admin_at(lookup, admin, std::string(command), limits),
-                 [&](std::exception_ptr error, Exchange exchange) {
-                   if (error) std::rethrow_exception(error);
-                   result = std::move(exchange);
-                 });
-  io.run();
-  return result;
+  return exchange_now(
+      executor,
+      [&, command = std::string(command)](const asio::any_io_executor& strand) {
+        return ask_admin_at(tcp::Lookup(strand, resolver, server.host, lookup_deadline(limits)), admin, command,
+                            limits);
+      },
+      limits.deadline + std::chrono::seconds(2));
 }
 
 }  // namespace zkverify::probes

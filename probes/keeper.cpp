@@ -1,7 +1,5 @@
 #include "probes/keeper.hpp"
 
-#include <thread>
-
 namespace zkverify::probes {
 
 CreateResult create_now(Keeper& keeper, const std::string& path, const std::string& data, CreateMode mode,
@@ -59,15 +57,6 @@ GetResult get_and_watch_now(Keeper& keeper, const std::string& path, std::functi
   Expect<GetResult> read;
   keeper.get_and_watch(path, read.callback(), std::move(fired));
   return read.await(deadline);
-}
-
-bool wait_connected_to(const Keeper& keeper, const std::string& server, Clock::time_point deadline) {
-  // Polled: a move shows as session events only on some implementations, the connected server on all.
-  while (keeper.state() != SessionState::connected || keeper.connected_server() != server) {
-    if (Clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  return true;
 }
 
 namespace {

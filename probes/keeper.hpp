@@ -4,9 +4,10 @@
 // lose the connection mid-operation, expire the session, never complete an operation or a close,
 // and complete operations out of order. The round trip and the watch engine only see this header.
 //
-// Every operation is asynchronous: it returns at once and its callback runs exactly once, on a
-// thread of the implementation's, with the outcome (ZkError::closing when the session was closed
-// first). `Expect<R>` turns a callback into a result awaited with a deadline; a completion after
+// Every operation is asynchronous: it returns at once and its callback runs exactly once, never
+// inside the call that started it (the C client's run on the executor, each session's on a strand
+// of its own, in order), with the outcome (ZkError::closing when the session was closed first).
+// Every operation is pure virtual, so a forwarding keeper cannot silently drop one. `Expect<R>` turns a callback into a result awaited with a deadline; a completion after
 // the deadline is harmless.
 
 #include <chrono>
@@ -16,7 +17,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "model/facts/addresses.hpp"
@@ -60,34 +60,26 @@ class Keeper {
 
   // As get(), and leaves a one-shot data watch on `path` when the read succeeds: `fired` runs at most
   // once, on the implementation's thread, when the node changes or goes. It must own what it touches
-  // (it may run after the caller stopped waiting) and must not block. Default: unimplemented.
+  // (it may run after the caller stopped waiting) and must not block.
   virtual void get_and_watch(const std::string& path, Callback<GetResult> done,
-                             std::function<void(WatchNotice)> fired) {
-    static_cast<void>(path);
-    static_cast<void>(fired);
-    std::thread([done = std::move(done)] { done(GetResult{ZkError::unimplemented, {}, {}}); }).detach();
-  }
+                             std::function<void(WatchNotice)> fired) = 0;
   // Moves the session to the listed server `server` (one of those it was opened with): the
   // connection drops and the session resumes there with the same id and ephemerals. ok when the
-  // move started (wait for connected_server() to name it); bad_arguments for a server it does not
-  // know. Default: unimplemented.
-  virtual ZkError move_to(const std::string& server) {
-    static_cast<void>(server);
-    return ZkError::unimplemented;
-  }
+  // move started (wait_connected_to says when it arrived); bad_arguments for a server it does not
+  // know.
+  virtual ZkError move_to(const std::string& server) = 0;
+  // Until the session is connected to the listed server `server`, or the deadline; true when it is.
+  virtual bool wait_connected_to(const std::string& server, Clock::time_point deadline) const = 0;
 
   // From now on the session may fail over to every server it was opened with, not only the first
-  // KeeperOptions::first_choices of them. Default: nothing to do (such a session tries them all).
-  virtual void widen() {}
+  // KeeperOptions::first_choices of them (nothing to do for a session that tries them all).
+  virtual void widen() = 0;
 
   // The schemes of `path`'s ACL (the server answers no_auth unless the session may read or administer
-  // the node). Default: unimplemented.
-  virtual void get_acl(const std::string& path, Callback<AclResult> done) {
-    static_cast<void>(path);
-    std::thread([done = std::move(done)] { done(AclResult{ZkError::unimplemented, {}}); }).detach();
-  }
+  // the node).
+  virtual void get_acl(const std::string& path, Callback<AclResult> done) = 0;
   // The session presents credentials (KeeperOptions::credentials): what it creates is creator-only.
-  [[nodiscard]] virtual bool presents_credentials() const { return false; }
+  [[nodiscard]] virtual bool presents_credentials() const = 0;
 
   // Closes the session (a quorum transaction: the server then removes its ephemeral nodes). Returns
   // true when that completed by the deadline; false when it was abandoned (the server expires the
@@ -97,7 +89,7 @@ class Keeper {
   virtual bool close(Clock::time_point deadline) = 0;
   // Whether close() ends the session, and with it the session's ephemeral nodes: not for a session
   // lent by a longer-lived owner (the sidecar's session on its own server).
-  [[nodiscard]] virtual bool close_ends_session() const { return true; }
+  [[nodiscard]] virtual bool close_ends_session() const = 0;
 };
 
 struct KeeperOptions {
@@ -174,8 +166,6 @@ AclResult get_acl_now(Keeper& keeper, const std::string& path, Clock::time_point
 // get_and_watch, awaited: the read's result; `fired` as get_and_watch's.
 GetResult get_and_watch_now(Keeper& keeper, const std::string& path, std::function<void(WatchNotice)> fired,
                             Clock::time_point deadline);
-// Polls until the session is connected to `server`; false at the deadline.
-bool wait_connected_to(const Keeper& keeper, const std::string& server, Clock::time_point deadline);
 
 // Closes every session at once and waits for them together until `deadline`; sessions still closing
 // then are abandoned (their servers expire them). Returns how many closed in time.

@@ -5,16 +5,19 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
-#include <future>
 #include <memory>
 #include <system_error>
-#include <thread>
 
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <fmt/format.h>
 
 namespace zkverify::probes {
 
+namespace asio = boost::asio;
 namespace ip = boost::asio::ip;
 
 namespace {
@@ -30,27 +33,111 @@ ip::address address_of(const sockaddr& address) {
   return ip::address_v6(bytes, v6.sin6_scope_id);
 }
 
-std::string lookup_error(int code) {
-  // errno is the thread's own, so it still holds getaddrinfo's system error here.
-  return code == EAI_SYSTEM ? std::generic_category().message(errno) : gai_strerror(code);
-}
-
-Resolution getaddrinfo_lookup(const std::string& name) {
+// One getaddrinfo_a request: owned by glibc from the call until its notification, which frees it.
+struct LookupRequest {
+  std::string name;
   addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;  // one entry per address, not one per socket type
-  hints.ai_flags = AI_ADDRCONFIG;   // what Asio's resolver asked for by default
-  addrinfo* found = nullptr;
-  if (int code = getaddrinfo(name.c_str(), nullptr, &hints, &found); code != 0)
-    return {{}, fmt::format("lookup of {} failed: {}", name, lookup_error(code))};
-  std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> owned(found, &freeaddrinfo);
+  gaicb request{};
+  std::function<void(Resolution)> done;
+};
+
+Resolution resolution_of(const LookupRequest& lookup, int code) {
+  if (code != 0)
+    return {{}, fmt::format("lookup of {} failed: {}", lookup.name,
+                            code == EAI_SYSTEM ? std::generic_category().message(errno) : gai_strerror(code))};
   Resolution resolution;
-  for (const addrinfo* entry = found; entry; entry = entry->ai_next)
+  for (const addrinfo* entry = lookup.request.ar_result; entry; entry = entry->ai_next)
     if (entry->ai_family == AF_INET || entry->ai_family == AF_INET6)
       resolution.addresses.push_back(address_of(*entry->ai_addr));
-  if (!resolution.ok()) resolution.error = fmt::format("lookup of {} found no IPv4 or IPv6 address", name);
+  if (!resolution.ok()) resolution.error = fmt::format("lookup of {} found no IPv4 or IPv6 address", lookup.name);
   return resolution;
 }
+
+// glibc's notification, on a thread of its own: the request's outcome, then the request is freed.
+void on_looked_up(sigval value) {
+  std::unique_ptr<LookupRequest> lookup(static_cast<LookupRequest*>(value.sival_ptr));
+  auto resolution = resolution_of(*lookup, gai_error(&lookup->request));
+  if (lookup->request.ar_result) freeaddrinfo(lookup->request.ar_result);
+  lookup->done(std::move(resolution));
+}
+
+class SystemResolver final : public Resolver {
+ public:
+  void look_up(const std::string& name, std::function<void(Resolution)> done) override {
+    auto lookup = std::make_unique<LookupRequest>();
+    lookup->name = name;
+    lookup->done = std::move(done);
+    lookup->hints.ai_family = AF_UNSPEC;
+    lookup->hints.ai_socktype = SOCK_STREAM;  // one entry per address, not one per socket type
+    lookup->hints.ai_flags = AI_ADDRCONFIG;   // what Asio's resolver asks for by default
+    lookup->request.ar_name = lookup->name.c_str();
+    lookup->request.ar_request = &lookup->hints;
+    sigevent notify{};
+    notify.sigev_notify = SIGEV_THREAD;
+    notify.sigev_notify_function = &on_looked_up;
+    notify.sigev_value.sival_ptr = lookup.get();
+    gaicb* list[] = {&lookup->request};
+    if (int code = getaddrinfo_a(GAI_NOWAIT, list, 1, &notify); code != 0) {
+      lookup->done({{}, fmt::format("lookup of {} could not start: {}", name, gai_strerror(code))});
+      return;
+    }
+    static_cast<void>(lookup.release());  // glibc's until on_looked_up
+  }
+};
+
+// The lookups of one resolve_all: the results arrive on its strand; the first of "all in" and the
+// deadline delivers them.
+class Batch : public std::enable_shared_from_this<Batch> {
+ public:
+  Batch(const asio::any_io_executor& executor, std::vector<std::string> hosts,
+        std::function<void(std::vector<Resolution>)> done)
+      : strand_(asio::make_strand(executor)), deadline_(strand_), hosts_(std::move(hosts)),
+        results_(hosts_.size()), done_(std::move(done)) {}
+
+  // Touches nothing that arrive() and deliver() change once the first lookup or the timer can fire.
+  void start(Resolver& resolver, Clock::time_point deadline) {
+    std::vector<std::size_t> names;
+    for (std::size_t i = 0; i < hosts_.size(); ++i) {
+      if (auto numeric = numeric_resolution(hosts_[i])) results_[i] = std::move(*numeric);
+      else names.push_back(i);
+    }
+    left_ = names.size();
+    if (names.empty()) return asio::post(strand_, [self = shared_from_this()] { self->deliver(); });
+    deadline_.expires_at(deadline);
+    deadline_.async_wait([self = shared_from_this()](const boost::system::error_code&) { self->deliver(); });
+    for (auto i : names)
+      resolver.look_up(hosts_[i], [self = shared_from_this(), i](Resolution resolution) {
+        asio::post(self->strand_, [self, i, resolution = std::move(resolution)]() mutable {
+          self->arrive(i, std::move(resolution));
+        });
+      });
+  }
+
+ private:
+  void arrive(std::size_t i, Resolution resolution) {
+    if (delivered_ || results_[i]) return;
+    results_[i] = std::move(resolution);
+    if (--left_ == 0) deliver();
+  }
+  void deliver() {
+    if (delivered_) return;
+    delivered_ = true;
+    deadline_.cancel();
+    std::vector<Resolution> out;
+    for (std::size_t i = 0; i < hosts_.size(); ++i)
+      out.push_back(results_[i] ? std::move(*results_[i])
+                                : Resolution{{}, fmt::format("lookup of {} did not finish within the deadline", hosts_[i])});
+    done_(std::move(out));
+  }
+
+  asio::strand<asio::any_io_executor> strand_;
+  asio::steady_timer deadline_;
+  std::vector<std::string> hosts_;
+  std::vector<std::optional<Resolution>> results_;
+  std::size_t left_ = 0;
+  bool delivered_ = false;
+  std::function<void(std::vector<Resolution>)> done_;
+};
 
 }  // namespace
 
@@ -61,44 +148,14 @@ std::optional<Resolution> numeric_resolution(const std::string& host) {
   return Resolution{{address}, {}};
 }
 
-Resolution ThreadedResolver::resolve(const std::string& host, Clock::time_point deadline) {
-  if (auto numeric = numeric_resolution(host)) return std::move(*numeric);
-
-  // Detached, never joined: the thread owns the promise, its copy of the lookup and of the name,
-  // so abandoning it at the deadline leaves it nothing of ours to touch when it finishes. An
-  // exception goes to the waiter (an escaping one would end the process).
-  std::promise<Resolution> promise;
-  auto result = promise.get_future();
-  std::thread([lookup = lookup_, host, promise = std::move(promise)]() mutable {
-    try {
-      promise.set_value(lookup(host));
-    } catch (...) {
-      promise.set_exception(std::current_exception());
-    }
-  }).detach();
-  if (result.wait_until(deadline) != std::future_status::ready)
-    return {{}, fmt::format("lookup of {} did not finish within the deadline", host)};
-  return result.get();
-}
-
 Resolver& system_resolver() {
-  static ThreadedResolver resolver(getaddrinfo_lookup);
+  static SystemResolver resolver;  // stateless
   return resolver;
 }
 
-std::vector<Resolution> resolve_all(Resolver& resolver, const std::vector<std::string>& hosts,
-                                    Clock::time_point deadline) {
-  std::vector<std::future<Resolution>> lookups;
-  for (const auto& host : hosts) {
-    // A numeric host has no lookup to wait for: resolved when awaited, on this thread (a check
-    // resolves every listed host again for each session, and a thread costs more than that).
-    auto policy = numeric_resolution(host) ? std::launch::deferred : std::launch::async;
-    lookups.push_back(std::async(policy, [&resolver, &host, deadline] { return resolver.resolve(host, deadline); }));
-  }
-  // Each resolve returns by the deadline, so these waits end by it too.
-  std::vector<Resolution> resolutions;
-  for (auto& lookup : lookups) resolutions.push_back(lookup.get());
-  return resolutions;
+void resolve_all(const asio::any_io_executor& executor, Resolver& resolver, std::vector<std::string> hosts,
+                 Clock::time_point deadline, std::function<void(std::vector<Resolution>)> done) {
+  std::make_shared<Batch>(executor, std::move(hosts), std::move(done))->start(resolver, deadline);
 }
 
 }  // namespace zkverify::probes

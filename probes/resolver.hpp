@@ -1,17 +1,17 @@
 #pragma once
 // Host names to addresses within a deadline, whatever DNS does. getaddrinfo can neither be given a
-// timeout nor interrupted, and Asio's resolver runs lookups one after another on one hidden thread
-// that its io_context joins when destroyed: one slow name would delay every name behind it and the
-// process's exit. So each name is looked up on a thread of its own, awaited until the deadline and
-// abandoned after it (the thread owns everything it touches). A numeric host is never looked up.
+// timeout nor interrupted, and Asio's resolver runs lookups one after another on one hidden thread:
+// one slow name would delay every name behind it. So names are looked up with glibc's
+// getaddrinfo_a, every one at once and none on a thread of ours, awaited on the executor until the
+// deadline and abandoned after it. A numeric host is never looked up.
 
 #include "probes/io.hpp"
-#include <chrono>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/ip/address.hpp>
 
 #include "model/facts/clock.hpp"
@@ -31,39 +31,24 @@ struct Resolution {
 // for a name.
 std::optional<Resolution> numeric_resolution(const std::string& host);
 
-// The seam: probe_servers takes one, so tests can make one name slow.
+// The seam: tests make a name slow, missing or never answered.
 class Resolver {
  public:
   virtual ~Resolver() = default;
-  // The addresses `host` stands for. Returns by `deadline` (give or take a thread wake-up), whatever
-  // the lookup does. Safe to call from several threads at once.
-  virtual Resolution resolve(const std::string& host, Clock::time_point deadline) = 0;
+  // Starts looking `name` up (never a numeric host) and returns; `done` runs once with the outcome,
+  // on any thread, possibly long after the caller stopped waiting: it must own what it touches and
+  // must not block.
+  virtual void look_up(const std::string& name, std::function<void(Resolution)> done) = 0;
 };
 
-// Looks one name up, blocking for as long as that takes: getaddrinfo, or a test's stand-in.
-using LookupFunction = std::function<Resolution(const std::string& name)>;
-
-// Numeric hosts (IPv4 and IPv6 literals) resolve to themselves at once. Each name is looked up by
-// `lookup` on a detached thread of its own (with its own copy of `lookup` and of the name) and
-// awaited until the deadline; a lookup still running then is abandoned and reported as not
-// finished within the deadline.
-class ThreadedResolver final : public Resolver {
- public:
-  explicit ThreadedResolver(LookupFunction lookup) : lookup_(std::move(lookup)) {}
-  Resolution resolve(const std::string& host, Clock::time_point deadline) override;
-
- private:
-  LookupFunction lookup_;
-};
-
-// getaddrinfo (TCP, IPv4 and IPv6, only families the machine has an address of), as Asio's
-// resolver asked it, behind a ThreadedResolver.
+// getaddrinfo_a (TCP, IPv4 and IPv6, only families the machine has an address of): glibc's own
+// threads do the lookup and notify us. It keeps no state: one for the process.
 Resolver& system_resolver();
 
-// Resolves every host at once, each name on a thread of its own (numeric hosts on the caller's),
-// and returns by the deadline one Resolution per host, in order: a slow name costs only its own
-// result.
-std::vector<Resolution> resolve_all(Resolver& resolver, const std::vector<std::string>& hosts,
-                                    Clock::time_point deadline);
+// Resolves every host at once and calls `done` once, on `executor`, with one Resolution per host in
+// order, by the deadline: a name still being looked up then is reported as not finished within the
+// deadline and abandoned, so a slow name costs only its own result. Numeric hosts need no lookup.
+void resolve_all(const boost::asio::any_io_executor& executor, Resolver& resolver, std::vector<std::string> hosts,
+                 Clock::time_point deadline, std::function<void(std::vector<Resolution>)> done);
 
 }  // namespace zkverify::probes

@@ -5,6 +5,7 @@
 #include <mutex>
 #include <utility>
 
+#include "probes/pinned_reads.hpp"
 
 namespace zkverify::probes {
 
@@ -37,42 +38,28 @@ class StateChanges {
   std::uint64_t changes_ = 0;
 };
 
-// A read that notes when it completed: the round trip awaits the reads one after another, so the
-// moment an await returns says nothing about that read's latency.
-class TimedRead {
- public:
-  Keeper::Callback<GetResult> callback() {
-    return [done = result_.callback(), completed = completed_](GetResult read) {
-      *completed = Clock::now();
-      done(std::move(read));
-    };
-  }
-  // The result; `completed_at` is when it arrived (now, when the deadline passed first).
-  GetResult await(Clock::time_point deadline, Clock::time_point& completed_at) {
-    auto read = result_.await(deadline);
-    completed_at = read.error == ZkError::deadline_exceeded ? Clock::now() : *completed_;
-    return read;
-  }
-
- private:
-  Expect<GetResult> result_;
-  std::shared_ptr<Clock::time_point> completed_ = std::make_shared<Clock::time_point>();
-};
-
-// One session's sync and the reads queued behind it.
+// One session's sync and the reads queued behind it: the probe node (when the plan writes one), then
+// the durability marker (when the plan names one).
 struct PendingReads {
-  Clock::time_point started;
-  Expect<DoneResult> sync;
-  std::optional<TimedRead> probe;   // the probe node, when the plan writes one
-  std::optional<TimedRead> marker;  // the durability marker, when the plan names one
+  PendingReads(Keeper& session, const RoundTripPlan& plan, const RoundTrip& trip)
+      : reads(session, plan.namespace_path, paths_of(plan, trip)) {}
+  static std::vector<std::string> paths_of(const RoundTripPlan& plan, const RoundTrip& trip) {
+    std::vector<std::string> paths;
+    if (plan.write) paths.push_back(trip.path);
+    if (!plan.marker_path.empty()) paths.push_back(plan.marker_path);
+    return paths;
+  }
+  SyncedReads reads;
 };
 
+// A session pinned to `server` whose state changes wake the round trip.
 std::unique_ptr<Keeper> open_pinned(KeeperFactory& keepers, const ServerAddress& server,
                                     std::chrono::milliseconds session_timeout,
                                     const std::shared_ptr<StateChanges>& changes) {
   KeeperOptions options;
   options.session_timeout = session_timeout;
-  return keepers.open({server}, options, [changes](const SessionEvent&) { changes->count(); });
+  auto pinned = probes::open_pinned(keepers, {server}, options, [changes](const SessionEvent&) { changes->count(); });
+  return std::move(pinned.front());
 }
 
 }  // namespace
@@ -179,17 +166,6 @@ bool write_through(Keeper& writer, const RoundTripPlan& plan, RoundTrip& trip) {
   return true;
 }
 
-// Queues a sync, then the reads: a session's requests are answered in order, so the reads see at
-// least what the leader had committed when the sync reached it.
-PendingReads start_reads(Keeper& session, const RoundTripPlan& plan, const RoundTrip& trip) {
-  PendingReads pending;
-  pending.started = Clock::now();
-  session.sync(plan.namespace_path, pending.sync.callback());
-  if (plan.write) session.get(trip.path, pending.probe.emplace().callback());
-  if (!plan.marker_path.empty()) session.get(plan.marker_path, pending.marker.emplace().callback());
-  return pending;
-}
-
 // Starts each session's reads as soon as it is connected, in whatever order the sessions connect,
 // so a session that never connects costs only its own read (deadline_exceeded); one that expired
 // or was refused gets its error.
@@ -211,36 +187,34 @@ std::vector<std::optional<PendingReads>> start_reads_when_connected(std::vector<
       }
       settled[i] = true;
       read.session_server_id = creator_id(*sessions[i]);
-      if (read.error == ZkError::ok) pending[i] = start_reads(*sessions[i], plan, trip);
+      if (read.error == ZkError::ok) pending[i].emplace(*sessions[i], plan, trip);
     }
     if (!connecting || Clock::now() >= plan.deadline) return pending;
     changes.wait_after(seen, plan.deadline);
   }
 }
 
-// Awaits one session's sync and reads and records them. A read is only as good as the sync before
-// it, so a failed sync is the read's error.
+// Awaits one session's sync and reads and records them (a failed sync is every read's error).
 void collect_reads(PendingReads& pending, const RoundTripPlan& plan, ReadBack& read) {
-  auto synced = pending.sync.await(plan.deadline).error;
-  if (pending.probe) {
-    Clock::time_point completed;
-    auto probe = pending.probe->await(plan.deadline, completed);
-    read.error = synced != ZkError::ok ? synced : probe.error;
-    read.latency = std::chrono::duration_cast<std::chrono::microseconds>(completed - pending.started);
+  auto reads = pending.reads.await(plan.deadline);
+  std::size_t next = 0;
+  if (plan.write) {
+    const auto& probe = reads[next++];
+    read.error = probe.result.error;
+    read.latency = std::chrono::duration_cast<std::chrono::microseconds>(probe.completed - pending.reads.started());
     if (read.error == ZkError::ok) {
-      read.bytes_match = probe.data == plan.payload;
-      read.read_mzxid = probe.stat.mzxid;
+      read.bytes_match = probe.result.data == plan.payload;
+      read.read_mzxid = probe.result.stat.mzxid;
     }
   }
-  if (pending.marker) {
-    Clock::time_point completed;
-    auto marker = pending.marker->await(plan.deadline, completed);
-    read.marker_error = synced != ZkError::ok ? synced : marker.error;
+  if (!plan.marker_path.empty()) {
+    auto& marker = reads[next];
+    read.marker_error = marker.result.error;
     // Without a write the marker is the read: a missing marker is a fact for the ledger, not an error.
     if (!plan.write) read.error = read.marker_error == ZkError::no_node ? ZkError::ok : read.marker_error;
     if (read.marker_error == ZkError::ok) {
-      read.marker_czxid = marker.stat.czxid;
-      read.marker_data = std::move(marker.data);
+      read.marker_czxid = marker.result.stat.czxid;
+      read.marker_data = std::move(marker.result.data);
     }
   }
 }

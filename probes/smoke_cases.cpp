@@ -1,5 +1,4 @@
 #include "probes/smoke_cases.hpp"
-#include "probes/host.hpp"
 
 #include <unistd.h>
 
@@ -9,6 +8,9 @@
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "probes/host.hpp"
+#include "probes/pinned_reads.hpp"
 
 namespace zkverify::probes {
 
@@ -48,8 +50,7 @@ Pinned open_pinned(KeeperFactory& keepers, const std::vector<ServerAddress>& ser
                    Clock::time_point deadline) {
   KeeperOptions options;
   options.session_timeout = plan.session_timeout;
-  Pinned pinned;
-  for (const auto& server : servers) pinned.sessions.push_back(keepers.open({server}, options));
+  Pinned pinned{probes::open_pinned(keepers, servers, options), {}};
   for (auto& session : pinned.sessions) pinned.errors.push_back(session->wait_connected(deadline));
   return pinned;
 }
@@ -63,33 +64,24 @@ std::unique_ptr<Keeper> open_one(KeeperFactory& keepers, const ServerAddress& se
   return session;
 }
 
-// Sync, then `read`, pipelined on each connected session (answered in order per session).
-template <class R, class Read>
-std::vector<R> after_sync_on_each(Pinned& pinned, const std::string& path, Clock::time_point deadline, Read read) {
-  std::vector<Expect<DoneResult>> syncs(pinned.sessions.size());
-  std::vector<Expect<R>> reads(pinned.sessions.size());
+// Sync, then a get of `path`, on each connected session (pinned_reads); a session that did not
+// connect gets its connect error.
+std::vector<GetResult> get_after_sync(Pinned& pinned, const std::string& path, Clock::time_point deadline) {
+  std::vector<std::optional<SyncedReads>> pending(pinned.sessions.size());
+  for (std::size_t i = 0; i < pinned.sessions.size(); ++i)
+    if (pinned.errors[i] == ZkError::ok) pending[i].emplace(*pinned.sessions[i], path, std::vector{path});
+  std::vector<GetResult> results(pinned.sessions.size());
   for (std::size_t i = 0; i < pinned.sessions.size(); ++i) {
-    if (pinned.errors[i] != ZkError::ok) continue;
-    pinned.sessions[i]->sync(path, syncs[i].callback());
-    read(*pinned.sessions[i], reads[i].callback());
-  }
-  std::vector<R> results(pinned.sessions.size());
-  for (std::size_t i = 0; i < pinned.sessions.size(); ++i) {
-    if (pinned.errors[i] != ZkError::ok) {
-      results[i].error = pinned.errors[i];
-      continue;
-    }
-    auto synced = syncs[i].await(deadline);
-    results[i] = reads[i].await(deadline);
-    if (synced.error != ZkError::ok) results[i].error = synced.error;
+    if (pending[i]) results[i] = std::move(pending[i]->await(deadline).front().result);
+    else results[i].error = pinned.errors[i];
   }
   return results;
 }
 
-std::vector<ServerLookup> exists_after_sync(Pinned& pinned, const std::vector<ServerAddress>& servers,
-                                            const std::string& path, Clock::time_point deadline) {
-  auto found = after_sync_on_each<StatResult>(pinned, path, deadline,
-                                              [&](Keeper& keeper, auto done) { keeper.exists(path, std::move(done)); });
+// Whether `path` is there on each server, after sync: ok, or no_node when it is gone.
+std::vector<ServerLookup> lookups_after_sync(Pinned& pinned, const std::vector<ServerAddress>& servers,
+                                             const std::string& path, Clock::time_point deadline) {
+  auto found = get_after_sync(pinned, path, deadline);
   std::vector<ServerLookup> lookups;
   for (std::size_t i = 0; i < servers.size(); ++i) lookups.push_back({servers[i].name, found[i].error});
   return lookups;
@@ -106,8 +98,7 @@ RoundTripSeen round_trip_case(const SmokePlan& plan, KeeperFactory& keepers, Clo
   if (record(seen.run, "connect", writer.name, pinned.errors[writer_index(plan)]) &&
       record(seen.run, "create " + path, writer.name,
              create_now(session, path, payload, CreateMode::persistent, deadline).error)) {
-    auto reads = after_sync_on_each<GetResult>(pinned, path, deadline,
-                                               [&](Keeper& keeper, auto done) { keeper.get(path, std::move(done)); });
+    auto reads = get_after_sync(pinned, path, deadline);
     for (std::size_t i = 0; i < plan.servers.size(); ++i)
       seen.reads.push_back({plan.servers[i].name, reads[i].error, reads[i].error == ZkError::ok && reads[i].data == payload});
   }
@@ -127,7 +118,7 @@ EphemeralSeen ephemeral_case(const SmokePlan& plan, KeeperFactory& keepers, Cloc
       seen.close_completed = session->close(deadline);
       record(seen.run, "close the creating session", creator.name,
              seen.close_completed ? ZkError::ok : ZkError::deadline_exceeded);
-      if (seen.close_completed) seen.after_close = exists_after_sync(observers, plan.servers, seen.path, deadline);
+      if (seen.close_completed) seen.after_close = lookups_after_sync(observers, plan.servers, seen.path, deadline);
     }
   }
   close_all(observers.sessions, deadline);
@@ -280,7 +271,7 @@ void move_session(MoveSeen& seen, Keeper& session, const std::string& path, Cloc
     return;
   seen.id_before = session.session_id();
   if (!record(seen.run, "move the session to " + seen.to, seen.from, session.move_to(seen.to))) return;
-  bool arrived = wait_connected_to(session, seen.to, deadline);
+  bool arrived = session.wait_connected_to(seen.to, deadline);
   seen.connected_after = session.connected_server();
   if (!record(seen.run, "reconnect on " + seen.to, seen.to, arrived ? ZkError::ok : ZkError::deadline_exceeded)) return;
   seen.id_after = session.session_id();
@@ -305,7 +296,7 @@ MoveSeen move_case(const SmokePlan& plan, KeeperFactory& keepers, Clock::time_po
     move_session(seen, *session, path, deadline);
     if (seen.id_after) {
       auto other = open_pinned(keepers, {plan.servers[from]}, plan, deadline);
-      seen.ephemeral_elsewhere = exists_after_sync(other, {plan.servers[from]}, path, deadline).front().error;
+      seen.ephemeral_elsewhere = lookups_after_sync(other, {plan.servers[from]}, path, deadline).front().error;
       close_all(other.sessions, deadline);
     }
   }

@@ -4,7 +4,6 @@
 #include <exception>
 
 #include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
@@ -19,35 +18,27 @@ Clock::time_point deadline_after(std::chrono::milliseconds timeout, const ProbeL
   return std::min(Clock::now() + timeout, limits.deadline);
 }
 
-Lookup::Lookup(asio::io_context& io, Resolver& resolver, std::string host, Clock::time_point deadline)
-    : arrived_(io, asio::steady_timer::time_point::max()), result_(numeric_resolution(host)) {
-  if (result_) return;  // nothing to look up: no thread
-  thread_ = std::thread([this, &io, &resolver, host = std::move(host), deadline] {
-    Resolution resolution;
-    try {
-      resolution = resolver.resolve(host, deadline);
-    } catch (const std::exception& error) {  // e.g. no thread left to look up with: this server's failure
-      resolution.error = fmt::format("lookup of {} failed: {}", host, error.what());
-    }
-    // Runs only while the io_context runs, which is within this Lookup's lifetime; once it has
-    // stopped, the handler is destroyed with it, never run.
-    asio::post(io, [this, resolution = std::move(resolution)]() mutable {
-      result_ = std::move(resolution);
-      arrived_.cancel();
-    });
+Lookup::State::State(const asio::any_io_executor& executor)
+    : arrived(executor, asio::steady_timer::time_point::max()) {}
+
+Lookup::Lookup(const asio::any_io_executor& executor, Resolver& resolver, std::string host, Clock::time_point deadline)
+    : state_(std::make_shared<State>(executor)) {
+  if (auto numeric = numeric_resolution(host)) {  // nothing to look up
+    state_->result = std::move(*numeric);
+    return;
+  }
+  resolve_all(executor, resolver, {std::move(host)}, deadline, [state = state_](std::vector<Resolution> found) {
+    state->result = std::move(found.front());
+    state->arrived.cancel();
   });
 }
 
-Lookup::~Lookup() {
-  if (thread_.joinable()) thread_.join();
-}
-
 asio::awaitable<Resolution> Lookup::result() {
-  while (!result_) {
+  while (!state_->result) {
     boost::system::error_code cancelled;
-    co_await arrived_.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
+    co_await state_->arrived.async_wait(asio::redirect_error(asio::use_awaitable, cancelled));
   }
-  co_return *result_;
+  co_return *state_->result;
 }
 
 asio::awaitable<bool> connect(beast::tcp_stream& stream, std::vector<asio::ip::address> addresses, std::uint16_t port,

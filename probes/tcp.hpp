@@ -7,18 +7,18 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <thread>
+#include <memory>
 #include <vector>
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/io_context.hpp>
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/system/error_code.hpp>
 
 #include "model/facts/facts.hpp"
-#include "probes/four_letter.hpp"
+#include "probes/probe_limits.hpp"
 #include "probes/resolver.hpp"
 
 namespace zkverify::probes::tcp {
@@ -26,26 +26,24 @@ namespace zkverify::probes::tcp {
 // The earlier of `now + timeout` and the limits' overall deadline.
 Clock::time_point deadline_after(std::chrono::milliseconds timeout, const ProbeLimits& limits);
 
-// One host's lookup, started at construction on a thread of its own (so the lookups of all servers
-// run at once) and awaited by that server's coroutine: a slow name delays only its own server. The
-// result reaches the io_context's thread through a post, so the coroutine never blocks it. A
-// numeric host needs neither: its result is there at once.
+// One host's lookup, started at construction (so the lookups of all servers run at once) and
+// awaited by that server's coroutine: a slow name delays only its own server. Shared with the
+// resolver's callback, which may come after the coroutine gave up.
 class Lookup {
  public:
-  Lookup(boost::asio::io_context& io, Resolver& resolver, std::string host, Clock::time_point deadline);
-  // Joins the thread, which returns by the deadline (Resolver::resolve's contract). Must run before
-  // the io_context is destroyed: the thread posts to it.
-  ~Lookup();
-  Lookup(const Lookup&) = delete;
-  Lookup& operator=(const Lookup&) = delete;
+  // `executor`: the strand of the coroutine that awaits the result.
+  Lookup(const boost::asio::any_io_executor& executor, Resolver& resolver, std::string host, Clock::time_point deadline);
 
-  // The resolution, once the lookup has ended; on the io_context's thread only.
+  // The resolution, once the lookup has ended (by the deadline); on `executor` only.
   boost::asio::awaitable<Resolution> result();
 
  private:
-  boost::asio::steady_timer arrived_;  // never expires: cancelled when the result arrives
-  std::optional<Resolution> result_;   // touched on the io_context's thread only
-  std::thread thread_;                 // a name's lookup; started once the members above are in place
+  struct State {
+    explicit State(const boost::asio::any_io_executor& executor);
+    boost::asio::steady_timer arrived;  // never expires: cancelled when the result arrives
+    std::optional<Resolution> result;   // touched on the executor only
+  };
+  std::shared_ptr<State> state_;
 };
 
 // Connects to the first of `addresses` (at `port`) that accepts, by the connect deadline; on

@@ -4,12 +4,17 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <utility>
 
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <fmt/format.h>
 
 #include "model/facts/addresses.hpp"
+#include "probes/pinned_reads.hpp"
 #include "probes/host.hpp"
 
 namespace zkverify::probes {
@@ -59,19 +64,25 @@ struct WatchEngine::AbandonedRun {
   milliseconds age{0};  // its ctime before this run's
 };
 
-// The book behind one mutex, and the events it produced on their way to the sink. Callbacks of the
-// sessions only feed the book and queue events here: they never wait for the sink or for I/O.
-struct WatchEngine::Shared {
-  explicit Shared(WatchBook watch_book) : book(std::move(watch_book)) {}
+// The book behind one mutex, and the events it produced on their way to the sink (delivered on a
+// strand of their own, in order, outside the lock). Callbacks of the sessions only feed the book and queue
+// events here: they never wait for the sink or for I/O.
+struct WatchEngine::Shared : std::enable_shared_from_this<WatchEngine::Shared> {
+  Shared(WatchBook watch_book, const boost::asio::any_io_executor& executor, Sink events_sink)
+      : book(std::move(watch_book)), strand(boost::asio::make_strand(executor)), writer(strand), check_gap(strand),
+        events(boost::asio::make_strand(executor)), sink(std::move(events_sink)) {}
 
   // Applies `change` to the book, with the time read under the lock (so the book sees time move
-  // forward), and queues the events it produced.
+  // forward), queues the events it produced, and starts the checks the book asks for.
   template <class Change>
   void feed(Change change) {
-    std::lock_guard lock(mutex);
-    if (!open) return;
-    change(book, now_moment());
-    queue_events();
+    {
+      std::lock_guard lock(mutex);
+      if (!open) return;
+      change(book, now_moment());
+      queue_events();
+    }
+    if (on_change) on_change();
   }
 
   // Asks the book something that changes nothing.
@@ -81,49 +92,71 @@ struct WatchEngine::Shared {
     return question(std::as_const(book));
   }
 
-  // With the lock held. Every change wakes every waiter; each re-checks what it waits for.
+  // With the lock held. Every change wakes every waiter; each re-checks what it waits for. The
+  // events go to the sink on the strand, batch after batch, so the book's order is kept.
   void queue_events() {
-    auto events = book.take_events();
-    outbox.insert(outbox.end(), std::make_move_iterator(events.begin()), std::make_move_iterator(events.end()));
+    auto taken = book.take_events();
     changed.notify_all();
+    if (taken.empty()) return;
+    outbox.insert(outbox.end(), std::make_move_iterator(taken.begin()), std::make_move_iterator(taken.end()));
+    boost::asio::post(events, [self = shared_from_this()] { self->deliver(); });
   }
 
-  std::mutex mutex;  // guards everything below
+  // On the events' strand: what is queued, to the sink.
+  void deliver() {
+    std::vector<WatchEvent> batch;
+    {
+      std::lock_guard lock(mutex);
+      batch = std::exchange(outbox, {});
+    }
+    for (const auto& event : batch)
+      if (sink) sink(event);
+  }
+
+  std::mutex mutex;  // guards everything below but the strand's own
   std::condition_variable changed;
   WatchBook book;
   std::vector<WatchEvent> outbox;  // in the book's order, not yet given to the sink
   bool open = true;                // false once stop() ended: callbacks after it change nothing
-  bool stopping = false;           // the writer and the checker are to end
+  bool stopping = false;           // the writer and the checks are to end
+  bool checking = false;           // a check runs on a worker
+  Clock::time_point next_check{};  // at most two checks a second, whatever flaps
+  std::function<void()> on_change;  // the engine's maybe_check
+  boost::asio::strand<boost::asio::any_io_executor> strand;
+  boost::asio::steady_timer writer;     // on the strand
+  boost::asio::steady_timer check_gap;  // on the strand
+  // The sink's own strand: a sink that blocks (stdout to a reader that stalls) holds up one io
+  // thread, never the writer's strand or the sessions'.
+  boost::asio::strand<boost::asio::any_io_executor> events;
+  Sink sink;
 };
 
 // One server's read-back in flight: the acks it must find, and the sync and reads sent after it.
 struct WatchEngine::PendingRead {
   ZkError error = ZkError::ok;  // when the pinned session could not connect
   WatchBook::AckedSoFar before;
-  Expect<DoneResult> sync;
-  std::vector<Expect<GetResult>> counters;
+  std::optional<SyncedReads> counters;
 
   WatchBook::ServerRead collect(const std::string& server, Clock::time_point deadline) {
     WatchBook::ServerRead read{server, error, {}};
-    if (read.error == ZkError::ok) read.error = sync.await(deadline).error;
-    for (auto& counter : counters) {
-      if (read.error != ZkError::ok) break;
-      auto result = counter.await(deadline);
+    if (!counters) return read;
+    for (auto& counter : counters->await(deadline)) {
       // A counter gone after sync lost every acknowledged write of its session (the data went, as
       // when transaction logs were not persistent): a stale read, not a read that could not be made.
-      if (result.error == ZkError::no_node) {
+      if (counter.result.error == ZkError::no_node) {
         read.counters.emplace_back();
         continue;
       }
-      read.error = result.error;
-      read.counters.push_back(std::move(result.data));
+      read.error = counter.result.error;
+      read.counters.push_back(std::move(counter.result.data));
+      if (read.error != ZkError::ok) break;
     }
     return read;
   }
 };
 
-WatchEngine::WatchEngine(WatchSettings settings, KeeperFactory& keepers, Sink sink)
-    : settings_(std::move(settings)), keepers_(keepers), sink_(std::move(sink)) {}
+WatchEngine::WatchEngine(WatchSettings settings, Executor& executor, KeeperFactory& keepers, Sink sink)
+    : settings_(std::move(settings)), executor_(executor), keepers_(keepers), sink_(std::move(sink)) {}
 
 WatchEngine::~WatchEngine() { stop(); }
 
@@ -137,15 +170,16 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   WatchBook book(std::move(names), run_path_, settings_.rate, started);
   for (std::size_t i = 0; i < book.session_count(); ++i)
     znodes_.push_back({book.session_name(i), book.ephemeral_path(i), book.counter_path(i)});
-  shared_ = std::make_shared<Shared>(std::move(book));
-  events_ = std::thread([this] { deliver_events(); });
+  shared_ = std::make_shared<Shared>(std::move(book), executor_.io().get_executor(), std::move(sink_));
+  shared_->on_change = [this] { maybe_check(); };
 
   open_sessions();
   if (auto error = connect_sessions(deadline)) return error;
   if (auto error = create_znodes(deadline)) return error;
   sweep_abandoned_runs();
-  writer_ = std::thread([this] { write_at_rate(); });
-  checker_ = std::thread([this] { check_after_reconnects(); });
+  running_ = true;
+  shared_->writer.expires_at(Clock::now());  // the first write's time: no handler runs yet
+  boost::asio::post(shared_->strand, [this] { write_once(); });
   return std::nullopt;
 }
 
@@ -242,28 +276,32 @@ std::vector<WatchEngine::AbandonedRun> WatchEngine::find_abandoned_runs(Keeper& 
   return abandoned;
 }
 
-void WatchEngine::write_at_rate() {
-  auto interval = duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings_.rate));
-  auto next = Clock::now();
+// On the strand, at the rate: the next write, the book's tick, and the sessions it widens. After a
+// stall (SIGSTOP, say) there is no burst to catch up.
+void WatchEngine::write_once() {
   auto& shared = *shared_;
-  std::unique_lock lock(shared.mutex);
-  while (!shared.stopping) {
-    if (auto write = shared.book.start_write()) {
-      lock.unlock();  // the session's own locks are never taken under ours
-      send_write(*write);
-      lock.lock();
-    }
+  std::optional<WatchBook::Write> write;
+  std::vector<std::size_t> widen;
+  {
+    std::lock_guard lock(shared.mutex);
+    if (shared.stopping) return;
+    write = shared.book.start_write();
     shared.book.tick(now_moment());
+    widen = shared.book.take_sessions_to_widen(now_moment());
     shared.queue_events();
-    if (auto widen = shared.book.take_sessions_to_widen(now_moment()); !widen.empty()) {
-      lock.unlock();
-      for (auto session : widen) sessions_[session]->widen();
-      lock.lock();
-    }
-    auto now = Clock::now();
-    next = std::max(next + interval, now);  // after a stall (e.g. SIGSTOP), no burst to catch up
-    shared.changed.wait_until(lock, next, [&] { return shared.stopping; });
   }
+  if (write) send_write(*write);  // the session's own locks are never taken under ours
+  for (auto session : widen) sessions_[session]->widen();
+  maybe_check();
+  auto interval = duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings_.rate));
+  schedule_write(std::max(shared.writer.expiry() + interval, Clock::now()));
+}
+
+void WatchEngine::schedule_write(Clock::time_point at) {
+  shared_->writer.expires_at(at);
+  shared_->writer.async_wait([this](const boost::system::error_code& error) {
+    if (!error) write_once();
+  });
 }
 
 // Sets the session's counter to the write's value; the book hears the outcome on the keeper's thread.
@@ -274,21 +312,46 @@ void WatchEngine::send_write(const WatchBook::Write& write) {
   sessions_[write.session]->set(znodes_[write.session].counter, std::to_string(write.value), -1, done);
 }
 
-void WatchEngine::check_after_reconnects() {
+// After a change: when the book wants checks and none runs, one runs on a worker (its waits block),
+// at most two a second whatever flaps; a check wanted sooner is started by the gap's timer.
+void WatchEngine::maybe_check() {
   auto& shared = *shared_;
-  std::unique_lock lock(shared.mutex);
-  while (true) {
-    shared.changed.wait(lock, [&] { return shared.stopping || shared.book.checks_wanted(); });
-    if (shared.stopping) return;
-    auto ephemerals = shared.book.take_ephemeral_checks();
-    bool read_back = shared.book.take_read_back_wanted();
-    lock.unlock();
-    check_ephemerals(ephemerals);
-    if (read_back) read_back_everywhere(false);
-    lock.lock();
-    // At most two read-backs a second, whatever flaps.
-    shared.changed.wait_for(lock, milliseconds(500), [&] { return shared.stopping; });
+  auto now = Clock::now();
+  {
+    std::lock_guard lock(shared.mutex);
+    if (shared.stopping || shared.checking || !shared.book.checks_wanted()) return;
+    if (now < shared.next_check) {
+      boost::asio::post(shared.strand, [this, at = shared.next_check] {
+        shared_->check_gap.expires_at(at);
+        shared_->check_gap.async_wait([this](const boost::system::error_code& error) {
+          if (!error) maybe_check();
+        });
+      });
+      return;
+    }
+    shared.checking = true;
   }
+  executor_.run_blocking([this] { check_once(); });
+}
+
+void WatchEngine::check_once() {
+  auto& shared = *shared_;
+  std::vector<std::size_t> ephemerals;
+  bool read_back = false;
+  {
+    std::lock_guard lock(shared.mutex);
+    ephemerals = shared.book.take_ephemeral_checks();
+    read_back = shared.book.take_read_back_wanted();
+  }
+  check_ephemerals(ephemerals);
+  if (read_back) read_back_everywhere(false);
+  {
+    std::lock_guard lock(shared.mutex);
+    shared.checking = false;
+    shared.next_check = Clock::now() + milliseconds(500);
+    shared.changed.notify_all();
+  }
+  maybe_check();
 }
 
 void WatchEngine::check_ephemerals(const std::vector<std::size_t>& sessions) {
@@ -305,9 +368,7 @@ void WatchEngine::check_ephemerals(const std::vector<std::size_t>& sessions) {
 // Through a session pinned to each server, all at once: sync, then every session's counter, judged
 // against the acks recorded before that server's read was sent.
 void WatchEngine::read_back_everywhere(bool final) {
-  std::vector<std::unique_ptr<Keeper>> pinned;
-  for (const auto& server : settings_.servers)
-    pinned.push_back(keepers_.open({server}, session_options(settings_.session_timeout)));
+  auto pinned = open_pinned(keepers_, settings_.servers, session_options(settings_.session_timeout));
   // The sessions connect at the same time, so waiting for each in turn costs one timeout in all;
   // the reads then get a deadline of their own, so a server that is down (and uses up the
   // connection wait) does not leave the others no time to read.
@@ -329,11 +390,9 @@ WatchEngine::PendingRead WatchEngine::start_read(Keeper& pinned, Clock::time_poi
   read.error = pinned.wait_connected(deadline);
   if (read.error != ZkError::ok) return read;
   read.before = shared_->ask([](const WatchBook& book) { return book.acked_so_far(); });
-  pinned.sync(run_path_, read.sync.callback());
-  for (const auto& znodes : znodes_) {
-    read.counters.emplace_back();
-    pinned.get(znodes.counter, read.counters.back().callback());
-  }
+  std::vector<std::string> paths;
+  for (const auto& znodes : znodes_) paths.push_back(znodes.counter);
+  read.counters.emplace(pinned, run_path_, paths);
   return read;
 }
 
@@ -346,18 +405,24 @@ void WatchEngine::stop_quickly(std::chrono::milliseconds step_limit) {
 void WatchEngine::stop() {
   if (!shared_ || stopped_) return;
   stopped_ = true;
-  {
-    std::lock_guard lock(shared_->mutex);
-    shared_->stopping = true;
-    shared_->changed.notify_all();
-  }
-  bool was_running = writer_.joinable();
-  if (writer_.joinable()) writer_.join();
-  if (checker_.joinable()) checker_.join();
-  if (was_running && final_checks_) finish_run();
+  stop_writing_and_checking();
+  if (running_ && final_checks_) finish_run();
   close_sessions();
   if (creates_sent_) remove_run_znodes();
   end_delivery();
+}
+
+// The writer's timer is cancelled on its strand; a check in progress on a worker is waited for (its
+// steps are bounded by the request timeout).
+void WatchEngine::stop_writing_and_checking() {
+  auto& shared = *shared_;
+  std::unique_lock lock(shared.mutex);
+  shared.stopping = true;
+  boost::asio::post(shared.strand, [&shared] {
+    shared.writer.cancel();
+    shared.check_gap.cancel();
+  });
+  shared.changed.wait_until(lock, Clock::now() + 4 * settings_.request_timeout, [&] { return !shared.checking; });
 }
 
 // The final checks.
@@ -400,31 +465,21 @@ void WatchEngine::remove_run_znodes() {
   cleaner->close(Clock::now() + limit);
 }
 
-// The event thread: the sink runs here, outside the book's lock, so a slow sink never holds up a
-// session's callbacks, and one batch after another keeps the book's order.
-void WatchEngine::deliver_events() {
-  auto& shared = *shared_;
-  std::unique_lock lock(shared.mutex);
-  while (true) {
-    shared.changed.wait(lock, [&] { return !shared.outbox.empty() || !shared.open; });
-    if (shared.outbox.empty()) return;  // delivery ended and nothing is left
-    auto batch = std::exchange(shared.outbox, {});
-    lock.unlock();
-    for (const auto& event : batch)
-      if (sink_) sink_(event);
-    lock.lock();
-  }
-}
-
 // Delivers what is queued, then closes the book: a callback that comes after stop() (an abandoned
-// close's) changes neither the totals nor what the sink saw.
+// close's) changes neither the totals nor what the sink saw. The strand runs its tasks in order, so
+// once the last one ran every event has reached the sink.
 void WatchEngine::end_delivery() {
   {
     std::lock_guard lock(shared_->mutex);
     shared_->open = false;
-    shared_->changed.notify_all();
   }
-  events_.join();
+  auto delivered = std::make_shared<std::promise<void>>();
+  auto done = delivered->get_future();
+  boost::asio::post(shared_->events, [shared = shared_, delivered] {
+    shared->deliver();
+    delivered->set_value();
+  });
+  done.wait_until(Clock::now() + settings_.request_timeout);
 }
 
 std::vector<std::size_t> WatchEngine::live_sessions() const {

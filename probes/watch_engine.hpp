@@ -1,9 +1,9 @@
 #pragma once
 // The watch engine: client sessions that live through restarts the way real clients do, a writer of
 // ordered acknowledged writes, and read-backs that check none was lost. A thin driver around
-// WatchBook, which does all the bookkeeping: this file owns the sessions (Keepers), the threads, the
-// waits and the cleanup. It reports what happens as events (facts, with timestamps) and totals;
-// verifier/ decides what they mean.
+// WatchBook, which does all the bookkeeping: this file owns the sessions (Keepers), the timers on
+// the executor, the waits and the cleanup. It reports what happens as events (facts, with
+// timestamps) and totals; verifier/ decides what they mean.
 
 #include "probes/io.hpp"
 #include <chrono>
@@ -11,9 +11,9 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "probes/executor.hpp"
 #include "probes/keeper.hpp"
 #include "model/books/watch_book.hpp"
 
@@ -37,10 +37,10 @@ struct WatchSettings {
 
 class WatchEngine {
  public:
-  // Called from the engine's event thread, one event at a time, in the order they happened.
+  // Called on the engine's strand, one event at a time, in the order they happened.
   using Sink = std::function<void(const WatchEvent&)>;
 
-  WatchEngine(WatchSettings settings, KeeperFactory& keepers, Sink sink);
+  WatchEngine(WatchSettings settings, Executor& executor, KeeperFactory& keepers, Sink sink);
   ~WatchEngine();  // stop()s if needed
   WatchEngine(const WatchEngine&) = delete;
   WatchEngine& operator=(const WatchEngine&) = delete;
@@ -77,37 +77,38 @@ class WatchEngine {
   std::optional<std::string> create_znodes(Clock::time_point deadline);
   void sweep_abandoned_runs();
   std::vector<AbandonedRun> find_abandoned_runs(Keeper& keeper, Clock::time_point deadline) const;
-  void write_at_rate();
+  void schedule_write(Clock::time_point at);
+  void write_once();
   void send_write(const WatchBook::Write& write);
-  void check_after_reconnects();
+  void maybe_check();
+  void check_once();
   void check_ephemerals(const std::vector<std::size_t>& sessions);
   void read_back_everywhere(bool final);
   PendingRead start_read(Keeper& pinned, Clock::time_point deadline);
+  void stop_writing_and_checking();
   void finish_run();
   void settle_writes();
   void close_sessions();
   void remove_run_znodes();
-  void deliver_events();
   void end_delivery();
   [[nodiscard]] std::vector<std::size_t> live_sessions() const;
 
   WatchSettings settings_;
+  Executor& executor_;
   KeeperFactory& keepers_;
-  Sink sink_;
+  Sink sink_;  // handed to the shared state at start()
   std::string run_path_;
   // Fixed by start(): the sessions and their znodes, index for index (the book's session numbers).
   std::vector<std::unique_ptr<Keeper>> sessions_;
   std::vector<SessionZnodes> znodes_;
-  // The book and what the sessions' callbacks touch: shared with them, since a callback can run
-  // after the engine is gone.
+  // The book and what the sessions' callbacks, the timers and the checks touch: shared with them,
+  // since a callback can come after the engine is gone.
   std::shared_ptr<Shared> shared_;
   bool creates_sent_ = false;  // create_znodes() sent a create: stop() has znodes to remove
+  bool running_ = false;  // start() succeeded: the writer runs
   bool stopped_ = false;
-  bool final_checks_ = true;                     // stop() checks; stop_quickly() does not
+  bool final_checks_ = true;                                // stop() checks; stop_quickly() does not
   std::optional<std::chrono::milliseconds> cleanup_limit_;  // stop_quickly()'s, else the request timeout
-  std::thread writer_;
-  std::thread checker_;
-  std::thread events_;
 };
 
 }  // namespace zkverify::probes

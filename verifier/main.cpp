@@ -1,11 +1,24 @@
-// zkverify's entry point: the command line with the C client's sessions and the process's streams.
+// zkverify's entry point: the command line with the process's executor, the C client's sessions
+// and the process's streams.
 
+#include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "probes/c_keeper.hpp"
+#include "probes/executor.hpp"
 #include "verifier/commands/command.hpp"
 
 int main(int argc, char** argv) {
-  zkverify::verifier::Context context{zkverify::probes::c_keeper_factory(), std::cout, std::cerr};
-  return zkverify::verifier::run_command_line(argc, argv, context);
+  zkverify::probes::Executor executor;
+  zkverify::probes::CKeeperFactory keepers(executor);
+  zkverify::verifier::Context context{executor, keepers, std::cout, std::cerr};
+  int code = zkverify::verifier::run_command_line(argc, argv, context);
+  // A session whose close was abandoned at its deadline may still be closing on a worker: the exit
+  // does not wait for it (its server expires the session), as the deadline promised. So the output
+  // is flushed and the process ends here, before the executor would join its workers.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  std::_Exit(code);
 }

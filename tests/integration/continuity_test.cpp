@@ -164,7 +164,7 @@ TEST_CASE("data loss: all servers restarted with wiped data is critical until --
   CHECK(zkverify(quorum).exit_code == 0);
 }
 
-TEST_CASE("order puts the leader last; safe-to-restart guards the quorum and the leader",
+TEST_CASE("order puts the leader last, and safe-to-restart guards the quorum and the leader",
           "[integration][promises]") {
   lab::Lab ensemble;
   Scratch scratch;

@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include "integration/lab.hpp"
+#include "integration/lab_sessions.hpp"
 #include "probes/c_keeper.hpp"
 #include "probes/watch_engine.hpp"
 
@@ -84,7 +85,7 @@ std::vector<zkverify::WatchEvent> watch_briefly(const std::string& servers, std:
   settings.sweep_age = sweep_age;
   std::mutex mutex;
   std::vector<zkverify::WatchEvent> events;
-  probes::WatchEngine engine(settings, probes::c_keeper_factory(), [&](const zkverify::WatchEvent& event) {
+  probes::WatchEngine engine(settings, lab::executor(), lab::keepers(), [&](const zkverify::WatchEvent& event) {
     std::lock_guard lock(mutex);
     events.push_back(event);
   });
@@ -102,10 +103,10 @@ long swept(const std::vector<zkverify::WatchEvent>& events) {
 
 }  // namespace
 
-TEST_CASE("a killed watch's znodes stay while its sessions live; the watches after it clean up", "[integration]") {
+TEST_CASE("a killed watch's znodes stay while its sessions live, and the watches after it clean up", "[integration]") {
   lab::Lab ensemble;
   auto servers = ensemble.servers();
-  auto observer = probes::c_keeper_factory().open(zkverify::parse_server_list(servers), {});
+  auto observer = lab::keepers().open(zkverify::parse_server_list(servers), {});
   REQUIRE(observer->wait_connected(zkverify::Clock::now() + 10s) == zkverify::ZkError::ok);
   const std::string runs = "/zkverify/watch";
 

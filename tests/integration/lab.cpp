@@ -1,4 +1,5 @@
 #include "integration/lab.hpp"
+#include "integration/lab_sessions.hpp"
 
 #include <sys/wait.h>
 
@@ -122,6 +123,16 @@ Run sh(const std::string& command) {
 
 Run zkverify(const std::string& args) { return sh("$ZKVERIFY " + args); }
 
+::zkverify::probes::Executor& executor() {
+  static ::zkverify::probes::Executor the_executor;
+  return the_executor;
+}
+
+::zkverify::probes::KeeperFactory& keepers() {
+  static ::zkverify::probes::CKeeperFactory the_keepers(executor());
+  return the_keepers;
+}
+
 const nlohmann::json* find_finding(const nlohmann::json& report, const std::string& code) {
   for (const auto& finding : report["findings"])
     if (finding["code"] == code) return &finding;
@@ -130,7 +141,7 @@ const nlohmann::json* find_finding(const nlohmann::json& report, const std::stri
 
 bool znode_exists(const std::string& servers, const std::string& path) {
   namespace probes = zkverify::probes;
-  auto keeper = probes::c_keeper_factory().open(zkverify::parse_server_list(servers), {});
+  auto keeper = keepers().open(zkverify::parse_server_list(servers), {});
   REQUIRE(keeper->wait_connected(zkverify::Clock::now() + std::chrono::seconds(10)) == zkverify::ZkError::ok);
   auto found = probes::exists_now(*keeper, path, zkverify::Clock::now() + std::chrono::seconds(5));
   keeper->close(zkverify::Clock::now() + std::chrono::seconds(5));
@@ -140,7 +151,7 @@ bool znode_exists(const std::string& servers, const std::string& path) {
 
 std::vector<std::string> znode_children(const std::string& servers, const std::string& path) {
   namespace probes = zkverify::probes;
-  auto keeper = probes::c_keeper_factory().open(zkverify::parse_server_list(servers), {});
+  auto keeper = keepers().open(zkverify::parse_server_list(servers), {});
   REQUIRE(keeper->wait_connected(zkverify::Clock::now() + std::chrono::seconds(10)) == zkverify::ZkError::ok);
   probes::Expect<zkverify::ChildrenResult> listed;
   keeper->children(path, listed.callback());

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "integration/lab.hpp"
+#include "integration/lab_sessions.hpp"
 #include "probes/c_keeper.hpp"
 
 using Catch::Matchers::Contains;
@@ -65,7 +66,7 @@ std::vector<std::string> failed_ids(const std::string& out) {
 
 // The children of /zkverify, read through the C client (sync first, via any server).
 std::vector<std::string> namespace_children(const std::string& servers) {
-  auto session = zkverify::probes::c_keeper_factory().open(zkverify::parse_server_list(servers), {});
+  auto session = lab::keepers().open(zkverify::parse_server_list(servers), {});
   auto deadline = zkverify::Clock::now() + 10s;
   REQUIRE(session->wait_connected(deadline) == zkverify::ZkError::ok);
   zkverify::probes::Expect<zkverify::DoneResult> synced;

@@ -24,6 +24,7 @@
 #include "model/judge/checks.hpp"
 #include "verifier/store/credentials_file.hpp"
 #include "model/facts/failure.hpp"
+#include "test_executor.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
@@ -209,7 +210,7 @@ TEST_CASE("auth file: a bad one is a usage error (64) before anything is checked
     INFO(command);
     Ensemble ensemble;
     std::ostringstream out, err;
-    Context context{ensemble.factory(), out, err};
+    Context context{test_executor(), ensemble.factory(), out, err};
     std::vector<const char*> argv{"zkverify", command, "--servers", "a=127.0.0.1:1", "--auth-file",
                                   bad_file.path().c_str()};
     if (auto more = rest.find(command); more != rest.end())

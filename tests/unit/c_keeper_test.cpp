@@ -15,6 +15,7 @@
 
 #include "probes/c_keeper.hpp"
 #include "probes/round_trip.hpp"
+#include "test_executor.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
@@ -44,7 +45,7 @@ TEST_CASE("round trip through the C client: a server that refuses connections fa
   plan.session_timeout = 2000ms;
   SECTION("written through the IPv4 address") { plan.writer = 0; }
   SECTION("written through the IPv6 address") { plan.writer = 1; }
-  auto trip = run_round_trip(plan, c_keeper_factory());
+  auto trip = run_round_trip(plan, test_keepers());
 
   CHECK(Clock::now() < plan.deadline + kSlack);
   CHECK(trip.write_error == ZkError::deadline_exceeded);
@@ -54,7 +55,7 @@ TEST_CASE("round trip through the C client: a server that refuses connections fa
 TEST_CASE("C keeper: without a server every request completes once, off the caller's thread, then with closing",
           "[c_keeper]") {
   RefusingPort refusing;
-  auto keeper = c_keeper_factory().open({{"refusing", "127.0.0.1", refusing.port(), {}}}, {});
+  auto keeper = test_keepers().open({{"refusing", "127.0.0.1", refusing.port(), {}}}, {});
   CHECK(keeper->wait_connected(Clock::now() + 100ms) == ZkError::deadline_exceeded);
   CHECK(keeper->state() == SessionState::connecting);
   CHECK(keeper->connected_server().empty());
@@ -98,7 +99,7 @@ TEST_CASE("C keeper: in_order tries the listed order first, otherwise each sessi
     options.in_order = in_order;
     std::vector<std::unique_ptr<Keeper>> sessions;
     int before = first.connections() + second.connections();
-    for (int i = 0; i < kSessions; ++i) sessions.push_back(c_keeper_factory().open(servers, options, {}));
+    for (int i = 0; i < kSessions; ++i) sessions.push_back(test_keepers().open(servers, options, {}));
     auto deadline = Clock::now() + 3s;
     while (first.connections() + second.connections() < before + kSessions && Clock::now() < deadline)
       std::this_thread::sleep_for(10ms);

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include <boost/asio/steady_timer.hpp>
 #include <catch2/catch.hpp>
 
 #include "verifier/check/child_process.hpp"
@@ -28,7 +29,24 @@ ChildLimits limits_of(milliseconds deadline, milliseconds grace = milliseconds(5
   return limits;
 }
 
-std::atomic<int> no_signal{0};
+// A run with an executor of its own, and no stop signal.
+ChildOutcome run_alone(const std::vector<std::string>& argv, const ChildLimits& limits) {
+  probes::Executor executor;
+  return run_child(executor, argv, limits, executor.stop());
+}
+
+// A run during which `signal` is requested of us after `after`.
+ChildOutcome run_signalled(const std::vector<std::string>& argv, const ChildLimits& limits, int signal,
+                           milliseconds after) {
+  probes::Executor executor;
+  boost::asio::steady_timer later(executor.io(), after);
+  later.async_wait([&](const boost::system::error_code& error) {
+    if (!error) executor.stop().request(signal);
+  });
+  auto outcome = run_child(executor, argv, limits, executor.stop());
+  later.cancel();
+  return outcome;
+}
 
 // Whether process `pid` is gone (or only a zombie nobody reaped yet).
 bool gone(int pid) {
@@ -50,7 +68,7 @@ std::pair<std::string, std::string> outputs_of(const std::vector<std::string>& a
   int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
   ::dup2(out, STDOUT_FILENO);
   ::dup2(err, STDERR_FILENO);
-  auto outcome = run_child(argv, limits, no_signal);
+  auto outcome = run_alone(argv, limits);
   ::dup2(saved_out, STDOUT_FILENO);
   ::dup2(saved_err, STDERR_FILENO);
   for (int fd : {out, err, saved_out, saved_err}) ::close(fd);
@@ -79,12 +97,12 @@ TEST_CASE("child: its stdout is ours, or our stderr when ours carries a JSON rep
 }
 
 TEST_CASE("child: its exit status, or 127 naming what could not run") {
-  auto exited = run_child({"sh", "-c", "exit 3"}, limits_of(milliseconds(30000)), no_signal);
+  auto exited = run_alone({"sh", "-c", "exit 3"}, limits_of(milliseconds(30000)));
   CHECK(exited.status == 3);
   CHECK_FALSE(exited.timed_out);
   CHECK(exited.forwarded_signal == 0);
 
-  auto missing = run_child({"zkverify-no-such-command"}, limits_of(milliseconds(30000)), no_signal);
+  auto missing = run_alone({"zkverify-no-such-command"}, limits_of(milliseconds(30000)));
   CHECK(missing.status == 127);
   CHECK_THAT(missing.spawn_error, Contains("cannot run zkverify-no-such-command"));
 }
@@ -92,8 +110,8 @@ TEST_CASE("child: its exit status, or 127 naming what could not run") {
 TEST_CASE("child: past the deadline its whole process group gets SIGTERM") {
   auto pidfile = std::filesystem::temp_directory_path() / ("zkverify-child-" + std::to_string(::getpid()));
   // The shell waits for a grandchild: both are in the group, both must go.
-  auto outcome = run_child({"sh", "-c", "sleep 60 & echo $! > " + pidfile.string() + "; wait"},
-                           limits_of(milliseconds(300)), no_signal);
+  auto outcome = run_alone({"sh", "-c", "sleep 60 & echo $! > " + pidfile.string() + "; wait"},
+                           limits_of(milliseconds(300)));
   CHECK(outcome.timed_out);
   CHECK(outcome.status == 128 + SIGTERM);
   int grandchild = 0;
@@ -105,35 +123,23 @@ TEST_CASE("child: past the deadline its whole process group gets SIGTERM") {
 }
 
 TEST_CASE("child: one that ignores SIGTERM is killed after the grace period") {
-  auto outcome = run_child({"sh", "-c", "trap '' TERM; sleep 60"}, limits_of(milliseconds(200), milliseconds(300)),
-                           no_signal);
+  auto outcome = run_alone({"sh", "-c", "trap '' TERM; sleep 60"}, limits_of(milliseconds(200), milliseconds(300)));
   CHECK(outcome.timed_out);
   CHECK(outcome.status == 128 + SIGKILL);
 }
 
 TEST_CASE("child: our stop signal is passed on to it") {
-  std::atomic<int> stop{0};
-  std::thread signaller([&] {
-    std::this_thread::sleep_for(milliseconds(300));
-    stop = SIGINT;
-  });
-  auto outcome = run_child({"sleep", "60"}, limits_of(milliseconds(60000)), stop);
-  signaller.join();
+  auto outcome = run_signalled({"sleep", "60"}, limits_of(milliseconds(60000)), SIGINT, milliseconds(300));
   CHECK(outcome.forwarded_signal == SIGINT);
   CHECK_FALSE(outcome.timed_out);
   CHECK(outcome.status == 128 + SIGINT);
 }
 
 TEST_CASE("child: our stop signal during the grace after the deadline shortens the wait for SIGKILL") {
-  std::atomic<int> stop{0};
-  std::thread signaller([&] {
-    std::this_thread::sleep_for(milliseconds(600));  // after the deadline's SIGTERM, within its grace
-    stop = SIGINT;
-  });
   auto limits = limits_of(milliseconds(200), milliseconds(60000));
   limits.grace_after_signal = milliseconds(300);
-  auto outcome = run_child({"sh", "-c", "trap '' TERM INT; sleep 60"}, limits, stop);
-  signaller.join();
+  // After the deadline's SIGTERM, within its grace.
+  auto outcome = run_signalled({"sh", "-c", "trap '' TERM INT; sleep 60"}, limits, SIGINT, milliseconds(600));
   CHECK(outcome.timed_out);
   CHECK(outcome.forwarded_signal == SIGINT);  // passed on, and SIGKILL came half a second later
   CHECK(outcome.status == 128 + SIGKILL);

@@ -419,6 +419,13 @@ class FakeKeeper final : public Keeper {
     });
   }
   ZkError move_to(const std::string& server) override { return ensemble_->move(session_, server); }
+  bool wait_connected_to(const std::string& server, Clock::time_point deadline) const override {
+    std::unique_lock lock(ensemble_->mutex);
+    return ensemble_->sessions_changed.wait_until(lock, deadline, [&] {
+      return !session_->closing && session_->state == SessionState::connected && ensemble_->server_of(*session_) == server;
+    });
+  }
+  [[nodiscard]] bool close_ends_session() const override { return true; }
   // A session still between servers tries the others at once, as the C client's next attempt does.
   void widen() override {
     std::lock_guard lock(ensemble_->mutex);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -64,6 +66,11 @@ class Peer {
   void limit_connections(int most) { limit_ = most; }
   int cut_off() const { return cut_off_; }
   int connections() const { return total_; }
+  // Until `count` connections were made, or the deadline; true when they were.
+  bool wait_for_connections(int count, std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(connected_mutex_);
+    return connected_.wait_until(lock, deadline, [&] { return total_ >= count; });
+  }
   // Bytes written after the replies by stream and flood: how far a client read before it hung up.
   std::uint64_t bytes_streamed() const { return streamed_; }
   // From the next connection on, `word` gets `script` (a server that goes down, or restarts). Waits
@@ -86,7 +93,11 @@ class Peer {
   }
 
   asio::awaitable<void> serve(tcp::socket socket) {
-    ++total_;
+    {
+      std::lock_guard lock(connected_mutex_);
+      ++total_;
+    }
+    connected_.notify_all();
     int now = ++open_;
     max_concurrent_ = std::max(max_concurrent_.load(), now);
     struct Closing {
@@ -181,6 +192,8 @@ class Peer {
   tcp::acceptor acceptor_;
   std::thread thread_;
   std::atomic<int> open_{0}, max_concurrent_{0}, total_{0}, limit_{0}, cut_off_{0};
+  std::mutex connected_mutex_;
+  std::condition_variable connected_;
   std::atomic<std::uint64_t> streamed_{0};
 };
 

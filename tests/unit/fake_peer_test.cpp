@@ -6,6 +6,7 @@
 #include "model/parse/parsers.hpp"
 #include "probes/round_trip.hpp"
 #include "test_data.hpp"
+#include "test_executor.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
@@ -59,14 +60,14 @@ std::uint16_t closed_port() {
 
 TEST_CASE("a well-behaved peer: the reply, read until the server closes") {
   fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}});
-  auto exchange = ask_word(at(peer), "srvr", limits_for(std::chrono::seconds(5)));
+  auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_for(std::chrono::seconds(5)));
   CHECK(exchange.error == ProbeError::ok);
   CHECK(exchange.reply == capture("srvr_leader.txt"));
 }
 
 TEST_CASE("a peer that accepts and never answers: read_timeout, named as such") {
   fake::Peer peer({{"srvr", {Behaviour::stall, ""}}});
-  auto exchange = ask_word(at(peer), "srvr", limits_for(std::chrono::milliseconds(300)));
+  auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_for(std::chrono::milliseconds(300)));
   CHECK(exchange.error == ProbeError::read_timeout);
   CHECK(describe(exchange) == "connected, but no reply within the deadline");
 }
@@ -75,11 +76,11 @@ TEST_CASE("a peer that stalls: the overall deadline caps a longer exchange timeo
   fake::Peer peer({{"srvr", {Behaviour::stall, ""}}});
   Exchange exchange;
   SECTION("the deadline is the shorter") {
-    auto took = timed([&] { exchange = ask_word(at(peer), "srvr", limits_apart(300ms, kLongLimit)); });
+    auto took = timed([&] { exchange = ask_word(test_executor(), at(peer), "srvr", limits_apart(300ms, kLongLimit)); });
     CHECK(took < kLongLimit / 3);
   }
   SECTION("the exchange timeout is the shorter") {
-    auto took = timed([&] { exchange = ask_word(at(peer), "srvr", limits_apart(kLongLimit, 300ms)); });
+    auto took = timed([&] { exchange = ask_word(test_executor(), at(peer), "srvr", limits_apart(kLongLimit, 300ms)); });
     CHECK(took < kLongLimit / 3);
   }
   CHECK(exchange.error == ProbeError::read_timeout);
@@ -89,7 +90,7 @@ TEST_CASE("a peer that stalls: the overall deadline caps a longer exchange timeo
 TEST_CASE("a peer that drips: the overall deadline caps a longer exchange timeout") {
   fake::Peer peer({{"srvr", {Behaviour::drip, ""}}});
   Exchange exchange;
-  auto took = timed([&] { exchange = ask_word(at(peer), "srvr", limits_apart(300ms, kLongLimit)); });
+  auto took = timed([&] { exchange = ask_word(test_executor(), at(peer), "srvr", limits_apart(300ms, kLongLimit)); });
   CHECK(took < kLongLimit / 3);
   CHECK(exchange.error == ProbeError::read_timeout);
   CHECK_THAT(describe(exchange), Contains("reply did not end within the deadline"));
@@ -100,11 +101,11 @@ TEST_CASE("no TCP connection within the deadline: connect_timeout, whichever lim
   ServerAddress server{"unaccepting", "127.0.0.1", nobody_accepts.port(), {}};
   Exchange exchange;
   SECTION("the deadline is the shorter") {
-    auto took = timed([&] { exchange = ask_word(server, "srvr", limits_apart(300ms, kLongLimit)); });
+    auto took = timed([&] { exchange = ask_word(test_executor(), server, "srvr", limits_apart(300ms, kLongLimit)); });
     CHECK(took < kLongLimit / 3);
   }
   SECTION("the connect timeout is the shorter") {
-    auto took = timed([&] { exchange = ask_word(server, "srvr", limits_apart(kLongLimit, 300ms)); });
+    auto took = timed([&] { exchange = ask_word(test_executor(), server, "srvr", limits_apart(kLongLimit, 300ms)); });
     CHECK(took < kLongLimit / 3);
   }
   CHECK(exchange.error == ProbeError::connect_timeout);
@@ -114,7 +115,7 @@ TEST_CASE("no TCP connection within the deadline: connect_timeout, whichever lim
 TEST_CASE("a peer that resets the connection in the middle of its reply: reset, with what came before") {
   auto half = capture("srvr_leader.txt").substr(0, 40);
   fake::Peer peer({{"srvr", {Behaviour::reset, half}}});
-  auto exchange = ask_word(at(peer), "srvr", limits_apart(kLongLimit, kLongLimit));
+  auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_apart(kLongLimit, kLongLimit));
   CHECK(exchange.error == ProbeError::reset);
   CHECK_THAT(describe(exchange), Contains("connection failed: ") && Contains("reset"));
   CHECK(exchange.reply == half);
@@ -125,11 +126,11 @@ TEST_CASE("a good srvr, then a stall on mntr: srvr's facts kept, no further word
                   {Behaviour::answer, "unexpected\n"});
   std::vector<ServerProbe> probes;
   SECTION("the exchange timeout is the shorter") {
-    auto took = timed([&] { probes = probe_servers({at(peer)}, limits_apart(kLongLimit, 300ms)); });
+    auto took = timed([&] { probes = probe_servers(test_executor(), {at(peer)}, limits_apart(kLongLimit, 300ms)); });
     CHECK(took < kLongLimit / 3);
   }
   SECTION("the deadline is the shorter") {
-    auto took = timed([&] { probes = probe_servers({at(peer)}, limits_apart(500ms, kLongLimit)); });
+    auto took = timed([&] { probes = probe_servers(test_executor(), {at(peer)}, limits_apart(500ms, kLongLimit)); });
     CHECK(took < kLongLimit / 3);
   }
   REQUIRE(probes.size() == 1);
@@ -144,7 +145,7 @@ TEST_CASE("a good srvr, then a stall on mntr: srvr's facts kept, no further word
 
 TEST_CASE("a peer that drips bytes forever: cut off at the deadline") {
   fake::Peer peer({{"srvr", {Behaviour::drip, ""}}});
-  auto exchange = ask_word(at(peer), "srvr", limits_for(std::chrono::milliseconds(300)));
+  auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_for(std::chrono::milliseconds(300)));
   CHECK(exchange.error == ProbeError::read_timeout);
   CHECK_FALSE(exchange.reply.empty());
   CHECK_THAT(describe(exchange), Contains("reply did not end within the deadline"));
@@ -154,7 +155,7 @@ TEST_CASE("a peer that floods: cut off at the size cap") {
   fake::Peer peer({{"srvr", {Behaviour::flood, ""}}});
   auto limits = limits_for(std::chrono::seconds(10));
   limits.max_reply_bytes = 256 * 1024;
-  auto exchange = ask_word(at(peer), "srvr", limits);
+  auto exchange = ask_word(test_executor(), at(peer), "srvr", limits);
   CHECK(exchange.error == ProbeError::reply_too_large);
   CHECK(exchange.reply.size() <= limits.max_reply_bytes + 4096);
   CHECK_THAT(describe(exchange), Contains("262144 bytes"));
@@ -162,14 +163,14 @@ TEST_CASE("a peer that floods: cut off at the size cap") {
 
 TEST_CASE("nobody listening: connection refused") {
   ServerAddress nobody{"nobody", "127.0.0.1", closed_port(), {}};
-  auto exchange = ask_word(nobody, "srvr", limits_for(std::chrono::seconds(2)));
+  auto exchange = ask_word(test_executor(), nobody, "srvr", limits_for(std::chrono::seconds(2)));
   CHECK(exchange.error == ProbeError::connect_refused);
   CHECK(describe(exchange) == "connection refused");
 }
 
 TEST_CASE("a peer that closes at once: an empty reply, which srvr's parser calls malformed") {
   fake::Peer peer({{"srvr", {Behaviour::close_at_once, ""}}});
-  auto exchange = ask_word(at(peer), "srvr", limits_for(std::chrono::seconds(2)));
+  auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_for(std::chrono::seconds(2)));
   CHECK(exchange.error == ProbeError::ok);
   CHECK(parse_srvr(exchange.reply).error == ProbeError::malformed);
 }
@@ -192,7 +193,7 @@ TEST_CASE("probe_servers with every misbehaviour at once: the good servers are s
 
   std::vector<ServerAddress> servers{at(good, "good"),     at(refusing, "refusing"), at(garbage, "garbage"),
                                      at(silent, "silent"), at(flood, "flood"),       at(drip, "drip")};
-  auto probes = probe_servers(servers, limits_for(std::chrono::milliseconds(800)));
+  auto probes = probe_servers(test_executor(), servers, limits_for(std::chrono::milliseconds(800)));
   REQUIRE(probes.size() == 6);
 
   CHECK(probes[0].srvr->error == ProbeError::ok);
@@ -218,7 +219,7 @@ TEST_CASE("probe_servers with every misbehaviour at once: the good servers are s
 
 TEST_CASE("a peer named by a host name is looked up, then asked") {
   fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}});
-  auto exchange = ask_word({"peer", "localhost", peer.port(), {}}, "srvr", limits_for(std::chrono::seconds(5)));
+  auto exchange = ask_word(test_executor(), {"peer", "localhost", peer.port(), {}}, "srvr", limits_for(std::chrono::seconds(5)));
   CHECK(exchange.error == ProbeError::ok);
   CHECK(exchange.reply == capture("srvr_leader.txt"));
 }
@@ -240,7 +241,7 @@ TEST_CASE("round trip through the C client: a server that accepts TCP and never 
   plan.deadline = start + 500ms;
   plan.close_deadline = start + 700ms;
 
-  auto trip = run_round_trip(plan, c_keeper_factory());
+  auto trip = run_round_trip(plan, test_keepers());
   auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   INFO("returned after " << elapsed.count() << " ms");
   CHECK(Clock::now() < plan.close_deadline + 300ms);
@@ -272,7 +273,7 @@ ServerProbe probe_with_admin(const fake::Peer& peer, std::chrono::milliseconds o
                              std::chrono::milliseconds& took) {
   ServerAddress server{"peer", "127.0.0.1", peer.port(), peer.port()};
   std::vector<ServerProbe> probes;
-  took = timed([&] { probes = probe_servers({server}, limits_apart(overall, each)); });
+  took = timed([&] { probes = probe_servers(test_executor(), {server}, limits_apart(overall, each)); });
   REQUIRE(probes.size() == 1);
   return probes[0];
 }
@@ -314,7 +315,7 @@ TEST_CASE("probe_servers, verdict words only: conf beside srvr, mntr where it co
   auto limits = limits_for(5s);
   limits.verdict_words_only = true;
   std::map<std::string, int> connections_when_reported;
-  auto probes = probe_servers(servers, limits, system_resolver(), [&](const ServerProbe& probe) {
+  auto probes = probe_servers(test_executor(), servers, limits, system_resolver(), [&](const ServerProbe& probe) {
     CHECK(connections_when_reported.count(probe.address.name) == 0);  // once each
     CHECK(probe.srvr);                                                // with srvr's answer
     connections_when_reported[probe.address.name] = peers.at(probe.address.name)->connections();
@@ -347,7 +348,7 @@ TEST_CASE("probe_servers, verdict words only: a server allowing this address one
   one_at_a_time.limit_connections(1);
   auto limits = limits_for(5s);
   limits.verdict_words_only = true;
-  auto probes = probe_servers({at(one_at_a_time, "one")}, limits);
+  auto probes = probe_servers(test_executor(), {at(one_at_a_time, "one")}, limits);
   CHECK(one_at_a_time.cut_off() == 1);  // the second of srvr and conf, whichever it was
   CHECK(probes[0].srvr_exchange.error == ProbeError::ok);
   CHECK(mode_of(probes[0]) == Mode::follower);
@@ -361,7 +362,7 @@ TEST_CASE("probe_servers, verdict words only: conf is asked beside a slow srvr, 
                    {"conf", {Behaviour::answer, capture("conf_follower.txt")}}});
   auto limits = limits_for(5s);
   limits.verdict_words_only = true;
-  auto probes = probe_servers({at(slow, "slow")}, limits);
+  auto probes = probe_servers(test_executor(), {at(slow, "slow")}, limits);
   CHECK(slow.max_concurrent() == 2);  // conf answered while srvr was still coming
   CHECK(slow.connections() == 2);
   CHECK(mode_of(probes[0]) == Mode::follower);

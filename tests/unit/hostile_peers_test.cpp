@@ -29,6 +29,7 @@
 #include "verifier/check/ensemble_check.hpp"
 #include "model/judge/checks.hpp"
 #include "test_data.hpp"
+#include "test_executor.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
@@ -138,7 +139,7 @@ Outcome run_row(const Row& row, Shorter shorter) {
   Outcome outcome;
   auto limits = limits_for(shorter);
   auto start = Clock::now();
-  outcome.probes = probe_servers(servers, limits);
+  outcome.probes = probe_servers(test_executor(), servers, limits);
   outcome.took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
   outcome.report = judge(EnsembleFacts{outcome.probes, std::nullopt, true});
   if (hostile) {
@@ -358,7 +359,7 @@ TEST_CASE("hostile peers: a ZooKeeper peer that stalls or sends garbage in the C
     // thirds of it: 20 s): a wait ended by the session timeout, not the deadline, fails the timing checks.
     // With the 4 s it had, a wait capped at the session timeout still passed them.
     options.session_timeout = kLong;
-    auto keeper = c_keeper_factory().open({{"hostile", "127.0.0.1", peer.port(), {}}}, options);
+    auto keeper = test_keepers().open({{"hostile", "127.0.0.1", peer.port(), {}}}, options);
     auto start = Clock::now();
     auto deadline = start + kShort * 2;
     auto connected = keeper->wait_connected(deadline);

@@ -11,6 +11,7 @@
 
 #include "sidecar_http_client.hpp"
 #include "verifier/sidecar/http_server.hpp"
+#include "test_executor.hpp"
 
 using namespace zkverify;
 using namespace zkverify::verifier;
@@ -42,7 +43,7 @@ bool closed_by_server(int fd) {
 }  // namespace
 
 TEST_CASE("http server: routes, HEAD without a body, 404 and 405 with Allow", "[sidecar]") {
-  HttpServer server(loopback(), echo_route());
+  HttpServer server(test_executor(), loopback(), echo_route());
   auto readyz = sidecar_client::get(server.port(), "/readyz?verbose");
   CHECK(readyz.status == 503);
   CHECK(readyz.body == "verbose\n");
@@ -57,7 +58,7 @@ TEST_CASE("http server: routes, HEAD without a body, 404 and 405 with Allow", "[
 }
 
 TEST_CASE("http server: keep-alive serves several requests on one connection", "[sidecar]") {
-  HttpServer server(loopback(), echo_route());
+  HttpServer server(test_executor(), loopback(), echo_route());
   auto reply = sidecar_client::raw_request(server.port(),
                                            "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n"
                                            "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -67,7 +68,7 @@ TEST_CASE("http server: keep-alive serves several requests on one connection", "
 
 TEST_CASE("http server: a request head over 8 KiB is refused", "[sidecar]") {
   std::atomic<int> calls{0};
-  HttpServer server(loopback(), echo_route(&calls));
+  HttpServer server(test_executor(), loopback(), echo_route(&calls));
   auto big = "GET /readyz HTTP/1.1\r\nHost: x\r\nX-Padding: " + std::string(9000, 'a') + "\r\n\r\n";
   auto reply = sidecar_client::raw_request(server.port(), big);
   CHECK(reply.status == 431);  // read before the connection closes: the rest of the head is drained
@@ -79,7 +80,7 @@ TEST_CASE("http server: a request head over 8 KiB is refused", "[sidecar]") {
 TEST_CASE("http server: an idle or slow client is dropped after the idle limit", "[sidecar]") {
   HttpLimits limits;
   limits.idle = std::chrono::milliseconds(300);
-  HttpServer server(loopback(), echo_route(), limits);
+  HttpServer server(test_executor(), loopback(), echo_route(), limits);
   SECTION("idle: connects and sends nothing") {
     int fd = sidecar_client::connect_to(server.port(), std::chrono::seconds(10));
     REQUIRE(fd >= 0);
@@ -105,7 +106,7 @@ TEST_CASE("http server: an idle or slow client is dropped after the idle limit",
 }
 
 TEST_CASE("http server: 300 idle connections do not keep /readyz from answering", "[sidecar]") {
-  HttpServer server(loopback(), echo_route());
+  HttpServer server(test_executor(), loopback(), echo_route());
   std::vector<int> idle;
   for (int i = 0; i < 300; ++i) {
     int fd = sidecar_client::connect_to(server.port());
@@ -123,7 +124,7 @@ TEST_CASE("http server: 300 idle connections do not keep /readyz from answering"
 }
 
 TEST_CASE("http server: stop closes every connection and the listener", "[sidecar]") {
-  auto server = std::make_unique<HttpServer>(loopback(), echo_route());
+  auto server = std::make_unique<HttpServer>(test_executor(), loopback(), echo_route());
   auto port = server->port();
   int fd = sidecar_client::connect_to(port);
   REQUIRE(fd >= 0);
@@ -135,10 +136,10 @@ TEST_CASE("http server: stop closes every connection and the listener", "[sideca
 }
 
 TEST_CASE("http server: an address it cannot listen on is an error naming it", "[sidecar]") {
-  HttpServer first(loopback(), echo_route());
+  HttpServer first(test_executor(), loopback(), echo_route());
   ListenAddress taken{"127.0.0.1", first.port()};
-  CHECK_THROWS_WITH(HttpServer(taken, echo_route()), Contains("cannot listen on 127.0.0.1:" + std::to_string(first.port())));
-  CHECK_THROWS_WITH(HttpServer(ListenAddress{"localhost-ish", 0}, echo_route()), Contains("not an IP address"));
+  CHECK_THROWS_WITH(HttpServer(test_executor(), taken, echo_route()), Contains("cannot listen on 127.0.0.1:" + std::to_string(first.port())));
+  CHECK_THROWS_WITH(HttpServer(test_executor(), ListenAddress{"localhost-ish", 0}, echo_route()), Contains("not an IP address"));
 }
 
 TEST_CASE("http server: the default limits are the issue's (8 KiB head, 5 s idle, a bounded number of connections)",

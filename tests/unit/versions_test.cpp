@@ -29,6 +29,7 @@
 #include "test_data.hpp"
 #include "model/judge/checks.hpp"
 #include "model/judge/readiness.hpp"
+#include "test_executor.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
@@ -225,13 +226,13 @@ class FakeEnsemble {
   Report judge() const {
     ProbeLimits limits;
     limits.deadline = Clock::now() + 10s;
-    EnsembleFacts facts{probe_servers(servers_, limits), std::nullopt, true};
+    EnsembleFacts facts{probe_servers(test_executor(), servers_, limits), std::nullopt, true};
     return zkverify::judge(facts);
   }
   [[nodiscard]] std::vector<ServerProbe> probe() const {
     ProbeLimits limits;
     limits.deadline = Clock::now() + 10s;
-    return probe_servers(servers_, limits);
+    return probe_servers(test_executor(), servers_, limits);
   }
 
  private:
@@ -610,7 +611,7 @@ class Wire34Server {
 TEST_CASE("the C client's create against a 3.4 server: create2 unimplemented, create + exists instead",
           "[versions][c_keeper]") {
   Wire34Server server;
-  auto keeper = c_keeper_factory().open({{"zk34", "127.0.0.1", server.port(), {}}}, KeeperOptions{});
+  auto keeper = test_keepers().open({{"zk34", "127.0.0.1", server.port(), {}}}, KeeperOptions{});
   auto deadline = Clock::now() + 20s;
   REQUIRE(keeper->wait_connected(deadline) == ZkError::ok);
 
@@ -644,7 +645,7 @@ TEST_CASE("the round trip through a 3.4 server: written, read back, its czxid kn
   plan.namespace_path = "/zkverify";
   plan.payload = "round trip payload";
   plan.deadline = Clock::now() + 20s;
-  auto trip = run_round_trip(plan, c_keeper_factory());
+  auto trip = run_round_trip(plan, test_keepers());
   CHECK(trip.namespace_error == ZkError::ok);
   REQUIRE(trip.write_error == ZkError::ok);
   REQUIRE(trip.write_zxid);

@@ -10,6 +10,7 @@
 
 #include "fake_keeper.hpp"
 #include "probes/watch_engine.hpp"
+#include "test_executor.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
@@ -101,7 +102,7 @@ std::string plant_run(Keeper& owner, const std::string& name, bool with_session)
 TEST_CASE("watch engine: a healthy run writes, reads every write back and leaves nothing behind") {
   fake::Ensemble ensemble;
   Recorder recorder;
-  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   auto run_path = engine.totals().run_path;
   CHECK(ensemble.has_node(run_path + "/session-s2"));
@@ -131,7 +132,7 @@ TEST_CASE("watch engine: a healthy run writes, reads every write back and leaves
 TEST_CASE("watch engine: a server that is down costs its own read-back only, not the others'") {
   fake::Ensemble ensemble;
   Recorder recorder;
-  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   std::this_thread::sleep_for(milliseconds(200));
   ensemble.set_down("s1");  // the first listed: a read-back session pinned to it never connects
@@ -151,7 +152,7 @@ TEST_CASE("watch engine: a counter gone after sync is acknowledged writes lost, 
   // As after a restart of every server without their transaction logs: the node is not there.
   fake::Ensemble ensemble;
   Recorder recorder;
-  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   auto counter = engine.totals().run_path + "/counter-s2";
   std::this_thread::sleep_for(milliseconds(300));  // s2's session has acknowledged writes
@@ -172,7 +173,7 @@ TEST_CASE("watch engine: a counter gone after sync is acknowledged writes lost, 
 TEST_CASE("watch engine: a session the ensemble expires is reported once and writes no more") {
   fake::Ensemble ensemble;
   Recorder recorder;
-  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   std::this_thread::sleep_for(milliseconds(100));
   ensemble.expire_sessions_on("s2");
@@ -195,7 +196,7 @@ TEST_CASE("watch engine: a connection lost on a write fails it, reconnects, and 
   fake::Ensemble ensemble;
   ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
   Recorder recorder;
-  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(2000)));
   REQUIRE(recorder.wait_for(Kind::read_check, milliseconds(2000)));  // the read-back after the reconnect
@@ -225,7 +226,7 @@ TEST_CASE("watch engine: a displaced session tries one other server, and every s
   auto settings = quick_settings();
   settings.servers = parse_server_list("s1=127.0.0.1:2181,s2=127.0.0.1:2182,s3=127.0.0.1:2183,s4=127.0.0.1:2184");
   Recorder recorder;
-  WatchEngine engine(settings, ensemble.factory(), recorder.sink());
+  WatchEngine engine(settings, test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   // s1's session fails over to s2 alone; with both down it waits rather than joining s3's or s4's.
   ensemble.set_down("s1");
@@ -252,7 +253,7 @@ TEST_CASE("watch engine: closes that never complete do not hold stop() up") {
   fake::Ensemble ensemble;
   ensemble.inject(rule("", fake::OpKind::close, fake::Fault::never_complete));
   auto settings = quick_settings();
-  WatchEngine engine(settings, ensemble.factory(), nullptr);
+  WatchEngine engine(settings, test_executor(), ensemble.factory(), nullptr);
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   std::this_thread::sleep_for(milliseconds(200));
   auto stopping = Clock::now();
@@ -276,7 +277,7 @@ TEST_CASE("watch engine: start() says why it cannot start, and the engine still 
   auto settings = quick_settings();
   auto began = Clock::now();
   {
-    WatchEngine engine(settings, ensemble.factory(), nullptr);
+    WatchEngine engine(settings, test_executor(), ensemble.factory(), nullptr);
     auto error = engine.start(Clock::now() + milliseconds(300));
     REQUIRE(error);
     CHECK(*error == expected);
@@ -290,7 +291,7 @@ TEST_CASE("watch engine: a start() that fails half-way removes what it created")
   // 7th is session s2's counter.
   ensemble.inject(rule("", fake::OpKind::create, fake::Fault::connection_loss, 7));
   {
-    WatchEngine engine(quick_settings(), ensemble.factory(), nullptr);
+    WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), nullptr);
     auto error = engine.start(Clock::now() + milliseconds(2000));
     REQUIRE(error);
     CHECK(*error == "cannot create the znodes of session s2: connection_loss");
@@ -301,7 +302,7 @@ TEST_CASE("watch engine: a start() that fails half-way removes what it created")
 TEST_CASE("watch engine: with every session expired, the counters and the run's node still go") {
   fake::Ensemble ensemble;
   Recorder recorder;
-  WatchEngine engine(quick_settings(), ensemble.factory(), recorder.sink());
+  WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   std::this_thread::sleep_for(milliseconds(100));
   for (const auto& server : {"s1", "s2", "s3"}) ensemble.expire_sessions_on(server);
@@ -321,7 +322,7 @@ TEST_CASE("watch engine: at start, a run left behind is swept once no session is
   auto starting = connected_session(ensemble);
   auto young = plant_run(*starting, "starting-2-2", false);  // a watch yet to create its session nodes
   Recorder recorder;
-  WatchEngine engine(settings, ensemble.factory(), recorder.sink());
+  WatchEngine engine(settings, test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   CHECK(std::ranges::none_of(ensemble.paths(), [&](const std::string& path) { return under(path, abandoned); }));
   CHECK(ensemble.has_node(young + "/counter-s1"));
@@ -341,7 +342,7 @@ TEST_CASE("watch engine: a run whose watch still has a session is never swept, h
   auto run = plant_run(*alive, "alive-1-1", true);
   std::this_thread::sleep_for(settings.sweep_age + milliseconds(200));
   Recorder recorder;
-  WatchEngine engine(settings, ensemble.factory(), recorder.sink());
+  WatchEngine engine(settings, test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   engine.stop();
   CHECK(recorder.of(Kind::swept).empty());

@@ -1,6 +1,7 @@
 #include "verifier/check/child_process.hpp"
 
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,8 +9,14 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <future>
+#include <memory>
 #include <optional>
-#include <thread>
+
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 
 #include <fmt/format.h>
 
@@ -19,6 +26,7 @@ namespace zkverify::verifier {
 
 namespace {
 
+namespace asio = boost::asio;
 
 // Starts `argv` as the leader of a new process group, with default SIGINT/SIGTERM handling.
 std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, bool stdout_to_stderr,
@@ -47,68 +55,106 @@ std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, bo
   return std::nullopt;
 }
 
-// What to do next to a child that has not exited: nothing yet, terminate or kill its group.
-class Terminator {
+// The child in the executor's hands: its exit (the pidfd readable), its deadline and our stop signal
+// are events on one strand; the terminator's escalation is a timer there too.
+class ChildWatch : public std::enable_shared_from_this<ChildWatch> {
  public:
-  Terminator(pid_t group, const ChildLimits& limits) : group_(group), limits_(limits) {}
+  ChildWatch(probes::Executor& executor, pid_t pid, int pidfd, const ChildLimits& limits)
+      : strand_(asio::make_strand(executor.io().get_executor())), exit_(strand_, pidfd), deadline_(strand_),
+        kill_(strand_), pid_(pid), limits_(limits) {}
 
-  void tick(ChildOutcome& outcome, int stop_signal) {
-    auto now = Clock::now();
-    if (!terminating_) {
-      if (stop_signal != 0) {
-        ::kill(-group_, stop_signal);
-        outcome.forwarded_signal = stop_signal;
-        kill_at_ = now + limits_.grace_after_signal;
-        terminating_ = true;
-      } else if (now >= limits_.deadline) {
-        ::kill(-group_, SIGTERM);
-        outcome.timed_out = true;
-        kill_at_ = now + limits_.grace_after_deadline;
-        terminating_ = true;
-      }
-    } else if (stop_signal != 0 && outcome.forwarded_signal == 0) {  // ours came during the deadline's grace
-      ::kill(-group_, stop_signal);
-      outcome.forwarded_signal = stop_signal;
-      kill_at_ = std::min(kill_at_, now + limits_.grace_after_signal);
-    } else if (!killed_ && now >= kill_at_) {
-      ::kill(-group_, SIGKILL);
-      killed_ = true;
-    }
+  std::future<ChildOutcome> start() {
+    exit_.async_wait(asio::posix::stream_descriptor::wait_read,
+                     [self = shared_from_this()](const boost::system::error_code&) { self->reap(); });
+    deadline_.expires_at(limits_.deadline);
+    deadline_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+      // After our own signal was passed on, the child is already being ended.
+      if (!error && self->outcome_.forwarded_signal == 0) self->terminate(SIGTERM, self->limits_.grace_after_deadline, true);
+    });
+    return done_.get_future();
+  }
+  // Our stop signal, passed on to the child's group (from any thread).
+  void forward(int signal) {
+    asio::post(strand_, [self = shared_from_this(), signal] {
+      if (self->reaped_ || self->outcome_.forwarded_signal != 0) return;
+      self->outcome_.forwarded_signal = signal;
+      self->terminate(signal, self->limits_.grace_after_signal, false);
+    });
   }
 
  private:
-  pid_t group_;
+  // The signal to the group, then SIGKILL after `grace` (the earlier of two such, when both come).
+  void terminate(int signal, std::chrono::milliseconds grace, bool deadline) {
+    if (reaped_) return;
+    ::kill(-pid_, signal);
+    if (deadline) outcome_.timed_out = true;
+    auto kill_at = Clock::now() + grace;
+    if (kill_armed_ && kill_.expiry() <= kill_at) return;
+    kill_armed_ = true;
+    kill_.expires_at(kill_at);
+    kill_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+      if (!error && !self->reaped_) ::kill(-self->pid_, SIGKILL);
+    });
+  }
+  void reap() {
+    int status = 0;
+    pid_t waited = ::waitpid(pid_, &status, WNOHANG);
+    if (waited == 0) {  // readable, yet not exited (should not happen): wait again
+      exit_.async_wait(asio::posix::stream_descriptor::wait_read,
+                       [self = shared_from_this()](const boost::system::error_code&) { self->reap(); });
+      return;
+    }
+    reaped_ = true;
+    deadline_.cancel();
+    kill_.cancel();
+    if (waited < 0) {
+      outcome_.status = 127;
+      outcome_.spawn_error = fmt::format("lost track of the child: {}", std::strerror(errno));
+    } else {
+      outcome_.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    done_.set_value(outcome_);
+  }
+
+  asio::strand<asio::any_io_executor> strand_;
+  asio::posix::stream_descriptor exit_;  // owns the pidfd
+  asio::steady_timer deadline_, kill_;
+  pid_t pid_;
   ChildLimits limits_;
-  bool terminating_ = false;  // SIGTERM or the forwarded signal was sent
-  Clock::time_point kill_at_{};
-  bool killed_ = false;
+  ChildOutcome outcome_;
+  bool reaped_ = false, kill_armed_ = false;
+  std::promise<ChildOutcome> done_;
 };
 
 }  // namespace
 
-ChildOutcome run_child(const std::vector<std::string>& argv, const ChildLimits& limits,
-                       const std::atomic<int>& stop_signal) {
+ChildOutcome run_child(probes::Executor& executor, const std::vector<std::string>& argv, const ChildLimits& limits,
+                       probes::StopSignals& stop, int nth) {
   ChildOutcome outcome;
   auto pid = spawn_in_own_group(argv, limits.stdout_to_stderr, outcome.spawn_error);
   if (!pid) {
     outcome.status = 127;
     return outcome;
   }
-  Terminator terminator(*pid, limits);
-  int status = 0;
-  while (true) {
-    pid_t waited = waitpid(*pid, &status, WNOHANG);
-    if (waited == *pid) break;
-    if (waited < 0 && errno != EINTR) {  // not ours to wait for any more: nothing to report
-      outcome.status = 127;
-      outcome.spawn_error = fmt::format("lost track of {}: {}", argv.front(), std::strerror(errno));
-      return outcome;
-    }
-    terminator.tick(outcome, stop_signal.load());
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  // The syscall itself: glibc 2.36's <sys/pidfd.h> declares pidfd_open without C linkage for C++.
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0));
+  if (pidfd < 0) {  // a kernel before 5.3: the child runs unwatched; end it rather than lose track of it
+    ::kill(-*pid, SIGKILL);
+    ::waitpid(*pid, nullptr, 0);
+    return {127, fmt::format("cannot watch {}: pidfd_open: {}", argv.front(), std::strerror(errno)), false, 0};
   }
-  outcome.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return outcome;
+  auto watch = std::make_shared<ChildWatch>(executor, *pid, pidfd, limits);
+  auto result = watch->start();
+  probes::StopSubscription forwarding(&stop, [watch, nth](int which, int signal) {
+    if (which == nth) watch->forward(signal);
+  });
+  if (int signal = stop.signal(nth)) watch->forward(signal);  // it came before the subscription
+  // The child is SIGKILLed by the later of its two graces at most: this bound is never reached.
+  auto bound = std::max(limits.deadline + limits.grace_after_deadline, Clock::now() + limits.grace_after_signal) +
+               std::chrono::seconds(5);
+  if (result.wait_until(bound) != std::future_status::ready)
+    return {127, fmt::format("lost track of {}: it did not exit after SIGKILL", argv.front()), true, 0};
+  return result.get();
 }
 
 }  // namespace zkverify::verifier

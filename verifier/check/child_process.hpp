@@ -1,12 +1,12 @@
 #pragma once
 // Running the COMMAND that step (and roll) wrap: bounded by a deadline, stopped on our own stop signal.
 
-#include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
 
-#include "probes/keeper.hpp"  // Clock
+#include "model/facts/clock.hpp"
+#include "probes/executor.hpp"
 
 namespace zkverify::verifier {
 
@@ -28,10 +28,11 @@ struct ChildLimits {
 };
 
 // Runs `argv` (argv[0] looked up in PATH) with our stdin/stdout/stderr (but see
-// ChildLimits::stdout_to_stderr), in a process group of its own
-// so that whatever it starts can be terminated with it, until it exits or `limits` end it. While it
-// runs, `stop_signal` turning non-zero (SIGINT/SIGTERM to us) is passed on to its group.
-ChildOutcome run_child(const std::vector<std::string>& argv, const ChildLimits& limits,
-                       const std::atomic<int>& stop_signal);
+// ChildLimits::stdout_to_stderr), in a process group of its own so that whatever it starts can be
+// terminated with it, until it exits or `limits` end it. The `nth` stop signal to us (SIGINT or
+// SIGTERM; also one that came before) is passed on to its group. Its exit is an event on the
+// executor (a pidfd), as are the deadlines: the calling thread only waits.
+ChildOutcome run_child(probes::Executor& executor, const std::vector<std::string>& argv, const ChildLimits& limits,
+                       probes::StopSignals& stop, int nth = 1);
 
 }  // namespace zkverify::verifier

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <future>
+#include <memory>
 #include <mutex>
 #include <ostream>
 #include <random>
@@ -134,7 +135,7 @@ class ReportedProbes {
 
 }  // namespace
 
-EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keepers,
+EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor, probes::KeeperFactory& keepers,
                      const std::optional<MarkerPlan>& marker) {
   // The budget: probes get half (all servers at once, so a stalled one costs at most that), the round
   // trip what is left; a tenth is kept back for closing sessions and printing.
@@ -158,17 +159,18 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keep
     if (sessions && probes::joins_round_trip(probe)) ahead.open(probe.address);
   });
   std::chrono::microseconds probe_took{};
-  auto probing = std::async(std::launch::async, [&] {
-    try {
-      auto probed = probes::probe_servers(options.servers, limits, probes::system_resolver(),
-                                          [&](const ServerProbe& probe) { reported.add(probe); });
-      probe_took = since(start);
-      return probed;
-    } catch (...) {
-      reported.close();  // the round trip need not wait for servers that will never be reported
-      throw;             // to probing.get()
-    }
-  });
+  auto probed = std::make_shared<std::promise<std::vector<ServerProbe>>>();
+  auto probing = probed->get_future();
+  auto abandon = probes::start_probe_servers(
+      executor, options.servers, limits, probes::system_resolver(),
+      [&reported](const ServerProbe& probe) { reported.add(probe); },
+      [probed, &probe_took, &reported, start](std::vector<ServerProbe> probes) {
+        probe_took = since(start);
+        reported.close();  // a run ended early (a stop) reports no more servers
+        probed->set_value(std::move(probes));
+      });
+  // The sidecar's SIGTERM ends its cycle at once (the sessions' stop ends the round trip).
+  probes::StopSubscription on_stop(options.abandoned_by_stop ? &executor.stop() : nullptr, [abandon](int, int) { abandon(); });
   facts.write_skipped = options.no_write;
   if (sessions) {
     // probe_servers' own backstop: every server is reported by then.
@@ -177,7 +179,7 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keep
     plan.close_deadline = start + options.timeout;
     if (!plan.servers.empty()) facts.round_trip = probes::run_round_trip(plan, keepers, &ahead);
   }
-  facts.probes = probing.get();
+  facts.probes = probing.get();  // by probe_end + 200 ms: start_probe_servers' promise
   facts.timings.probe = probe_took;
   if (facts.round_trip) {
     auto probe = facts.timings.probe;
@@ -195,12 +197,12 @@ struct CheckResult {
   std::optional<Ledger> next_ledger;
 };
 
-CheckResult check_with_ledger(const EnsembleOptions& options, probes::KeeperFactory& keepers,
+CheckResult check_with_ledger(const EnsembleOptions& options, const Context& context,
                               const std::optional<Ledger>& ledger) {
   MarkerPlan marker{marker_path(options.namespace_path), std::nullopt};
   if (!ledger || !ledger->marker) marker.create_with = marker_content();
   else marker.path = ledger->marker->path;
-  auto facts = gather(options, keepers, marker);
+  auto facts = gather(options, context.executor, context.keepers, marker);
   CheckResult result{judged(facts), std::nullopt};
   auto outcome = apply_ledger(facts, result.report, ledger, iso_now());
   for (auto& finding : outcome.findings) result.report.findings.push_back(std::move(finding));
@@ -237,18 +239,18 @@ EnsembleOptions within_what_is_left(const EnsembleOptions& options, Clock::time_
   return left;
 }
 
-Report check_and_record(const EnsembleOptions& options, LedgerUse& use, probes::KeeperFactory& keepers,
-                        std::ostream& err, const LedgerDecision& decide) {
+Report check_and_record(const EnsembleOptions& options, LedgerUse& use, const Context& context,
+                        const LedgerDecision& decide) {
   if (!use.state_file) {
-    auto report = judged(gather(options, keepers));
+    auto report = judged(gather(options, context.executor, context.keepers));
     Ledger scratch;
     if (decide) decide(report, scratch);
     return report;
   }
   auto started = Clock::now();
   StateFile state(*use.state_file, options.timeout);
-  auto ledger = ledger_to_use(state, use, err);
-  auto result = check_with_ledger(within_what_is_left(options, started), keepers, ledger);
+  auto ledger = ledger_to_use(state, use, context.err);
+  auto result = check_with_ledger(within_what_is_left(options, started), context, ledger);
   if (decide) decide(result.report, *result.next_ledger);
   state.write(to_json(*result.next_ledger));
   return std::move(result.report);

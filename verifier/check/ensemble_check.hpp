@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "probes/executor.hpp"
 #include "probes/keeper.hpp"
+#include "verifier/check/context.hpp"
 #include "model/judge/checks.hpp"
 #include "model/judge/ledger.hpp"
 #include "model/render/format.hpp"
@@ -26,6 +28,8 @@ struct EnsembleOptions {
   // Ask only the four-letter words that can change the verdict (quorum); others keep every word
   // (the sidecar's readiness reads mntr's zk_peer_state on every server).
   bool verdict_words_only = false;
+  // A stop signal abandons the check at once (the sidecar's SIGTERM), rather than letting it end.
+  bool abandoned_by_stop = false;
 };
 
 // What the durability marker needs from a round trip.
@@ -36,7 +40,7 @@ struct MarkerPlan {
 
 // Gathers the facts within options.timeout: the probes (half of it, at most), and the round trip
 // from the moment every server was reported (for quorum once its srvr is in) to the deadline.
-EnsembleFacts gather(const EnsembleOptions& options, probes::KeeperFactory& keepers,
+EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor, probes::KeeperFactory& keepers,
                      const std::optional<MarkerPlan>& marker = std::nullopt);
 
 // `options` with the --timeout that is left since `started` (at least 1 ms: a check always runs).
@@ -53,10 +57,10 @@ struct LedgerUse {
 using LedgerDecision = std::function<void(const Report& report, Ledger& next)>;
 
 // One check under the state file's lock (when there is one): read the ledger (forgetting it first
-// when reset_pending, which it then clears, saying on `err` what it forgot), check, `decide`, store
-// the new ledger. Waiting for the lock comes out of options.timeout.
-Report check_and_record(const EnsembleOptions& options, LedgerUse& ledger, probes::KeeperFactory& keepers,
-                        std::ostream& err, const LedgerDecision& decide = nullptr);
+// when reset_pending, which it then clears, saying on context.err what it forgot), check, `decide`,
+// store the new ledger. Waiting for the lock comes out of options.timeout.
+Report check_and_record(const EnsembleOptions& options, LedgerUse& ledger, const Context& context,
+                        const LedgerDecision& decide = nullptr);
 
 // Renders per --output; text with `verbose` ends with where the time went (JSON always says it).
 std::string render(const Report& report, OutputFormat output, bool verbose = false);

@@ -3,13 +3,12 @@
 #include <ostream>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/check/ensemble_check.hpp"
 #include "model/judge/restart_plan.hpp"
-#include "model/render/json_text.hpp"
+#include "model/render/restart_view.hpp"
 #include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
@@ -32,19 +31,9 @@ class OrderCommand final : public Command {
     const auto& context = authenticated.context();
     auto probing = options_;
     probing.no_write = true;  // the order needs modes only
-    auto report = judge(gather(probing, context.keepers));
+    auto report = judge(gather(probing, context.executor, context.keepers));
     auto steps = restart_order(report);
-    if (options_.output == OutputFormat::json) {
-      nlohmann::json json{{"order", nlohmann::json::array()}, {"servers", nlohmann::json::array()}};
-      for (const auto& step : steps) {
-        json["order"].push_back(step.name);
-        json["servers"].push_back({{"name", step.name}, {"reason", step.reason}});
-      }
-      json["verdict"] = to_string(report.verdict);
-      context.out << json_text(json) << "\n";
-    } else {
-      for (const auto& step : steps) context.out << step.name << "\n";
-    }
+    context.out << render_order(report, steps, options_.output);
     if (report.verdict != Verdict::healthy)
       context.err << fmt::format("zkverify order: the ensemble is {} now; check it with zkverify quorum before restarting\n",
                                  to_string(report.verdict));

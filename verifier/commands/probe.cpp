@@ -39,7 +39,7 @@ class ProbeCommand final : public Command {
     AuthenticatedContext authenticated(options_.auth_file, given);
     const auto& context = authenticated.context();
     auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
-    auto result = run_cycle(options_, local, context.keepers);
+    auto result = run_cycle(options_, local, context.executor, context.keepers);
     const auto& readiness = result.readiness;
     if (readiness.ready)
       context.out << fmt::format("ready: {} (sync proof: {})\n", local, to_string(readiness.proof));

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <ostream>
-#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -81,7 +80,7 @@ class QuorumCommand final : public Command {
     const auto& context = authenticated.context();
     LedgerUse ledger{options_.state_file, options_.reset_state};
     auto report = options_.wait ? wait_until_stable(context, ledger)
-                                : check_and_record(options_, ledger, context.keepers, context.err);
+                                : check_and_record(options_, ledger, context);
     // The command's, not only the last check's: the ledger's lock, and with --wait every attempt.
     if (report.timings)
       report.timings->total = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
@@ -97,7 +96,7 @@ class QuorumCommand final : public Command {
     auto give_up = started + *options_.wait;
     int streak = 0;
     for (int attempt = 1;; ++attempt) {
-      auto report = check_and_record(options_, ledger, context.keepers, context.err);
+      auto report = check_and_record(options_, ledger, context);
       streak = report.verdict == Verdict::healthy ? streak + 1 : 0;
       auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
       context.err << fmt::format("zkverify: [{:>7}] attempt {}: {}{}, healthy {}/{} in a row\n", format_duration(elapsed),
@@ -112,7 +111,7 @@ class QuorumCommand final : public Command {
         context.err << fmt::format("zkverify: --wait {} is over\n", format_duration(*options_.wait));
         return report;
       }
-      std::this_thread::sleep_for(options_.interval);
+      context.executor.stop().wait_until(Clock::now() + options_.interval);
     }
   }
 

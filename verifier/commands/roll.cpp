@@ -6,7 +6,6 @@
 #include <mutex>
 #include <ostream>
 #include <set>
-#include <thread>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,6 +21,7 @@
 #include "model/render/report_view.hpp"
 #include "model/render/roll_view.hpp"
 #include "model/facts/time_text.hpp"
+#include "model/render/step_view.hpp"
 #include "model/render/watch_view.hpp"
 #include "verifier/store/ledger_file.hpp"
 #include "verifier/store/state_file.hpp"
@@ -125,7 +125,7 @@ std::set<std::string> RollCommand::round_at_start() const {
 }
 
 probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) const {
-  auto order = restart_order(judge(gather(check_options(plan_), context.keepers)));
+  auto order = restart_order(judge(gather(check_options(plan_), context.executor, context.keepers)));
   std::vector<ServerAddress> servers;
   for (const auto& step : order)
     servers.push_back(*std::ranges::find(plan_.servers, step.name, &ServerAddress::name));
@@ -135,7 +135,7 @@ probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) c
 }
 
 int RollCommand::dry_run(const Context& context, const std::set<std::string>& skipped) {
-  auto report = judge(gather(check_options(plan_), context.keepers));
+  auto report = judge(gather(check_options(plan_), context.executor, context.keepers));
   auto plan = plan_roll(report, skipped);
   context.out << render_roll_plan(report, plan, output_);
   return report.verdict == Verdict::healthy && plan.all_safe() ? kExitHealthy : kExitDegraded;
@@ -150,13 +150,11 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
   auto run = run_restart(plan_, ledger, context);
   auto step = record_of(server, run, started_);
   step.longest_unavailable = engine.take_longest_unavailable();
-  step.findings = step_findings(plan_, run);
+  step.findings = step_findings(step_facts(plan_, run));
   plan_.command = std::move(command);
   auto totals = engine.totals();
-  step.summary = step_summary(server, run, step.longest_unavailable, totals);
-  bool ok = step.findings.empty() && step.verdict == Verdict::healthy &&
-            std::ranges::none_of(judge_watch(totals, tuning_.max_unavailable),
-                                 [](const Finding& f) { return f.severity == Severity::critical; });
+  step.summary = render_step_summary(server, run.outcome.status, run.timeline, step.longest_unavailable, totals);
+  bool ok = step_verdict(run.report, step.findings, judge_watch(totals, tuning_.max_unavailable)) == Verdict::healthy;
   std::lock_guard lock(out_mutex_);
   if (output_ == OutputFormat::text) context.out << step.summary << "\n";
   roll_.steps.push_back(std::move(step));
@@ -164,9 +162,10 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
 }
 
 void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::WatchEngine& engine) {
+  auto& stop = context.executor.stop();
   std::set<std::string> done = roll_.skipped;
   while (true) {
-    if (g_stop_requested) {
+    if (stop.requested()) {
       roll_.stopped_by_signal = true;
       return;
     }
@@ -185,20 +184,19 @@ void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::W
                                                         : "not safe to restart: " + decision.safety.reason};
       return;
     }
-    if (g_stop_requested) {  // came while the check ran: the approval it just recorded is not used
+    if (stop.requested()) {  // came while the check ran: the approval it just recorded is not used
       forget_approval(plan_, *decision.server);
       roll_.stopped_by_signal = true;
       return;
     }
     if (!run_one(context, ledger, engine, *decision.server)) return;
     done.insert(*decision.server);
-    for (auto end = Clock::now() + pause_; Clock::now() < end && !g_stop_requested;)  // a signal ends the pause
-      std::this_thread::sleep_for(milliseconds(50));
+    stop.wait_until(Clock::now() + pause_);  // a signal ends the pause
   }
 }
 
 int RollCommand::finish(const Context& context, probes::WatchEngine& engine) {
-  if (g_second_stop_signal) engine.stop_quickly(milliseconds(300));
+  if (context.executor.stop().requested(2)) engine.stop_quickly(milliseconds(300));
   else engine.stop();
   std::lock_guard lock(out_mutex_);
   roll_.duration_ms = static_cast<long>(std::chrono::duration_cast<milliseconds>(Clock::now() - started_).count());
@@ -215,14 +213,14 @@ int RollCommand::finish(const Context& context, probes::WatchEngine& engine) {
 int RollCommand::run(const Context& given) {
   AuthenticatedContext authenticated(auth_file_, given);
   const auto& context = authenticated.context();
-  plan_.interrupt = &g_second_stop_signal;
-  install_stop_signals();
+  plan_.interrupt_at = 2;
+  context.executor.stop().install();
   for (const auto& server : plan_.servers) roll_.servers.push_back(server.name);
   roll_.skipped = round_at_start();
   if (dry_run_) return dry_run(context, roll_.skipped);
   LedgerUse ledger{plan_.state_file, false};
   started_ = Clock::now();
-  probes::WatchEngine engine(watch_in_roll_order(context), context.keepers,
+  probes::WatchEngine engine(watch_in_roll_order(context), context.executor, context.keepers,
                              [&](const WatchEvent& event) {
                                std::lock_guard lock(out_mutex_);
                                roll_.events.push_back(event);

@@ -11,7 +11,7 @@
 #include "verifier/check/ensemble_check.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "model/judge/restart_plan.hpp"
-#include "model/render/json_text.hpp"
+#include "model/render/restart_view.hpp"
 #include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
@@ -41,16 +41,13 @@ class SafeToRestartCommand final : public Command {
     const auto& context = authenticated.context();
     LedgerUse ledger{state_file_, false};
     RestartSafety safety;
-    check_and_record(options_, ledger, context.keepers, context.err, [&](const Report& report, Ledger& next) {
+    check_and_record(options_, ledger, context, [&](const Report& report, Ledger& next) {
       safety = restart_safety(report, name_, next.restarted, going_down(next, name_, std::chrono::system_clock::now()));
       if (!safety.safe) return;
       record_restarted(next, name_, report.servers);  // the round: the leader goes after the others
       approve_in_flight(next, report, name_, iso_now());
     });
-    if (options_.output == OutputFormat::json)
-      context.out << json_text({{"server", name_}, {"safe", safety.safe}, {"reason", safety.reason}}) << "\n";
-    else
-      context.out << (safety.safe ? "safe: " : "not safe: ") << safety.reason << "\n";
+    context.out << render_safety(name_, safety, options_.output);
     return safety.safe ? kExitHealthy : kExitDegraded;
   }
 

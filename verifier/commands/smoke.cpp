@@ -42,14 +42,14 @@ double seconds_since(Clock::time_point start) {
 int serving_count(const Report& report) { return static_cast<int>(serving_servers(report).size()); }
 
 // The ensemble's facts and judgement, without writing (the cases write).
-Report look(const SmokeOptions& options, probes::KeeperFactory& keepers) {
+Report look(const SmokeOptions& options, const Context& context) {
   auto probing = static_cast<EnsembleOptions>(options);
   probing.no_write = true;
-  return judge(gather(probing, keepers));
+  return judge(gather(probing, context.executor, context.keepers));
 }
 
 // The serving servers, in list order, as the cases' plan.
-probes::SmokePlan plan_for(const SmokeOptions& options, const Report& report) {
+probes::SmokePlan plan_for(const SmokeOptions& options, const Report& report, const probes::StopSignals& stop) {
   probes::SmokePlan plan;
   auto serving = serving_servers(report);
   for (const auto& server : options.servers)
@@ -59,7 +59,7 @@ probes::SmokePlan plan_for(const SmokeOptions& options, const Report& report) {
   plan.run_path = probes::smoke_run_path(options.namespace_path);
   plan.ops = options.ops;
   plan.case_timeout = options.timeout;
-  plan.stop_requested = [] { return g_stop_requested.load(); };
+  plan.stop_requested = [&stop] { return stop.requested(); };
   return plan;
 }
 
@@ -101,11 +101,11 @@ class SmokeCommand final : public Command {
   int run(const Context& given) override {
     AuthenticatedContext authenticated(options_.auth_file, given);
     const auto& context = authenticated.context();
-    install_stop_signals();
+    context.executor.stop().install();
     auto started = Clock::now();
     auto wall = std::chrono::system_clock::now();
     auto [report, was_ready] = options_.wait ? wait_for_ensemble(context, started)
-                                             : std::pair{look(options_, context.keepers), true};
+                                             : std::pair{look(options_, context), true};
     std::vector<CaseResult> cases;
     bool unreachable = !was_ready;
     if (!was_ready) {
@@ -129,12 +129,13 @@ class SmokeCommand final : public Command {
     if (unreachable) return kExitCritical;
     // A case skipped because it cannot apply (one server: no session move) fails nothing; an
     // interrupted run verified less than it should have.
-    return count(cases, CaseOutcome::failed) == 0 && !g_stop_requested ? kExitHealthy : kExitDegraded;
+    return count(cases, CaseOutcome::failed) == 0 && !context.executor.stop().requested() ? kExitHealthy
+                                                                                           : kExitDegraded;
   }
 
  private:
   std::vector<CaseResult> session_cases(const Report& report, const Context& context) const {
-    auto plan = plan_for(options_, report);
+    auto plan = plan_for(options_, report, context.executor.stop());
     if (plan.servers.empty()) return sessions_not_run(names_of(options_.servers), "no listed server is serving");
     auto seen = probes::run_smoke(plan, context.keepers);
     return judge_sessions(seen, {options_.max_latency});
@@ -149,19 +150,19 @@ class SmokeCommand final : public Command {
       auto probing = options_;  // a probe ends by the end of --wait, whatever --timeout says
       probing.timeout = std::clamp(std::chrono::duration_cast<milliseconds>(give_up - attempt), milliseconds(200),
                                    options_.timeout);
-      auto report = look(probing, context.keepers);
+      auto report = look(probing, context);
       if (ready_for_smoke(report)) return {std::move(report), true};
       context.err << fmt::format("waiting for the ensemble: {}/{} serving, {} ({:.1f}s)\n", serving_count(report),
                                  report.servers.size(), report.leader ? "leader " + *report.leader : "no leader yet",
                                  seconds_since(started))
                   << std::flush;
       auto next = attempt + std::chrono::seconds(1);
-      if (next >= give_up || g_stop_requested) {
+      if (next >= give_up || context.executor.stop().requested()) {
         context.err << fmt::format("zkverify smoke: --wait {} ran out: the ensemble is not ready\n",
                                    format_duration(*options_.wait));
         return {std::move(report), false};
       }
-      while (Clock::now() < next && !g_stop_requested) std::this_thread::sleep_for(milliseconds(50));
+      context.executor.stop().wait_until(next);  // a stop ends the wait
     }
   }
 

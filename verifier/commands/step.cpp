@@ -18,6 +18,7 @@
 #include "model/judge/watch_judge.hpp"
 #include "model/render/json_text.hpp"
 #include "model/render/report_view.hpp"
+#include "model/render/step_view.hpp"
 #include "model/render/watch_view.hpp"
 #include "verifier/commands/options.hpp"
 
@@ -84,11 +85,12 @@ bool StepCommand::ready_to_restart(const Context& context, LedgerUse& ledger) {
 int StepCommand::report_interrupted(const Context& context, probes::WatchEngine& engine, const StepRun& run) {
   auto message = fmt::format("step {}: interrupted by {} while COMMAND ran (passed on to it; it exited {}); the "
                              "ensemble was not checked after it: run zkverify quorum",
-                             plan_.restart, g_stop_signal == SIGINT ? "SIGINT" : "SIGTERM", run.outcome.status);
+                             plan_.restart, context.executor.stop().signal() == SIGINT ? "SIGINT" : "SIGTERM",
+                             run.outcome.status);
   std::lock_guard lock(out_mutex_);
   if (output_ == OutputFormat::json)
     context.out << json_text({{"verdict", "degraded"}, {"interrupted", true}, {"summary", message},
-                              {"step", step_json(plan_.restart, run, message)}, {"watch", to_json(engine.totals())}})
+                              {"step", step_json(plan_.restart, run.outcome.status, run.timeline, message)}, {"watch", to_json(engine.totals())}})
                 << "\n";
   else
     context.out << "\n" << message << "\n";
@@ -97,11 +99,12 @@ int StepCommand::report_interrupted(const Context& context, probes::WatchEngine&
 
 void StepCommand::print_result(const Context& context, const Report& result, const StepRun& run,
                                const WatchTotals& totals) {
-  auto summary = step_summary(plan_.restart, run, totals.longest_unavailable, totals);
+  auto summary =
+      render_step_summary(plan_.restart, run.outcome.status, run.timeline, totals.longest_unavailable, totals);
   std::lock_guard lock(out_mutex_);
   if (output_ == OutputFormat::json) {
     auto json = to_json(result);
-    json["step"] = step_json(plan_.restart, run, summary);
+    json["step"] = step_json(plan_.restart, run.outcome.status, run.timeline, summary);
     json["watch"] = to_json(totals);
     context.out << json_text(json) << "\n";
   } else {
@@ -112,12 +115,13 @@ void StepCommand::print_result(const Context& context, const Report& result, con
 int StepCommand::run(const Context& given) {
   AuthenticatedContext authenticated(auth_file_, given);
   const auto& context = authenticated.context();
-  plan_.interrupt = &g_stop_signal;
-  install_stop_signals();  // from here a signal is passed on to COMMAND, or keeps it from starting
+  plan_.interrupt_at = 1;
+  context.executor.stop().install();  // from here a signal is passed on to COMMAND, or keeps it from starting
   LedgerUse ledger{plan_.state_file, false};
   if (!ready_to_restart(context, ledger)) return kExitDegraded;
 
-  probes::WatchEngine engine(watch_settings(plan_.servers, plan_.namespace_path, tuning_), context.keepers,
+  probes::WatchEngine engine(watch_settings(plan_.servers, plan_.namespace_path, tuning_), context.executor,
+                             context.keepers,
                              [&](const WatchEvent& event) {
                                if (output_ == OutputFormat::json) return;  // one JSON object at the end
                                std::lock_guard lock(out_mutex_);
@@ -133,12 +137,14 @@ int StepCommand::run(const Context& given) {
   else engine.stop();
   if (run.interrupted && run.report.servers.empty()) return report_interrupted(context, engine, run);
 
-  Report result = run.report;
-  for (auto& finding : judge_watch(engine.totals(), tuning_.max_unavailable)) result.findings.push_back(std::move(finding));
-  for (auto& finding : step_findings(plan_, run)) result.findings.push_back(std::move(finding));
+  auto own = step_findings(step_facts(plan_, run));
+  auto watch = judge_watch(engine.totals(), tuning_.max_unavailable);
+  Report result = run.report;  // the last check, with the watch's and the step's findings
+  result.findings.insert(result.findings.end(), watch.begin(), watch.end());
+  result.findings.insert(result.findings.end(), own.begin(), own.end());
   finalize(result);
   print_result(context, result, run, engine.totals());
-  return exit_code(result.verdict);
+  return exit_code(step_verdict(run.report, own, watch));  // roll's rule too
 }
 
 }  // namespace

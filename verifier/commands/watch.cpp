@@ -1,10 +1,7 @@
 #include "verifier/commands/watch.hpp"
 
-#include <csignal>
-#include <ctime>
 #include <mutex>
 #include <ostream>
-#include <thread>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -21,26 +18,6 @@
 namespace zkverify::verifier {
 
 using std::chrono::milliseconds;
-
-std::atomic<bool> g_stop_requested{false};
-std::atomic<int> g_stop_signal{0};
-std::atomic<int> g_second_stop_signal{0};
-
-void install_stop_signals() {
-  struct sigaction action {};
-  action.sa_handler = [](int signal) {
-    static std::atomic<int> received{0};
-    if (received++ > 0) {
-      g_second_stop_signal = signal;
-      return;
-    }
-    g_stop_signal = signal;  // before the flag: whoever sees the flag can tell which signal
-    g_stop_requested = true;
-  };
-  sigemptyset(&action.sa_mask);
-  sigaction(SIGINT, &action, nullptr);
-  sigaction(SIGTERM, &action, nullptr);
-}
 
 void add_watch_tuning_options(CLI::App& command, WatchTuning& tuning) {
   command.add_option_function<double>(
@@ -100,18 +77,23 @@ class WatchCommand final : public Command {
     AuthenticatedContext authenticated(options_.auth_file, given);
     const auto& context = authenticated.context();
     std::mutex out_mutex;
-    probes::WatchEngine engine(watch_settings(options_.servers, options_.namespace_path, options_.tuning), context.keepers,
-                               [&](const WatchEvent& event) {
+    probes::WatchEngine engine(watch_settings(options_.servers, options_.namespace_path, options_.tuning),
+                               context.executor, context.keepers, [&](const WatchEvent& event) {
                                  std::lock_guard lock(out_mutex);
                                  context.out << render_event(event, options_.output) << std::flush;
                                });
-    install_stop_signals();
+    auto& stop = context.executor.stop();
+    stop.install();
     if (auto error = engine.start(Clock::now() + options_.timeout)) {
       context.err << "zkverify watch: cannot start: " << *error << "\n";
       return kExitCritical;
     }
-    auto end = options_.duration ? std::optional(Clock::now() + *options_.duration) : std::nullopt;
-    while (!g_stop_requested && (!end || Clock::now() < *end)) std::this_thread::sleep_for(milliseconds(50));
+    if (options_.duration) {
+      stop.wait_until(Clock::now() + *options_.duration);
+    } else {
+      while (!stop.wait_until(Clock::now() + std::chrono::hours(1))) {
+      }
+    }
     engine.stop();
     auto totals = engine.totals();
     auto findings = judge_watch(totals, options_.tuning.max_unavailable);

@@ -1,8 +1,6 @@
 #pragma once
-// What `zkverify watch` and `zkverify step` share: the watch engine's flags, its settings, and the
-// stop signals.
+// What `zkverify watch`, `step` and `roll` share: the watch engine's flags and its settings.
 
-#include <atomic>
 #include <chrono>
 #include <optional>
 #include <string>
@@ -27,11 +25,5 @@ void add_watch_tuning_options(CLI::App& command, WatchTuning& tuning);
 probes::WatchSettings watch_settings(std::vector<ServerAddress> servers, const std::string& namespace_path,
                                      const WatchTuning& tuning);
 
-// Set by SIGINT/SIGTERM once install_stop_signals() ran; g_stop_signal says which.
-extern std::atomic<bool> g_stop_requested;
-extern std::atomic<int> g_stop_signal;
-// The second SIGINT/SIGTERM's number, 0 before it: roll stops its step only at the second.
-extern std::atomic<int> g_second_stop_signal;
-void install_stop_signals();
 
 }  // namespace zkverify::verifier

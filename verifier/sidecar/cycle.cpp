@@ -16,8 +16,8 @@ namespace {
 // --no-write's proof: the local server's own word on its Zab phase, asked after gather (so the server
 // still sees one connection at a time): mntr's zk_peer_state, else the AdminServer's zabstate when
 // it has an admin port. None when neither answers.
-std::optional<LocalPhase> local_phase(const EnsembleOptions& options, const std::string& local,
-                                      Clock::time_point deadline) {
+std::optional<LocalPhase> local_phase(probes::Executor& executor, const EnsembleOptions& options,
+                                      const std::string& local, Clock::time_point deadline) {
   auto server = std::ranges::find(options.servers, local, &ServerAddress::name);
   auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
   if (server == options.servers.end() || left <= std::chrono::milliseconds(0)) return std::nullopt;
@@ -25,24 +25,25 @@ std::optional<LocalPhase> local_phase(const EnsembleOptions& options, const std:
   limits.deadline = deadline;
   limits.connect_timeout = left;
   limits.exchange_timeout = left;
-  auto mntr = probes::ask_word(*server, "mntr", limits);
+  auto mntr = probes::ask_word(executor, *server, "mntr", limits);
   if (mntr.error == ProbeError::ok)
     if (auto state = parse_peer_state(mntr.reply)) return LocalPhase{SyncProof::peer_state, *state};
   if (!server->admin_port || Clock::now() >= deadline) return std::nullopt;
-  auto zab = probes::ask_admin(*server, "zabstate", limits);
+  auto zab = probes::ask_admin(executor, *server, "zabstate", limits);
   if (zab.error != ProbeError::ok) return std::nullopt;
   return zabstate_phase(zab.reply);
 }
 
 }  // namespace
 
-CycleResult run_cycle(const EnsembleOptions& options, const std::string& local, probes::KeeperFactory& keepers) {
+CycleResult run_cycle(const EnsembleOptions& options, const std::string& local, probes::Executor& executor,
+                      probes::KeeperFactory& keepers) {
   auto started = Clock::now();
-  auto facts = gather(options, keepers);
+  auto facts = gather(options, executor, keepers);
   CycleResult result;
   result.report = judge(facts);
   std::optional<LocalPhase> phase;
-  if (options.no_write) phase = local_phase(options, local, started + options.timeout);
+  if (options.no_write) phase = local_phase(executor, options, local, started + options.timeout);
   result.readiness = judge_readiness(result.report, local, !options.no_write, phase);
   result.checked_at = std::chrono::system_clock::now();
   result.duration = Clock::now() - started;

@@ -45,6 +45,9 @@ class ForwardingKeeper : public probes::Keeper {
     session_->get_and_watch(path, std::move(done), std::move(fired));
   }
   ZkError move_to(const std::string& server) override { return session_->move_to(server); }
+  bool wait_connected_to(const std::string& server, Clock::time_point deadline) const override {
+    return session_->wait_connected_to(server, deadline);
+  }
   bool close_ends_session() const override { return session_->close_ends_session(); }
   void widen() override { session_->widen(); }
 

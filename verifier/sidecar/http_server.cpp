@@ -5,11 +5,11 @@
 #include <atomic>
 #include <map>
 #include <system_error>
-#include <thread>
+#include <condition_variable>
+#include <mutex>
 
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
-#include <boost/asio/io_context.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
@@ -30,17 +30,21 @@ namespace http = beast::http;
 using asio::ip::tcp;
 
 struct HttpServer::Impl {
-  asio::io_context io{1};
-  tcp::acceptor acceptor{io};
+  explicit Impl(probes::Executor& executor) : strand(asio::make_strand(executor.io())), acceptor(strand) {}
+  asio::strand<asio::io_context::executor_type> strand;  // every coroutine of the server runs on it
+  tcp::acceptor acceptor;
   Handler handler;
   HttpLimits limits;
   // Open connections by age (ids increase), so the oldest is the first to drop at the cap.
   std::map<std::uint64_t, std::shared_ptr<beast::tcp_stream>> open;
   std::uint64_t next_id = 0;
   std::atomic<std::size_t> open_count{0};
-  std::thread thread;
   std::uint16_t port = 0;
   bool stopped = false;
+  // The coroutines still running (the accept loop and one per connection): stop() waits for none.
+  std::mutex mutex;
+  std::condition_variable ended;
+  int running = 0;
 
   void drop(std::uint64_t id) {
     auto it = open.find(id);
@@ -48,6 +52,18 @@ struct HttpServer::Impl {
     it->second->close();
     open.erase(it);
     open_count = open.size();
+  }
+  // Starts `coroutine` on the strand, counted in `running` until it ends.
+  void spawn(asio::awaitable<void> coroutine) {
+    {
+      std::lock_guard lock(mutex);
+      ++running;
+    }
+    asio::co_spawn(strand, std::move(coroutine), [this](const std::exception_ptr&) {
+      std::lock_guard lock(mutex);
+      --running;
+      ended.notify_all();
+    });
   }
 };
 
@@ -133,7 +149,7 @@ asio::awaitable<void> accept_loop(Impl& impl) {
     auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
     impl.open.emplace(id, stream);
     impl.open_count = impl.open.size();
-    asio::co_spawn(impl.io, serve_connection(impl, stream, id), asio::detached);
+    impl.spawn(serve_connection(impl, stream, id));
   }
 }
 
@@ -146,7 +162,8 @@ tcp::endpoint endpoint_of(const ListenAddress& address) {
 
 }  // namespace
 
-HttpServer::HttpServer(const ListenAddress& address, Handler handler, HttpLimits limits) : impl_(std::make_unique<Impl>()) {
+HttpServer::HttpServer(probes::Executor& executor, const ListenAddress& address, Handler handler, HttpLimits limits)
+    : impl_(std::make_unique<Impl>(executor)) {
   impl_->handler = std::move(handler);
   impl_->limits = limits;
   auto endpoint = endpoint_of(address);
@@ -160,8 +177,7 @@ HttpServer::HttpServer(const ListenAddress& address, Handler handler, HttpLimits
     throw_usage(fmt::format("--listen: cannot listen on {}:{}: {}", address.host, address.port, e.code().message()));
   }
   impl_->port = impl_->acceptor.local_endpoint().port();
-  asio::co_spawn(impl_->io, accept_loop(*impl_), asio::detached);
-  impl_->thread = std::thread([impl = impl_.get()] { impl->io.run(); });
+  impl_->spawn(accept_loop(*impl_));
 }
 
 HttpServer::~HttpServer() { stop(); }
@@ -170,15 +186,17 @@ std::uint16_t HttpServer::port() const { return impl_->port; }
 
 std::size_t HttpServer::connections() const { return impl_->open_count; }
 
+// Closing the acceptor and the sockets ends every coroutine at its next operation.
 void HttpServer::stop() {
   if (impl_->stopped) return;
   impl_->stopped = true;
-  asio::post(impl_->io, [impl = impl_.get()] {
+  asio::post(impl_->strand, [impl = impl_.get()] {
     boost::system::error_code ignored;
     impl->acceptor.close(ignored);
     while (!impl->open.empty()) impl->drop(impl->open.begin()->first);
   });
-  impl_->thread.join();
+  std::unique_lock lock(impl_->mutex);
+  impl_->ended.wait_until(lock, Clock::now() + std::chrono::seconds(5), [&] { return impl_->running == 0; });
 }
 
 }  // namespace zkverify::verifier

@@ -1,5 +1,5 @@
 #pragma once
-// The sidecar's HTTP server (Boost.Beast, one io_context on a thread of its own). It only moves
+// The sidecar's HTTP server (Boost.Beast, on a strand of the executor). It only moves
 // bytes: routing and pages are pure (routes.hpp). Limits keep it answering whatever clients do:
 // a request head of at most 8 KiB (431 beyond), an idle or slow client dropped after 5 s (the
 // stream's own timer closes the socket), and a cap on connections at which the oldest is dropped,
@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "model/render/sidecar_pages.hpp"
+#include "probes/executor.hpp"
 
 namespace zkverify::verifier {
 
@@ -24,12 +25,12 @@ struct HttpLimits {
 
 class HttpServer {
  public:
-  // Answers a route; runs on the server's thread, so it must not block for long.
+  // Answers a route; runs on the executor, so it must not block for long.
   using Handler = std::function<Response(const Route&)>;
 
   // Binds and listens on `address` (port 0: any free port) and starts serving. Throws a usage
   // error (zkverify::Error) naming the address when it is no IP address or cannot be listened on.
-  HttpServer(const ListenAddress& address, Handler handler, HttpLimits limits = {});
+  HttpServer(probes::Executor& executor, const ListenAddress& address, Handler handler, HttpLimits limits = {});
   // Stops (see stop()).
   ~HttpServer();
   HttpServer(const HttpServer&) = delete;
@@ -39,7 +40,8 @@ class HttpServer {
   [[nodiscard]] std::uint16_t port() const;
   // Connections open right now.
   [[nodiscard]] std::size_t connections() const;
-  // Closes the listener and every connection, then joins the server's thread. Idempotent.
+  // Closes the listener and every connection, and waits (5 s at most) for their coroutines to end.
+  // Idempotent.
   void stop();
 
   struct Impl;  // the io_context, acceptor and connections (public for the coroutines in the .cpp)

@@ -33,7 +33,7 @@ bool StoppableFactory::stop(Clock::time_point deadline) {
   {
     std::lock_guard lock(mutex_);
     stopped_ = true;
-    for (const auto& weak : std::exchange(opened_, {}))
+    for (const auto& weak : opened_)  // kept: a later stop() waits for the same closes
       if (auto session = weak.lock()) open.push_back(std::move(session));
   }
   return probes::close_all(open, deadline) == open.size();

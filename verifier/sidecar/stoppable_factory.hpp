@@ -19,7 +19,8 @@ class StoppableFactory final : public probes::KeeperFactory {
   explicit StoppableFactory(probes::KeeperFactory& keepers);
   std::unique_ptr<probes::Keeper> open(const std::vector<ServerAddress>& servers,
                                        const probes::KeeperOptions& options, probes::Keeper::Listener listener) override;
-  // Closes every session opened and not yet gone, together, by `deadline`; true when all closed in time.
+  // Closes every session opened and not yet gone, together, by `deadline`; true when all closed in
+  // time. A deadline already passed only starts the closes; a later call waits for the same ones.
   bool stop(Clock::time_point deadline);
 
  private:

@@ -1,14 +1,16 @@
 #include "verifier/store/state_file.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <random>
-#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -107,6 +109,26 @@ void keep_access(int fd, const struct stat& old, const fs::path& temp) {
     throw Error(Failure::state_unwritable, fmt::format("chmod {}: {}", temp.string(), os_error()));
 }
 
+// The exclusive flock on `fd`, within `wait`. flock has no timeout, so the lock file is watched
+// (inotify) before the first try: a holder lets go by closing the file, and that close is the event
+// to try again on. Without inotify, one try.
+bool lock_within(int fd, const std::string& lock_path, std::chrono::milliseconds wait) {
+  UniqueFd closes(::inotify_init1(IN_CLOEXEC | IN_NONBLOCK));
+  if (closes.get() >= 0) ::inotify_add_watch(closes.get(), lock_path.c_str(), IN_CLOSE_WRITE | IN_CLOSE_NOWRITE);
+  auto give_up = std::chrono::steady_clock::now() + wait;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - std::chrono::steady_clock::now());
+    if (errno != EWOULDBLOCK || left.count() <= 0 || closes.get() < 0) return false;
+    pollfd event{closes.get(), POLLIN, 0};
+    if (::poll(&event, 1, static_cast<int>(left.count())) > 0) {
+      std::array<char, 4096> drained{};
+      while (::read(closes.get(), drained.data(), drained.size()) > 0) {
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 StateFile::StateFile(fs::path path, std::chrono::milliseconds wait) : path_(std::move(path)) {
@@ -115,14 +137,11 @@ StateFile::StateFile(fs::path path, std::chrono::milliseconds wait) : path_(std:
   if (lock_fd_ < 0)
     throw Error(Failure::state_unreadable,
                 fmt::format("state file {}: cannot open its lock {}: {}", path_.string(), lock_path, os_error()));
-  auto give_up = std::chrono::steady_clock::now() + wait;
-  while (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK || std::chrono::steady_clock::now() >= give_up) {
-      ::close(lock_fd_);
-      throw Error(Failure::state_unreadable, fmt::format("state file {} is locked by another zkverify (lock {}); try again when it is done",
-                                       path_.string(), lock_path));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  if (!lock_within(lock_fd_, lock_path, wait)) {
+    ::close(lock_fd_);
+    throw Error(Failure::state_unreadable,
+                fmt::format("state file {} is locked by another zkverify (lock {}); try again when it is done",
+                            path_.string(), lock_path));
   }
 }
 

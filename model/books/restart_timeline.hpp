@@ -1,0 +1,62 @@
+#pragma once
+// What polling every server's srvr during one server's restart tells, sans I/O: when the server
+// stopped and started serving again, whether the restart really happened, and who led when. Fed
+// one poll at a time with the time it was taken (step's poller polls; tests feed it directly).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/facts/clock.hpp"
+#include "model/facts/facts.hpp"
+
+namespace zkverify {
+
+// What one poll of every server's srvr showed.
+struct PollSeen {
+  Clock::time_point at;
+  std::optional<std::string> leader;             // the server that said it leads
+  bool someone_follows = false;                  // a follower or observer answered: a leader holds a quorum
+  bool target_serving = false;                   // the server being restarted serves
+  std::optional<std::int64_t> target_received;   // its srvr "Received" count
+};
+
+// A poll's probes as PollSeen, for the restart of `target`.
+PollSeen poll_seen(const std::vector<ServerProbe>& probed, const std::string& target, Clock::time_point at);
+
+// What the polls saw while a step ran.
+struct StepTimeline {
+  std::optional<std::chrono::milliseconds> downtime;  // the longest time the server did not serve
+  std::optional<std::string> leader_before, leader_after;
+  std::chrono::milliseconds longest_leaderless{0};    // the election, when the leader moved
+  using Span = std::pair<Clock::time_point, Clock::time_point>;
+  std::optional<Span> down_window, leaderless_window;  // when (for roll's timeline)
+  // The server was seen not serving in two polls in a row, or its srvr "Received" count fell (it
+  // counts from zero again after a restart): the restart happened, not just a COMMAND that returned.
+  bool restart_seen = false;
+};
+
+class RestartTimeline {
+ public:
+  // `leader_before`: the leader as the check before the step saw it (the first polls can miss it).
+  explicit RestartTimeline(std::optional<std::string> leader_before);
+
+  void polled(const PollSeen& seen);
+  // The timeline so far; a downtime still running counts until `now`.
+  [[nodiscard]] StepTimeline timeline(Clock::time_point now) const;
+  [[nodiscard]] bool restart_seen() const { return timeline_.restart_seen; }
+
+ private:
+  void note_restart(const PollSeen& seen);
+  void note_downtime(const PollSeen& seen);
+  void note_leader(const PollSeen& seen);
+
+  StepTimeline timeline_;
+  std::optional<Clock::time_point> down_since_, leaderless_since_;
+  int polls_not_serving_ = 0;
+  std::optional<std::int64_t> last_received_;
+};
+
+}  // namespace zkverify

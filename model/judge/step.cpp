@@ -1,0 +1,47 @@
+#include "model/judge/step.hpp"
+
+#include <fmt/format.h>
+
+#include "model/facts/time_text.hpp"
+#include "model/judge/checks.hpp"
+
+namespace zkverify {
+
+std::vector<Finding> step_findings(const StepFacts& step) {
+  std::vector<Finding> findings;
+  auto bound = format_duration(step.timeout);
+  if (step.timed_out)
+    findings.push_back(make_finding(FindingCode::command_timed_out, step.server,
+                                    fmt::format("COMMAND ({}) was still running after --timeout {}: its process group "
+                                                "got SIGTERM, then SIGKILL if it had not exited; it exited {}",
+                                                step.command, bound, step.command_status)));
+  else if (step.command_status != 0)
+    findings.push_back(make_finding(
+        FindingCode::command_failed, step.server,
+        fmt::format("COMMAND exited {}{}", step.command_status, step.spawn_error.empty() ? "" : ": " + step.spawn_error)));
+  if (step.interrupted)
+    findings.push_back(make_finding(FindingCode::interrupted, step.server, "interrupted by a signal before the end"));
+  else if (!step.timed_out && !step.restart_seen)
+    findings.push_back(make_finding(
+        FindingCode::not_restarted, step.server,
+        fmt::format("{} was never seen down and its srvr Received count never fell within {}: COMMAND exited {} "
+                    "without restarting it, or returned before it stopped (use a COMMAND that waits for the server "
+                    "to stop)",
+                    step.server, bound, step.command_status)));
+  else if (!step.timed_out && step.healthy_streak < step.stable)
+    findings.push_back({step.last_verdict == Verdict::critical ? Severity::critical : Severity::warning,
+                        FindingCode::not_recovered, step.server,
+                        fmt::format("the ensemble was not healthy {} times in a row within {}", step.stable, bound)});
+  return findings;
+}
+
+Verdict step_verdict(const Report& last_check, const std::vector<Finding>& step_findings,
+                     const std::vector<Finding>& watch_findings) {
+  Report all = last_check;
+  all.findings.insert(all.findings.end(), step_findings.begin(), step_findings.end());
+  all.findings.insert(all.findings.end(), watch_findings.begin(), watch_findings.end());
+  finalize(all);
+  return all.verdict;
+}
+
+}  // namespace zkverify

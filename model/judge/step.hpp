@@ -1,0 +1,36 @@
+#pragma once
+// One restart step, judged: what step and roll report of it (its own findings), and the one rule
+// both use for whether it went well.
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "model/judge/report.hpp"
+
+namespace zkverify {
+
+// What a step did, as the judge needs it.
+struct StepFacts {
+  std::string server;   // the server COMMAND restarts
+  std::string command;  // COMMAND, as one line
+  std::chrono::milliseconds timeout{0};  // the step's bound
+  int stable = 3;                        // healthy checks in a row that end the wait
+  int command_status = 0;
+  std::string spawn_error;  // why COMMAND never ran
+  bool timed_out = false;   // COMMAND ran past the bound
+  bool interrupted = false;  // a stop signal ended the step
+  bool restart_seen = false;
+  int healthy_streak = 0;
+  Verdict last_verdict = Verdict::healthy;  // the last check's
+};
+
+// command-timed-out or command-failed; interrupted, not-restarted or not-recovered.
+std::vector<Finding> step_findings(const StepFacts& step);
+
+// The step's verdict: the last check's, made worse by the step's own findings and the watch's. A
+// step went well (step exits 0, roll goes on) only when it is healthy.
+Verdict step_verdict(const Report& last_check, const std::vector<Finding>& step_findings,
+                     const std::vector<Finding>& watch_findings);
+
+}  // namespace zkverify

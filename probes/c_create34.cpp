@@ -1,0 +1,43 @@
+#include "probes/c_create34.hpp"
+
+namespace zkverify::probes::c_client {
+
+namespace {
+
+// The created node's stat, from exists on the same session (it reads its own write).
+void stat_created(const PlainCreate& create, CreateResult created, Keeper::Callback<CreateResult> done) {
+  auto path = created.path;
+  auto request = std::make_shared<Request<StatResult>>(
+      create.core->strand(), [created = std::move(created), done = std::move(done)](StatResult stat) mutable {
+        if (stat.error == ZkError::ok) created.stat = stat.stat;
+        else created.error = stat.error;  // created, but its czxid is unknown: the path says what to remove
+        done(std::move(created));
+      });
+  submit_to(*create.slot, request,
+            [&](zhandle_t* zh, const void* context) { return zoo_aexists(zh, path.c_str(), 0, &on_stat, context); });
+}
+
+}  // namespace
+
+void create_then_stat(const std::shared_ptr<const PlainCreate>& create, bool may_retry,
+                      Keeper::Callback<CreateResult> done) {
+  auto request = std::make_shared<Request<CreateResult>>(
+      create->core->strand(), [create, may_retry, done = std::move(done)](CreateResult created) mutable {
+        if (created.error == ZkError::connection_loss && may_retry) {
+          create->core->when_connected(create->reconnect_deadline, [create, done](bool connected) mutable {
+            if (connected) return create_then_stat(create, false, std::move(done));
+            done(with_error<CreateResult>(ZCONNECTIONLOSS));
+          });
+        } else if (created.error == ZkError::ok) {
+          stat_created(*create, std::move(created), std::move(done));
+        } else {
+          done(std::move(created));
+        }
+      });
+  submit_to(*create->slot, request, [&](zhandle_t* zh, const void* context) {
+    return zoo_acreate(zh, create->path.c_str(), create->data.data(), static_cast<int>(create->data.size()),
+                       create->acl, create_flags(create->mode), &on_created_path, context);
+  });
+}
+
+}  // namespace zkverify::probes::c_client

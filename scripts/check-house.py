@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The house rules a compiler does not check, over every source of zkverify; prints each breach as
+FILE:LINE: what, and exits 1 if there is any.
+
+- Includes go only downward (ARCHITECTURE.md): each folder may include itself and the folders below
+  it, never above; the model includes no I/O header of the system or of a library either.
+- No detached thread (`.detach()`), no sleeping poll loop (`sleep_for` / `sleep_until`) outside the
+  tests: waits are timers and condition variables with deadlines.
+- No function longer than 60 lines (scripts/function-lengths.py's reading of a function).
+- No test name with a ';' (CTest splits it into two entries that match no test).
+"""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parent.parent
+
+# Each folder, and the folders it may include (besides itself). Order is the layering, bottom first.
+LAYERS = {
+    "model/facts": [],
+    "model/parse": ["model/facts"],
+    "model/books": ["model/facts"],
+    "model/judge": ["model/facts", "model/parse", "model/books"],
+    "model/render": ["model/facts", "model/parse", "model/books", "model/judge"],
+    "probes": ["model"],
+    "verifier/store": ["model", "probes/io.hpp"],
+    "verifier/check": ["model", "probes", "verifier/store"],
+    "verifier/sidecar": ["model", "probes", "verifier/store", "verifier/check"],
+    "verifier/commands": ["model", "probes", "verifier/store", "verifier/check", "verifier/sidecar"],
+    "verifier/main.cpp": ["probes", "verifier/commands"],
+}
+
+# System and library headers that mean I/O, threads or a clock read: never in the model.
+IMPURE = re.compile(
+    r"<(thread|future|mutex|condition_variable|fstream|iostream|filesystem|unistd\.h|sys/.*|netdb\.h|"
+    r"arpa/.*|netinet/.*|spawn\.h|pwd\.h|boost/asio.*|boost/beast.*|zookeeper/.*)>")
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
+
+
+def layer_of(relative):
+    best = None
+    for folder in LAYERS:
+        if relative == folder or relative.startswith(folder + "/"):
+            if best is None or len(folder) > len(best):
+                best = folder
+    return best
+
+
+def allowed(layer, target):
+    if target == layer or target.startswith(layer + "/"):
+        return True
+    if layer == "verifier/main.cpp" and target.startswith("verifier/"):
+        return target.startswith("verifier/commands/")
+    return any(target == a or target.startswith(a + "/") for a in LAYERS[layer])
+
+
+def check_includes(path, relative, problems):
+    layer = layer_of(relative)
+    if layer is None:
+        return
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        match = INCLUDE.match(line)
+        if not match:
+            continue
+        kind, target = match.groups()
+        if kind == '"' and "/" in target and not allowed(layer, target):
+            problems.append(f"{relative}:{number}: {layer} may not include \"{target}\" (includes go only downward)")
+        if kind == "<" and layer.startswith("model/") and IMPURE.match(f"<{target}>"):
+            problems.append(f"{relative}:{number}: the model is pure: <{target}> is I/O, a thread or a clock")
+
+
+def check_patterns(path, relative, problems):
+    if relative.startswith("tests/"):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            name = re.match(r'\s*TEST_CASE\("([^"]*)"', line)
+            if name and ";" in name.group(1):
+                problems.append(f"{relative}:{number}: a test name with ';' (CTest splits it into two entries)")
+        return
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        code = line.split("//")[0]
+        if ".detach()" in code:
+            problems.append(f"{relative}:{number}: a detached thread (join it, or hand the work to the executor)")
+        if re.search(r"\bsleep_(for|until)\s*\(", code):
+            problems.append(f"{relative}:{number}: a sleep (wait for the event, with a deadline: a timer or a condition)")
+
+
+def check_lengths(problems, limit=60):
+    script = TOP / "scripts" / "function-lengths.py"
+    out = subprocess.run([sys.executable, str(script), "100000"], capture_output=True, text=True, check=True).stdout
+    for row in out.splitlines():
+        length, where, *_ = row.split(maxsplit=2)
+        if int(length) > limit:
+            problems.append(f"{where}: a function of {length} lines (at most {limit})")
+
+
+def main():
+    problems = []
+    for root in ("model", "probes", "verifier", "tests"):
+        for path in sorted((TOP / root).rglob("*.[ch]pp")):
+            relative = path.relative_to(TOP).as_posix()
+            check_includes(path, relative, problems)
+            check_patterns(path, relative, problems)
+    check_lengths(problems)
+    for problem in problems:
+        print(problem)
+    if problems:
+        print(f"check-house: {len(problems)} breaches of the house rules", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

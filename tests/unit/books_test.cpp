@@ -1,0 +1,138 @@
+// The books that were buried in threads: the restart's timeline (step's poller) and the sidecar's
+// cycles, fed with polls, results and the time, without a thread or a clock.
+#include <catch2/catch.hpp>
+
+#include "model/books/restart_timeline.hpp"
+#include "model/judge/checks.hpp"
+#include "model/judge/readiness.hpp"
+#include "model/judge/sidecar_book.hpp"
+#include "synthetic.hpp"
+
+using namespace zkverify;
+using namespace std::chrono_literals;
+
+namespace {
+
+const Clock::time_point t0{};
+
+// One poll at t0 + `at`: who leads, whether someone follows, whether the restarted server serves.
+PollSeen poll(std::chrono::milliseconds at, std::optional<std::string> leader, bool target_serving,
+              std::optional<std::int64_t> received = std::nullopt, bool someone_follows = true) {
+  return {t0 + at, std::move(leader), someone_follows, target_serving, received};
+}
+
+CycleResult cycle_of(const EnsembleFacts& facts, const std::string& local) {
+  CycleResult result;
+  result.report = judge(facts);
+  result.readiness = judge_readiness(result.report, local, true, std::nullopt);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("restart timeline: down in two polls, then back: a restart with its downtime and its window", "[books]") {
+  RestartTimeline book(std::string("zoo-1"));
+  book.polled(poll(0ms, "zoo-1", true, 500));
+  book.polled(poll(100ms, "zoo-1", false));
+  CHECK_FALSE(book.restart_seen());  // one missed poll is a refused connection, not yet a restart
+  book.polled(poll(200ms, "zoo-1", false));
+  CHECK(book.restart_seen());
+  book.polled(poll(900ms, "zoo-1", true, 3));
+  auto timeline = book.timeline(t0 + 1s);
+  CHECK(timeline.downtime == 800ms);
+  REQUIRE(timeline.down_window);
+  CHECK(timeline.down_window->first == t0 + 100ms);
+  CHECK(timeline.down_window->second == t0 + 900ms);
+  CHECK(timeline.leader_after == "zoo-1");
+  CHECK(timeline.longest_leaderless == 0ms);
+}
+
+TEST_CASE("restart timeline: a single refused poll is no restart, a Received count that fell is one", "[books]") {
+  RestartTimeline once(std::nullopt);
+  once.polled(poll(0ms, "pzoo-0", true, 900));
+  once.polled(poll(100ms, "pzoo-0", false));
+  once.polled(poll(200ms, "pzoo-0", true, 950));
+  CHECK_FALSE(once.restart_seen());
+  CHECK(once.timeline(t0 + 300ms).downtime == 100ms);
+
+  RestartTimeline quick(std::nullopt);  // restarted between two polls: never seen down
+  quick.polled(poll(0ms, "pzoo-0", true, 900));
+  quick.polled(poll(100ms, "pzoo-0", true, 12));
+  CHECK(quick.restart_seen());
+  CHECK_FALSE(quick.timeline(t0 + 200ms).downtime);
+}
+
+TEST_CASE("restart timeline: a downtime still running counts until now", "[books]") {
+  RestartTimeline book(std::nullopt);
+  book.polled(poll(0ms, "pzoo-0", false));
+  book.polled(poll(100ms, "pzoo-0", false));
+  CHECK(book.timeline(t0 + 2500ms).downtime == 2500ms);
+  CHECK(book.timeline(t0 + 2500ms).down_window->second == t0 + 2500ms);
+}
+
+TEST_CASE("restart timeline: the leader moves, and a poll where followers answer but the leader did not says nothing",
+          "[books]") {
+  RestartTimeline book(std::string("zoo-1"));
+  book.polled(poll(0ms, "zoo-1", true));
+  book.polled(poll(100ms, std::nullopt, false, std::nullopt, false));  // nobody leads, nobody follows
+  book.polled(poll(200ms, std::nullopt, false, std::nullopt, true));   // followers: a leader exists, unseen
+  book.polled(poll(700ms, "pzoo-2", false));
+  auto timeline = book.timeline(t0 + 1s);
+  CHECK(timeline.leader_before == "zoo-1");
+  CHECK(timeline.leader_after == "pzoo-2");
+  CHECK(timeline.longest_leaderless == 600ms);
+  REQUIRE(timeline.leaderless_window);
+  CHECK(timeline.leaderless_window->first == t0 + 100ms);
+}
+
+TEST_CASE("restart timeline: the leader before the step, when the first polls miss it", "[books]") {
+  RestartTimeline book(std::string("zoo-1"));
+  book.polled(poll(0ms, std::nullopt, true, std::nullopt, true));
+  CHECK(book.timeline(t0).leader_before == "zoo-1");
+  RestartTimeline unknown(std::nullopt);
+  unknown.polled(poll(0ms, "pzoo-1", true));
+  CHECK(unknown.timeline(t0).leader_before == "pzoo-1");
+}
+
+TEST_CASE("poll_seen: who leads, whether someone follows, how the restarted server answered", "[books]") {
+  auto facts = synthetic::healthy_five();
+  facts.probes[3] = synthetic::unreachable("zoo-0");
+  facts.probes[4].srvr->facts.received = 77;
+  auto seen = poll_seen(facts.probes, "zoo-1", t0 + 5ms);
+  CHECK(seen.at == t0 + 5ms);
+  CHECK(seen.leader == "pzoo-1");
+  CHECK(seen.someone_follows);
+  CHECK(seen.target_serving);
+  CHECK(seen.target_received == 77);
+  CHECK_FALSE(poll_seen(facts.probes, "zoo-0", t0).target_serving);
+}
+
+TEST_CASE("sidecar book: the first cycle says readiness, leader and verdict, an unchanged one says nothing", "[books]") {
+  SidecarBook book("pzoo-0", 10s, 5s, t0);
+  CHECK(book.status().cycles == 0);
+  CHECK_FALSE(book.status().last);
+  auto first = book.cycle_ended(cycle_of(synthetic::healthy_five(), "pzoo-0"), t0 + 100ms);
+  REQUIRE(first.size() == 3);
+  CHECK(first[1] == "leader pzoo-1");
+  CHECK(book.cycle_ended(cycle_of(synthetic::healthy_five(), "pzoo-0"), t0 + 10100ms).empty());
+  CHECK(book.status().cycles == 2);
+  REQUIRE(book.status().last);
+  CHECK(book.status().local == "pzoo-0");
+
+  auto facts = synthetic::healthy_five();
+  facts.probes[0] = synthetic::unreachable("pzoo-0");
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  auto lines = book.cycle_ended(cycle_of(facts, "pzoo-0"), t0 + 20100ms);
+  REQUIRE(lines.size() == 2);
+  CHECK_THAT(lines[0], Catch::Matchers::Contains("pzoo-0 not ready"));
+}
+
+TEST_CASE("sidecar book: alive while a cycle ended within 3 intervals and the timeout, and the next cycle's time",
+          "[books]") {
+  SidecarBook book("pzoo-0", 10s, 5s, t0);
+  CHECK(book.alive(t0 + 35s));
+  CHECK_FALSE(book.alive(t0 + 35s + 1ms));
+  book.cycle_ended(cycle_of(synthetic::healthy_five(), "pzoo-0"), t0 + 30s);
+  CHECK(book.alive(t0 + 65s));
+  CHECK(book.next_cycle(t0 + 30s) == t0 + 40s);
+}
