@@ -4,7 +4,8 @@
 // session's on a strand of its own, so they keep their order), and a fixed pool of workers for the
 // few calls that block (zookeeper_init, zookeeper_close). The command's own thread drives it like a
 // client: it starts work and waits for results, always with a deadline. Nothing here is global:
-// main() owns one Executor, each test its own.
+// main() owns one Executor, the tests one each. Whatever holds one of its strands or timers (a
+// session, a watch engine, a probe in flight) must be gone before the Executor is.
 
 #include "probes/io.hpp"
 #include <condition_variable>

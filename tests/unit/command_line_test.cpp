@@ -15,7 +15,7 @@
 #include "fake_keeper.hpp"
 #include "fake_peer.hpp"
 #include "test_data.hpp"
-#include "probes/executor.hpp"
+#include "test_executor.hpp"
 #include "verifier/commands/command.hpp"
 
 using Catch::Matchers::Contains;
@@ -62,8 +62,9 @@ Ran run(zkverify::fake::Ensemble& zookeeper, std::vector<std::string> args) {
   std::ostringstream out, err;
   std::vector<const char*> argv{"zkverify"};
   for (const auto& arg : args) argv.push_back(arg.c_str());
-  zkverify::probes::Executor executor;  // its own per run: a stop signal a run requests stays with it
-  verifier::Context context{executor, zookeeper.factory(), out, err};
+  // The tests' shared executor: the fake's sessions, and the watch engines their listeners keep,
+  // outlive the run, and nothing that holds a strand may outlive its executor.
+  verifier::Context context{test_executor(), zookeeper.factory(), out, err};
   int code = verifier::run_command_line(static_cast<int>(argv.size()), argv.data(), context);
   return {code, out.str(), err.str()};
 }

@@ -1,5 +1,8 @@
 #include "fake_keeper.hpp"
 
+#include "fake_dispatcher.hpp"
+#include "fake_tree.hpp"
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -17,177 +20,8 @@ namespace {
 
 // How long a session that lost its connection takes to reconnect.
 constexpr auto kReconnectDelay = std::chrono::milliseconds(50);
-// With reordering on, how long the dispatcher gathers completions before delivering them together.
-constexpr auto kGatherWindow = std::chrono::milliseconds(20);
 // The epoch of every zxid the fake hands out.
 constexpr std::uint64_t kEpoch = 1;
-
-struct Node {
-  std::string data;
-  NodeStat stat;
-  std::int64_t owner = 0;          // the session of an ephemeral node; 0 for a persistent one
-  std::int64_t next_sequence = 0;  // the suffix of this node's next sequential child
-  // The ACL: none is open to all; else digest-only for these credentials ("USER:PASSWORD").
-  std::optional<std::string> acl_owner;
-  bool world_readable = false;
-};
-
-// Which permission an operation needs, on which node (ZooKeeper's checks, simplified).
-enum class Need { read, write, create, remove };
-
-// The ACL of `node` lets a session with `credentials` do what it needs.
-bool allows(const Node& node, const std::optional<Credentials>& credentials, Need need) {
-  if (!node.acl_owner) return true;
-  if (need == Need::read && node.world_readable) return true;
-  return credentials && auth_data(*credentials) == *node.acl_owner;
-}
-
-// Every path to its node; "/" always exists.
-using Tree = std::map<std::string, Node>;
-
-std::string parent_of(const std::string& path) {
-  auto slash = path.rfind('/');
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// A path ZooKeeper accepts: absolute, no empty segment, no trailing slash (but for a sequential
-// node's prefix, which the server completes).
-bool valid_path(const std::string& path, bool sequential) {
-  if (path.empty() || path.front() != '/') return false;
-  if (path == "/") return true;
-  if (path.back() == '/' && !sequential) return false;
-  return path.find("//") == std::string::npos;
-}
-
-// The descendants of `path` are the contiguous run of keys from here that start with its prefix.
-Tree::const_iterator first_descendant(const Tree& tree, const std::string& prefix) {
-  auto first = tree.lower_bound(prefix);
-  return first != tree.end() && first->first == "/" ? std::next(first) : first;
-}
-
-std::string prefix_of_children(const std::string& path) { return path == "/" ? path : path + '/'; }
-
-bool has_children(const Tree& tree, const std::string& path) {
-  auto prefix = prefix_of_children(path);
-  auto first = first_descendant(tree, prefix);
-  return first != tree.end() && first->first.starts_with(prefix);
-}
-
-bool version_matches(const Node& node, std::int32_t version) { return version == -1 || version == node.stat.version; }
-
-bool is_sequential(CreateMode mode) {
-  return mode == CreateMode::persistent_sequential || mode == CreateMode::ephemeral_sequential;
-}
-bool is_ephemeral(CreateMode mode) {
-  return mode == CreateMode::ephemeral || mode == CreateMode::ephemeral_sequential;
-}
-
-std::string sequence_suffix(std::int64_t sequence) {
-  char digits[16];
-  std::snprintf(digits, sizeof digits, "%010lld", static_cast<long long>(sequence));
-  return digits;
-}
-
-CreateResult create_node(Tree& tree, const std::string& path, const std::string& data, CreateMode mode,
-                                 std::int64_t session, Zxid zxid) {
-  CreateResult result;
-  if (!valid_path(path, is_sequential(mode)) || path == "/") {
-    result.error = path == "/" ? ZkError::node_exists : ZkError::bad_arguments;
-    return result;
-  }
-  auto parent = tree.find(parent_of(path));
-  if (parent == tree.end()) {
-    result.error = ZkError::no_node;
-    return result;
-  }
-  if (parent->second.owner != 0) {
-    result.error = ZkError::no_children_for_ephemerals;
-    return result;
-  }
-  auto name = is_sequential(mode) ? path + sequence_suffix(parent->second.next_sequence) : path;
-  if (tree.contains(name)) {
-    result.error = ZkError::node_exists;
-    return result;
-  }
-  if (is_sequential(mode)) ++parent->second.next_sequence;
-  auto now = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
-  Node node{data, {zxid, zxid, 0, now}, is_ephemeral(mode) ? session : 0, 0, std::nullopt, false};
-  result = {ZkError::ok, name, node.stat};
-  tree.emplace(name, std::move(node));
-  return result;
-}
-
-ZkError remove_node(Tree& tree, const std::string& path, std::int32_t version) {
-  if (!valid_path(path, false) || path == "/") return ZkError::bad_arguments;
-  auto node = tree.find(path);
-  if (node == tree.end()) return ZkError::no_node;
-  if (!version_matches(node->second, version)) return ZkError::bad_version;
-  if (has_children(tree, path)) return ZkError::not_empty;
-  tree.erase(node);
-  return ZkError::ok;
-}
-
-StatResult set_node(Tree& tree, const std::string& path, const std::string& data, std::int32_t version,
-                            Zxid zxid) {
-  auto node = tree.find(path);
-  if (node == tree.end()) return {ZkError::no_node, {}};
-  if (!version_matches(node->second, version)) return {ZkError::bad_version, {}};
-  node->second.data = data;
-  node->second.stat.mzxid = zxid;
-  ++node->second.stat.version;
-  return {ZkError::ok, node->second.stat};
-}
-
-ZkError check_node(const Tree& tree, const std::string& path, std::int32_t version) {
-  auto node = tree.find(path);
-  if (node == tree.end()) return ZkError::no_node;
-  return version_matches(node->second, version) ? ZkError::ok : ZkError::bad_version;
-}
-
-GetResult read_node(const Tree& tree, const std::string& path) {
-  auto node = tree.find(path);
-  if (node == tree.end()) return {ZkError::no_node, {}, {}};
-  return {ZkError::ok, node->second.data, node->second.stat};
-}
-
-ChildrenResult children_of(const Tree& tree, const std::string& path) {
-  if (!tree.contains(path)) return {ZkError::no_node, {}};
-  ChildrenResult result{ZkError::ok, {}};
-  auto prefix = prefix_of_children(path);
-  for (auto it = first_descendant(tree, prefix); it != tree.end() && it->first.starts_with(prefix); ++it)
-    if (it->first.find('/', prefix.size()) == std::string::npos)
-      result.children.push_back(it->first.substr(prefix.size()));
-  return result;  // sorted: the map is
-}
-
-ZkError apply_one(Tree& tree, const MultiOp& op, std::int64_t session, Zxid zxid) {
-  switch (op.kind) {
-    case MultiOp::Kind::create: return create_node(tree, op.path, op.data, op.mode, session, zxid).error;
-    case MultiOp::Kind::remove: return remove_node(tree, op.path, op.version);
-    case MultiOp::Kind::set: return set_node(tree, op.path, op.data, op.version, zxid).error;
-    case MultiOp::Kind::check: return check_node(tree, op.path, op.version);
-  }
-  return ZkError::unimplemented;
-}
-
-// All or nothing, answered as the server does: the operations before the failing one ok, the
-// failing one its error, the ones after it runtime_inconsistency.
-MultiResult apply_multi(Tree& tree, const std::vector<MultiOp>& ops, std::int64_t session,
-                                Zxid zxid) {
-  Tree changed = tree;
-  MultiResult result{ZkError::ok, {}};
-  for (const auto& op : ops) {
-    if (result.error != ZkError::ok) {
-      result.each.push_back(ZkError::runtime_inconsistency);
-      continue;
-    }
-    auto error = apply_one(changed, op, session, zxid);
-    result.each.push_back(error);
-    result.error = error;
-  }
-  if (result.error == ZkError::ok) tree = std::move(changed);
-  return result;
-}
 
 // One session as the ensemble sees it, shared by its Keeper and the dispatcher's tasks.
 struct Session {
@@ -205,11 +39,7 @@ struct Session {
   std::optional<Credentials> credentials;  // presented before the first operation
 };
 
-// A task for the dispatcher: a completion, or a session event.
-struct Task {
-  bool completion = true;
-  std::function<void()> run;
-};
+using Task = Dispatcher::Task;
 
 }  // namespace
 
@@ -233,8 +63,6 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   ZkError wait_connected(const Session& session, Clock::time_point deadline);
   bool close(const std::shared_ptr<Session>& session, Clock::time_point deadline);
   void expire_on(const std::string& server);
-  void dispatch();
-  void stop();
 
   // With the lock held.
   void connect(const std::shared_ptr<Session>& session, std::size_t first);
@@ -250,8 +78,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   std::optional<Fault> fault_for(OpKind op, const std::string& server, const std::string& path);
   [[nodiscard]] std::string server_of(const Session& session) const;
   std::optional<ZkError> refusal(const Session& session) const;
-  void post(Task task, Clock::duration after);
-  std::vector<Task> take_due_tasks();
+  void post(Task task, Clock::duration after) { dispatcher.post(std::move(task), after); }
   template <class R>
   void complete(Keeper::Callback<R> done, R result);
   void announce(const std::shared_ptr<Session>& session, SessionEvent event);
@@ -272,7 +99,6 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   Factory factory{*this};
   mutable std::mutex mutex;
   std::condition_variable sessions_changed;
-  std::condition_variable queue_changed;
 
   Tree tree{{"/", Node{}}};
   std::uint64_t last_zxid = 0;
@@ -295,14 +121,8 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   int closes_completed = 0;
   std::map<std::pair<OpKind, std::string>, int> started;
 
-  bool reorder = false;
   bool reject_unknown = false;
-  std::chrono::milliseconds delay{0};
-  std::multimap<Clock::time_point, Task> queue;  // by due time; equal times in posting order
-  std::vector<std::shared_ptr<void>> never_run;  // callbacks kept alive, never called
-  bool stopping = false;
-  std::thread::id dispatcher_id;
-  std::thread dispatcher;
+  Dispatcher dispatcher;  // last: destroyed (stopped) first, with the state still whole
 };
 
 namespace {
@@ -497,7 +317,7 @@ void Ensemble::State::start(const std::shared_ptr<Session>& session, OpKind op, 
   }
   auto fault = fault_for(op, server, path);
   if (fault == Fault::never_complete) {
-    never_run.push_back(std::make_shared<Keeper::Callback<R>>(std::move(done)));
+    dispatcher.keep(std::make_shared<Keeper::Callback<R>>(std::move(done)));
     return;
   }
   if (fault == Fault::connection_loss || fault == Fault::session_expired) {
@@ -663,7 +483,7 @@ void Ensemble::State::fire_watches(const std::string& path, WatchKind kind) {
     auto server = server_of(*watch.session);
     ++started[{OpKind::watch, server}];
     if (fault_for(OpKind::watch, server, path) == Fault::never_complete) continue;
-    post({false, [fired = std::move(watch.fired), notice = WatchNotice{kind, path}] { fired(notice); }}, delay);
+    post({false, [fired = std::move(watch.fired), notice = WatchNotice{kind, path}] { fired(notice); }}, dispatcher.delay());
   }
 }
 
@@ -711,18 +531,9 @@ ZkError Ensemble::State::move(const std::shared_ptr<Session>& session, const std
   return ZkError::ok;
 }
 
-void Ensemble::State::post(Task task, Clock::duration after) {
-  if (stopping) {
-    never_run.push_back(std::make_shared<Task>(std::move(task)));
-    return;
-  }
-  queue.emplace(Clock::now() + after, std::move(task));
-  queue_changed.notify_all();
-}
-
 template <class R>
 void Ensemble::State::complete(Keeper::Callback<R> done, R result) {
-  post({true, [done = std::move(done), result = std::move(result)] { done(result); }}, delay);
+  post({true, [done = std::move(done), result = std::move(result)] { done(result); }}, dispatcher.delay());
 }
 
 void Ensemble::State::announce(const std::shared_ptr<Session>& session, SessionEvent event) {
@@ -764,7 +575,7 @@ ZkError Ensemble::State::wait_connected(const Session& session, Clock::time_poin
 bool Ensemble::State::close(const std::shared_ptr<Session>& session, Clock::time_point deadline) {
   std::unique_lock lock(mutex);
   session->listening = false;
-  if (std::this_thread::get_id() != dispatcher_id)
+  if (!dispatcher.on_its_thread())
     sessions_changed.wait_until(lock, deadline, [&] { return !session->in_listener; });
   if (!session->closing) {
     session->closing = true;
@@ -791,69 +602,9 @@ void Ensemble::State::expire_on(const std::string& server) {
     if (!session->closing && server_of(*session) == server) expire(session);
 }
 
-// Delivers due tasks in batches, each task without the lock.
-void Ensemble::State::dispatch() {
-  std::unique_lock lock(mutex);
-  while (!stopping) {
-    if (queue.empty()) {
-      queue_changed.wait(lock);
-      continue;
-    }
-    auto ready = queue.begin()->first + (reorder ? kGatherWindow : Clock::duration::zero());
-    if (Clock::now() < ready) {
-      queue_changed.wait_until(lock, ready);
-      continue;
-    }
-    auto batch = take_due_tasks();
-    lock.unlock();
-    for (auto& task : batch) task.run();
-    batch.clear();  // destroys the callbacks without the lock too
-    lock.lock();
-  }
-}
+Ensemble::Ensemble() : state_(std::make_shared<State>()) {}
 
-// The tasks due now, in order; with reordering (which gathered them for kGatherWindow), the
-// completions newest first, after the events, which keep their order.
-std::vector<Task> Ensemble::State::take_due_tasks() {
-  std::vector<Task> batch;
-  auto now = Clock::now();
-  while (!queue.empty() && queue.begin()->first <= now) {
-    batch.push_back(std::move(queue.begin()->second));
-    queue.erase(queue.begin());
-  }
-  if (reorder) {
-    auto is_event = [](const Task& task) { return !task.completion; };
-    auto completions = std::stable_partition(batch.begin(), batch.end(), is_event);
-    std::reverse(completions, batch.end());
-  }
-  return batch;
-}
-
-// Stops the dispatcher; the tasks it did not run and the callbacks never run are destroyed here,
-// without the lock (destroying a callback may destroy a Keeper, which closes its session).
-void Ensemble::State::stop() {
-  {
-    std::lock_guard lock(mutex);
-    stopping = true;
-    queue_changed.notify_all();
-  }
-  if (dispatcher.joinable()) dispatcher.join();
-  std::multimap<Clock::time_point, Task> pending;
-  std::vector<std::shared_ptr<void>> kept;
-  {
-    std::lock_guard lock(mutex);
-    pending.swap(queue);
-    kept.swap(never_run);
-  }
-}
-
-Ensemble::Ensemble() : state_(std::make_shared<State>()) {
-  state_->dispatcher = std::thread([state = state_.get()] { state->dispatch(); });
-  std::lock_guard lock(state_->mutex);
-  state_->dispatcher_id = state_->dispatcher.get_id();
-}
-
-Ensemble::~Ensemble() { state_->stop(); }
+Ensemble::~Ensemble() { state_->dispatcher.stop(); }
 
 probes::KeeperFactory& Ensemble::factory() { return state_->factory; }
 
@@ -870,15 +621,9 @@ void Ensemble::set_down(const std::string& server, bool down) {
 
 void Ensemble::expire_sessions_on(const std::string& server) { state_->expire_on(server); }
 
-void Ensemble::reorder_completions(bool reorder) {
-  std::lock_guard lock(state_->mutex);
-  state_->reorder = reorder;
-}
+void Ensemble::reorder_completions(bool reorder) { state_->dispatcher.set_reorder(reorder); }
 
-void Ensemble::delay_completions(std::chrono::milliseconds delay) {
-  std::lock_guard lock(state_->mutex);
-  state_->delay = delay;
-}
+void Ensemble::delay_completions(std::chrono::milliseconds delay) { state_->dispatcher.set_delay(delay); }
 
 void Ensemble::set_server_id(const std::string& server, int id) {
   std::lock_guard lock(state_->mutex);
