@@ -17,7 +17,7 @@ namespace zkverify::probes::c_client {
 // that want a random order get it from the keeper.
 int configure() {
   static const int init_flags = [] {
-    const char* target = std::getenv("ZKVERIFY_ZK_LOG");
+    const char* target = std::getenv("ZKVERIFY_ZK_LOG");  // NOLINT(concurrency-mt-unsafe): once, nobody sets it
     // Intentionally never closed: the C client may log until the process exits.
     FILE* stream = std::fopen(target ? target : "/dev/null", "a");
     if (stream) zoo_set_log_stream(stream);

@@ -31,7 +31,7 @@ void on_read(int rc, const char* value, int length, const Stat* stat, const void
 void on_stat(int rc, const Stat* stat, const void* context) {
   auto result = with_error<StatResult>(rc);
   if (rc == ZOK) result.stat = node_stat(stat);
-  take_back<Request<StatResult>>(context)->deliver(std::move(result));
+  take_back<Request<StatResult>>(context)->deliver(result);  // trivially copyable
 }
 
 void on_children(int rc, const String_vector* names, const void* context) {

@@ -36,7 +36,7 @@ struct RestartPoller::State : std::enable_shared_from_this<RestartPoller::State>
     limits.connect_timeout = limits.exchange_timeout = kPollLimit;
     limits.srvr_only = true;
     start_probe_servers(executor, servers, limits, system_resolver(), nullptr,
-                        [self = shared_from_this(), started](std::vector<ServerProbe> probed) {
+                        [self = shared_from_this(), started](const std::vector<ServerProbe>& probed) {
                           {
                             std::lock_guard lock(self->mutex);
                             self->book.polled(poll_seen(probed, self->target, started));
@@ -75,7 +75,12 @@ RestartPoller::RestartPoller(Executor& executor, std::vector<ServerAddress> serv
   asio::post(state_->strand, [state = state_] { state->tick(); });
 }
 
-RestartPoller::~RestartPoller() { stop(); }
+RestartPoller::~RestartPoller() {
+  try {
+    stop();
+  } catch (...) {  // a destructor must not throw; the poll in flight ends by its own deadline
+  }
+}
 
 void RestartPoller::stop() {
   {

@@ -363,9 +363,10 @@ std::vector<std::string> descendants(Keeper& keeper, const std::string& path, in
   Expect<ChildrenResult> listed;
   keeper.children(path, listed.callback());
   for (const auto& child : listed.await(deadline).children) {
-    auto below = descendants(keeper, path + "/" + child, depth - 1, deadline);
+    auto child_path = fmt::format("{}/{}", path, child);
+    auto below = descendants(keeper, child_path, depth - 1, deadline);
     found.insert(found.end(), below.begin(), below.end());
-    found.push_back(path + "/" + child);
+    found.push_back(std::move(child_path));
   }
   return found;
 }

@@ -50,7 +50,7 @@ KeeperOptions session_options(std::chrono::milliseconds session_timeout) {
 std::vector<MultiOp> sweep_ops(const std::string& run, const std::vector<std::string>& children) {
   std::vector<MultiOp> ops;
   for (const auto& child : children)
-    ops.push_back({MultiOp::Kind::remove, run + "/" + child, "", CreateMode::persistent, -1});
+    ops.push_back({MultiOp::Kind::remove, fmt::format("{}/{}", run, child), "", CreateMode::persistent, -1});
   ops.push_back({MultiOp::Kind::remove, run, "", CreateMode::persistent, -1});
   return ops;
 }
@@ -158,7 +158,14 @@ struct WatchEngine::PendingRead {
 WatchEngine::WatchEngine(WatchSettings settings, Executor& executor, KeeperFactory& keepers, Sink sink)
     : settings_(std::move(settings)), executor_(executor), keepers_(keepers), sink_(std::move(sink)) {}
 
-WatchEngine::~WatchEngine() { stop(); }
+// A destructor must not throw: a stop that fails here (out of memory, say) leaves what it could not
+// remove to the next watch's sweep.
+WatchEngine::~WatchEngine() {
+  try {
+    stop();
+  } catch (...) {  // see above
+  }
+}
 
 std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   if (settings_.servers.empty()) return "no servers to watch";
@@ -259,8 +266,9 @@ std::vector<WatchEngine::AbandonedRun> WatchEngine::find_abandoned_runs(Keeper& 
   std::vector<Expect<ChildrenResult>> children;
   std::vector<Expect<StatResult>> stats;
   for (const auto& name : listed.children) {
-    if (parent + "/" + name == run_path_) continue;
-    paths.push_back(parent + "/" + name);
+    auto path = fmt::format("{}/{}", parent, name);
+    if (path == run_path_) continue;
+    paths.push_back(std::move(path));
     keeper.children(paths.back(), children.emplace_back().callback());
     keeper.exists(paths.back(), stats.emplace_back().callback());
   }

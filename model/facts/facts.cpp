@@ -31,10 +31,10 @@ std::string describe(const Exchange& exchange) {
                                     : fmt::format("reply did not end within the deadline ({} bytes so far: \"{}\")",
                                                   exchange.reply.size(), excerpt(exchange.reply, 30));
     case ProbeError::reset: return fmt::format("connection failed: {}", exchange.detail);
-    case ProbeError::reply_too_large: return exchange.detail;
-    case ProbeError::http_error: return exchange.detail;
     case ProbeError::not_serving: return "not currently serving requests";
     case ProbeError::not_whitelisted: return "refused: not whitelisted";
+    case ProbeError::reply_too_large:
+    case ProbeError::http_error:
     case ProbeError::malformed: return exchange.detail;
   }
   return "unknown error";

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <system_error>
 #include <future>
 #include <memory>
 #include <optional>
@@ -20,7 +21,7 @@
 
 #include <fmt/format.h>
 
-extern char** environ;
+extern char** environ;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): POSIX's, for posix_spawnp
 
 namespace zkverify::verifier {
 
@@ -51,7 +52,7 @@ std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, bo
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
   if (rc == 0) return pid;
-  error = fmt::format("cannot run {}: {}", argv.front(), std::strerror(rc));
+  error = fmt::format("cannot run {}: {}", argv.front(), std::generic_category().message(rc));
   return std::nullopt;
 }
 
@@ -109,7 +110,7 @@ class ChildWatch : public std::enable_shared_from_this<ChildWatch> {
     kill_.cancel();
     if (waited < 0) {
       outcome_.status = 127;
-      outcome_.spawn_error = fmt::format("lost track of the child: {}", std::strerror(errno));
+      outcome_.spawn_error = fmt::format("lost track of the child: {}", std::generic_category().message(errno));
     } else {
       outcome_.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     }
@@ -141,7 +142,7 @@ ChildOutcome run_child(probes::Executor& executor, const std::vector<std::string
   if (pidfd < 0) {  // a kernel before 5.3: the child runs unwatched; end it rather than lose track of it
     ::kill(-*pid, SIGKILL);
     ::waitpid(*pid, nullptr, 0);
-    return {127, fmt::format("cannot watch {}: pidfd_open: {}", argv.front(), std::strerror(errno)), false, 0};
+    return {127, fmt::format("cannot watch {}: pidfd_open: {}", argv.front(), std::generic_category().message(errno)), false, 0};
   }
   auto watch = std::make_shared<ChildWatch>(executor, *pid, pidfd, limits);
   auto result = watch->start();

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <condition_variable>
 #include <future>
 #include <memory>
@@ -51,11 +52,19 @@ std::string make_payload() {
                      getpid(), now.count(), std::random_device{}());
 }
 
+// This process's user name ("?" when the passwd database has none).
+std::string user_name() {
+  passwd entry{};
+  passwd* found = nullptr;
+  std::array<char, 4096> buffer{};
+  if (getpwuid_r(getuid(), &entry, buffer.data(), buffer.size(), &found) != 0 || !found) return "?";
+  return found->pw_name;
+}
+
 std::string marker_content() {
-  const auto* user = getpwuid(getuid());
   return fmt::format("zkverify durability marker, written {} by {}@{} (zkverify {}). Its loss means the ensemble "
                      "lost data.",
-                     iso_now(), user ? user->pw_name : "?", probes::local_host_name(), ZKVERIFY_VERSION);
+                     iso_now(), user_name(), probes::local_host_name(), ZKVERIFY_VERSION);
 }
 
 // The round trip goes through the serving servers, written through the leader when there is one.

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 #include <ostream>
 #include <stdexcept>
 
@@ -45,7 +46,7 @@ std::string read_all(const Descriptor& file, const std::string& path, off_t size
   while (done < text.size()) {
     auto got = ::read(file.get(), text.data() + done, text.size() - done);
     if (got < 0 && errno == EINTR) continue;
-    if (got < 0) fail(path, fmt::format("cannot read it: {}", std::strerror(errno)));
+    if (got < 0) fail(path, fmt::format("cannot read it: {}", std::generic_category().message(errno)));
     if (got == 0) break;
     done += static_cast<std::size_t>(got);
   }
@@ -59,9 +60,9 @@ Credentials read_credentials_file(const std::string& path, std::ostream& err) {
   if (path.empty()) fail(path, "the path is empty");
   // Symbolic links are followed: Kubernetes mounts secrets through them.
   Descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
-  if (file.get() < 0) fail(path, fmt::format("cannot open it: {}", std::strerror(errno)));
+  if (file.get() < 0) fail(path, fmt::format("cannot open it: {}", std::generic_category().message(errno)));
   struct stat status {};
-  if (::fstat(file.get(), &status) != 0) fail(path, fmt::format("cannot stat it: {}", std::strerror(errno)));
+  if (::fstat(file.get(), &status) != 0) fail(path, fmt::format("cannot stat it: {}", std::generic_category().message(errno)));
   if (!S_ISREG(status.st_mode)) fail(path, "is not a regular file");
   if (status.st_size > kMaxSize) fail(path, fmt::format("is larger than {} bytes: not a credentials file", kMaxSize));
   if ((status.st_mode & (S_IRWXG | S_IRWXO)) != 0)  // ssh refuses such a key; a warning is enough here

@@ -10,6 +10,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 #include <random>
 #include <utility>
 
@@ -21,7 +22,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string os_error() { return std::strerror(errno); }
+std::string os_error() { return std::generic_category().message(errno); }
 
 // A descriptor closed on every path.
 class UniqueFd {
