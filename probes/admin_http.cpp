@@ -1,10 +1,10 @@
 #include "probes/admin_http.hpp"
 
+#include <fmt/format.h>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
-#include <fmt/format.h>
 
 #include "probes/tcp.hpp"
 
@@ -33,7 +33,8 @@ asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::vector<
     // The header first, on its own: Beast 1.74's eager read (async_read's) takes a Content-Length body
     // over the limit whole when it arrives with the header, so the length is checked here.
     if (!ec) co_await http::async_read_header(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
-    if (!ec && parser.content_length() && *parser.content_length() > limits.max_reply_bytes) ec = http::error::body_limit;
+    if (!ec && parser.content_length() && *parser.content_length() > limits.max_reply_bytes)
+      ec = http::error::body_limit;
     if (!ec && !parser.is_done())
       co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
     if (ec == http::error::body_limit) {

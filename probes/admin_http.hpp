@@ -1,10 +1,10 @@
 #pragma once
 // The AdminServer's /commands/<name> over HTTP (Boost.Beast), as Asio coroutines.
 
-#include "probes/io.hpp"
 #include <string>
 #include <string_view>
 #include <vector>
+#include "probes/io.hpp"
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/address.hpp>

@@ -2,14 +2,14 @@
 // The ZooKeeper C client (multi-threaded flavour) as zkverify sets it up: its process-wide
 // settings, the numeric addresses a handle is given, and the translations of what it answers.
 
-#include "probes/io.hpp"
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+#include "probes/io.hpp"
 
-#include <boost/asio/ip/address.hpp>
 #include <zookeeper/zookeeper.h>
+#include <boost/asio/ip/address.hpp>
 
 #include "model/facts/addresses.hpp"
 #include "model/facts/session.hpp"

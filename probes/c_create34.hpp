@@ -4,9 +4,9 @@
 // sent right after that answer is lost with it (connection_loss, never applied), so it is sent once
 // more when the session is back, by a deadline.
 
-#include "probes/io.hpp"
 #include <memory>
 #include <string>
+#include "probes/io.hpp"
 
 #include "probes/c_requests.hpp"
 

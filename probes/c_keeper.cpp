@@ -6,8 +6,8 @@
 #include <random>
 #include <utility>
 
-#include <boost/asio/post.hpp>
 #include <zookeeper/zookeeper.h>
+#include <boost/asio/post.hpp>
 
 #include "probes/c_client.hpp"
 #include "probes/c_create34.hpp"
@@ -186,12 +186,13 @@ void CKeeper::create(const std::string& path, const std::string& data, CreateMod
   auto plain =
       std::make_shared<const PlainCreate>(PlainCreate{core_, slot_, path, data, mode, acl(), Clock::now() + wait});
   if (slot_->create2_unimplemented) return create_then_stat(plain, true, std::move(done));
-  auto request = std::make_shared<Request<CreateResult>>(core_->strand(), [plain, done = std::move(done)](
-                                                                             CreateResult result) mutable {
-    if (result.error != ZkError::unimplemented) return done(std::move(result));
-    plain->slot->create2_unimplemented = true;
-    create_then_stat(plain, true, std::move(done));
-  });
+  auto request = std::make_shared<Request<CreateResult>>(core_->strand(),
+                                                         [plain, done = std::move(done)](CreateResult result) mutable {
+                                                           if (result.error != ZkError::unimplemented)
+                                                             return done(std::move(result));
+                                                           plain->slot->create2_unimplemented = true;
+                                                           create_then_stat(plain, true, std::move(done));
+                                                         });
   submit_request(request, [&](zhandle_t* zh, const void* context) {
     return zoo_acreate2(zh, path.c_str(), data.data(), length_of(data), acl(), create_flags(mode), &on_created,
                         context);
@@ -245,8 +246,7 @@ void CKeeper::get_acl(const std::string& path, Callback<AclResult> done) {
          [&](zhandle_t* zh, const void* context) { return zoo_aget_acl(zh, path.c_str(), &on_acl, context); });
 }
 
-void CKeeper::get_and_watch(const std::string& path, Callback<GetResult> done,
-                            std::function<void(WatchNotice)> fired) {
+void CKeeper::get_and_watch(const std::string& path, Callback<GetResult> done, std::function<void(WatchNotice)> fired) {
   // The watch fires on the session's strand, like its completions.
   auto* watch = core_->keep_watch([strand = core_->strand(), fired = std::move(fired)](WatchNotice notice) {
     boost::asio::post(strand, [fired, notice = std::move(notice)] { fired(notice); });
@@ -280,8 +280,7 @@ ZkError CKeeper::move_to(const std::string& server) {
   auto timeout = zoo_recv_timeout(slot_->handle);
   zoo_set_watcher(slot_->handle, &ignore_event);
   core_->mark_moving(true);  // before the new handle can report connected
-  auto* moved = zookeeper_init(hosts.c_str(), &SessionCore::on_event, timeout, &session, core_.get(),
-                               configure());
+  auto* moved = zookeeper_init(hosts.c_str(), &SessionCore::on_event, timeout, &session, core_.get(), configure());
   if (!moved) {
     zoo_set_watcher(slot_->handle, &SessionCore::on_event);
     core_->mark_moving(false);
@@ -305,8 +304,8 @@ bool CKeeper::close(Clock::time_point deadline) {
       auto finished = std::make_shared<std::promise<void>>();
       closed_ = finished->get_future().share();
       if (slot_->handle) {
-        executor_.run_blocking([handle = std::exchange(slot_->handle, nullptr), retired = std::exchange(slot_->retired, {}),
-                                core = core_, finished] {
+        executor_.run_blocking([handle = std::exchange(slot_->handle, nullptr),
+                                retired = std::exchange(slot_->retired, {}), core = core_, finished] {
           zookeeper_close(handle);
           // Once the session is closed, each retired handle's server has dropped its connection,
           // so closing it sends nothing that could end a session.

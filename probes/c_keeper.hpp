@@ -4,8 +4,8 @@
 // completions and events are posted to the executor, the calls that block (zookeeper_init,
 // zookeeper_close) run on the executor's workers, host names are looked up by the resolver.
 
-#include "probes/io.hpp"
 #include "probes/executor.hpp"
+#include "probes/io.hpp"
 #include "probes/keeper.hpp"
 #include "probes/resolver.hpp"
 

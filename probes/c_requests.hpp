@@ -3,15 +3,15 @@
 // posted to the session's strand (never on the client's thread, never inside the call that started
 // the operation), and the completion functions the client calls with each reply.
 
-#include "probes/io.hpp"
 #include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
+#include "probes/io.hpp"
 
-#include <boost/asio/post.hpp>
 #include <zookeeper/zookeeper.h>
+#include <boost/asio/post.hpp>
 
 #include "probes/c_session.hpp"
 #include "probes/keeper.hpp"
@@ -25,7 +25,8 @@ class Request {
   Request(SessionCore::Strand strand, Keeper::Callback<R> done) : strand_(std::move(strand)), done_(std::move(done)) {}
   void deliver(R result) {
     if (delivered_.test_and_set()) return;
-    boost::asio::post(strand_, [done = std::move(done_), result = std::move(result)]() mutable { done(std::move(result)); });
+    boost::asio::post(strand_,
+                      [done = std::move(done_), result = std::move(result)]() mutable { done(std::move(result)); });
   }
 
  private:
@@ -42,7 +43,8 @@ class MultiRequest : public Request<MultiResult> {
   static constexpr int kUnanswered = static_cast<int>(ZkError::not_attempted);
 
   MultiRequest(SessionCore::Strand strand, Keeper::Callback<MultiResult> done, std::size_t count)
-      : Request(std::move(strand), std::move(done)), answers(count, zoo_op_result_t{kUnanswered, nullptr, 0, nullptr}) {}
+      : Request(std::move(strand), std::move(done)),
+        answers(count, zoo_op_result_t{kUnanswered, nullptr, 0, nullptr}) {}
   std::vector<zoo_op_result_t> answers;
 };
 
@@ -74,7 +76,7 @@ struct HandleSlot {
   zhandle_t* handle = nullptr;  // null until opened, and once close() took it
   bool close_started = false;
   std::vector<zhandle_t*> retired;  // handles the session moved away from (move_to), closed after it
-  std::string wide_hosts;  // every server's "address:port" while the handle has only the first choices
+  std::string wide_hosts;           // every server's "address:port" while the handle has only the first choices
   // A 3.4 server answered create2 with ZUNIMPLEMENTED: this session's creates use create + exists.
   std::atomic<bool> create2_unimplemented{false};
 };

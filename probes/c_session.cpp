@@ -131,9 +131,8 @@ ZkError SessionCore::wait_connected(Clock::time_point deadline) const {
 
 bool SessionCore::wait_connected_to(const std::string& name, Clock::time_point deadline) const {
   std::unique_lock lock(mutex_);
-  return changed_.wait_until(lock, deadline, [&] {
-    return state_ == SessionState::connected && !auth_pending_ && connected_to_ == name;
-  });
+  return changed_.wait_until(
+      lock, deadline, [&] { return state_ == SessionState::connected && !auth_pending_ && connected_to_ == name; });
 }
 
 void SessionCore::when_connected(Clock::time_point deadline, std::function<void(bool)> then) {

@@ -5,7 +5,6 @@
 // the watcher (an abandoned close may still be running after the CKeeper is gone). Events and
 // continuations run on the session's strand, in the order the client reported them.
 
-#include "probes/io.hpp"
 #include <atomic>
 #include <condition_variable>
 #include <functional>
@@ -14,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "probes/io.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/strand.hpp>

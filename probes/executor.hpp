@@ -7,7 +7,6 @@
 // main() owns one Executor, the tests one each. Whatever holds one of its strands or timers (a
 // session, a watch engine, a probe in flight) must be gone before the Executor is.
 
-#include "probes/io.hpp"
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -16,6 +15,7 @@
 #include <optional>
 #include <thread>
 #include <vector>
+#include "probes/io.hpp"
 
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>

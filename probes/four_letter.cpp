@@ -5,18 +5,18 @@
 #include <optional>
 #include <stdexcept>
 
+#include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/dispatch.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
-#include <fmt/format.h>
 
-#include "probes/admin_http.hpp"
 #include "model/parse/parsers.hpp"
+#include "probes/admin_http.hpp"
 #include "probes/tcp.hpp"
 
 namespace zkverify::probes {
@@ -57,7 +57,6 @@ template <class Facts>
 void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& word, ServerProbe& probe) {
   if (reply && reply->error == ProbeError::not_whitelisted) probe.refused_words.push_back(word);
 }
-
 
 // Keeps what an optional word's exchange told. False when the exchange failed: the server went
 // away or stalls, so nothing more should be asked of it.
@@ -162,14 +161,16 @@ awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::addr
     if (conf_body || view_body) {
       auto conf = conf_body ? parse_admin_conf(*conf_body) : Reply<ConfFacts>{};
       auto view = view_body ? parse_admin_voting_view(*view_body) : Reply<ConfFacts>{};
-      if (conf.error == ProbeError::ok && view.error == ProbeError::ok) conf.facts.members = std::move(view.facts.members);
+      if (conf.error == ProbeError::ok && view.error == ProbeError::ok)
+        conf.facts.members = std::move(view.facts.members);
       probe.conf = conf.error == ProbeError::ok ? std::move(conf) : std::move(view);
     }
   }
 }
 
 // srvr, kept in the probe: its exchange, and what it told when the exchange succeeded.
-awaitable<void> ask_srvr(ServerProbe& probe, const std::vector<asio::ip::address>& addresses, const ProbeLimits& limits) {
+awaitable<void> ask_srvr(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
+                         const ProbeLimits& limits) {
   static const std::string srvr = "srvr";  // named: GCC 12 and coroutine temporaries
   probe.srvr_exchange = co_await exchange_word(addresses, probe.address.port, srvr, limits);
   if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
@@ -266,7 +267,8 @@ namespace {
 // One start_probe_servers: its servers' probes and lookups, shared by their coroutines (all on one
 // strand), which may outlive a caller that stopped waiting.
 struct ProbeRun {
-  ProbeRun(const asio::any_io_executor& executor, ProbedCallback probed, std::function<void(std::vector<ServerProbe>)> end)
+  ProbeRun(const asio::any_io_executor& executor, ProbedCallback probed,
+           std::function<void(std::vector<ServerProbe>)> end)
       : strand(asio::make_strand(executor)), backstop(strand), on_probed(std::move(probed)), done(std::move(end)) {}
   ProbeRun(const ProbeRun&) = delete;
   ProbeRun& operator=(const ProbeRun&) = delete;
@@ -363,8 +365,8 @@ Exchange ask_word(Executor& executor, const ServerAddress& server, std::string_v
       limits.deadline + std::chrono::seconds(2));
 }
 
-Exchange ask_admin(Executor& executor, const ServerAddress& server, std::string_view command,
-                   const ProbeLimits& limits, Resolver& resolver) {
+Exchange ask_admin(Executor& executor, const ServerAddress& server, std::string_view command, const ProbeLimits& limits,
+                   Resolver& resolver) {
   auto admin = server;
   admin.port = server.admin_port.value();
   return exchange_now(

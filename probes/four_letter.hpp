@@ -2,13 +2,13 @@
 // Four-letter words and AdminServer commands, for every server in parallel, on the executor.
 // Every lookup and every socket has a deadline; nothing outlives the overall deadline.
 
-#include "probes/io.hpp"
 #include <chrono>
 #include <cstddef>
 #include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
+#include "probes/io.hpp"
 
 #include "model/facts/facts.hpp"
 #include "probes/executor.hpp"
@@ -16,7 +16,6 @@
 #include "probes/resolver.hpp"
 
 namespace zkverify::probes {
-
 
 // Called with each server's probe on the probing strand, while other servers may still be probed;
 // it must not block. With verdict_words_only as soon as its srvr exchange ended (srvr_exchange and
@@ -46,7 +45,7 @@ std::vector<ServerProbe> probe_servers(Executor& executor, const std::vector<Ser
 Exchange ask_word(Executor& executor, const ServerAddress& server, std::string_view word, const ProbeLimits& limits,
                   Resolver& resolver = system_resolver());
 // One AdminServer command (/commands/<command>) against `server`'s admin_port, which must be set.
-Exchange ask_admin(Executor& executor, const ServerAddress& server, std::string_view command,
-                   const ProbeLimits& limits, Resolver& resolver = system_resolver());
+Exchange ask_admin(Executor& executor, const ServerAddress& server, std::string_view command, const ProbeLimits& limits,
+                   Resolver& resolver = system_resolver());
 
 }  // namespace zkverify::probes

@@ -1,8 +1,8 @@
 #pragma once
 // This machine, as zkverify names what it writes.
 
-#include "probes/io.hpp"
 #include <string>
+#include "probes/io.hpp"
 
 namespace zkverify::probes {
 

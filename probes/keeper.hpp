@@ -7,8 +7,8 @@
 // Every operation is asynchronous: it returns at once and its callback runs exactly once, never
 // inside the call that started it (the C client's run on the executor, each session's on a strand
 // of its own, in order), with the outcome (ZkError::closing when the session was closed first).
-// Every operation is pure virtual, so a forwarding keeper cannot silently drop one. `Expect<R>` turns a callback into a result awaited with a deadline; a completion after
-// the deadline is harmless.
+// Every operation is pure virtual, so a forwarding keeper cannot silently drop one. `Expect<R>` turns a callback into a
+// result awaited with a deadline; a completion after the deadline is harmless.
 
 #include <chrono>
 #include <cstdint>
@@ -47,9 +47,11 @@ class Keeper {
   // The session timeout the server granted (0 until connected).
   [[nodiscard]] virtual std::chrono::milliseconds negotiated_timeout() const = 0;
 
-  virtual void create(const std::string& path, const std::string& data, CreateMode mode, Callback<CreateResult> done) = 0;
+  virtual void create(const std::string& path, const std::string& data, CreateMode mode,
+                      Callback<CreateResult> done) = 0;
   virtual void get(const std::string& path, Callback<GetResult> done) = 0;
-  virtual void set(const std::string& path, const std::string& data, std::int32_t version, Callback<StatResult> done) = 0;
+  virtual void set(const std::string& path, const std::string& data, std::int32_t version,
+                   Callback<StatResult> done) = 0;
   virtual void exists(const std::string& path, Callback<StatResult> done) = 0;
   virtual void children(const std::string& path, Callback<ChildrenResult> done) = 0;
   virtual void remove(const std::string& path, std::int32_t version, Callback<DoneResult> done) = 0;

@@ -4,10 +4,10 @@
 // order, so the reads see at least what the leader had committed when the sync reached it. The
 // round trip, smoke's cases and the watch's read-backs all read this way.
 
-#include "probes/io.hpp"
 #include <memory>
 #include <string>
 #include <vector>
+#include "probes/io.hpp"
 
 #include "probes/keeper.hpp"
 
@@ -24,8 +24,8 @@ class SyncedReads {
   SyncedReads(Keeper& session, const std::string& sync_path, const std::vector<std::string>& paths);
 
   struct Read {
-    GetResult result;              // its error is the sync's when the sync failed: a read is only as good
-    Clock::time_point completed;   // when it came (now, for one not in by the deadline)
+    GetResult result;             // its error is the sync's when the sync failed: a read is only as good
+    Clock::time_point completed;  // when it came (now, for one not in by the deadline)
   };
   // Every read, in the order of `paths`, by `deadline` (deadline_exceeded for one not in by then).
   std::vector<Read> await(Clock::time_point deadline);

@@ -1,20 +1,20 @@
 #pragma once
 // How long and how much a probe of the servers may take.
 
-#include "probes/io.hpp"
 #include <chrono>
 #include <cstddef>
+#include "probes/io.hpp"
 
 #include "model/facts/clock.hpp"
 
 namespace zkverify::probes {
 
 struct ProbeLimits {
-  Clock::time_point deadline;                          // the whole probe phase ends here, whatever servers do
-  std::chrono::milliseconds connect_timeout{1000};     // per connection, capped by `deadline`
-  std::chrono::milliseconds exchange_timeout{2000};    // per request once connected, capped by `deadline`
-  std::size_t max_reply_bytes = 512 * 1024;            // a flooding peer is cut off here
-  bool srvr_only = false;                              // skip the optional words and the AdminServer
+  Clock::time_point deadline;                        // the whole probe phase ends here, whatever servers do
+  std::chrono::milliseconds connect_timeout{1000};   // per connection, capped by `deadline`
+  std::chrono::milliseconds exchange_timeout{2000};  // per request once connected, capped by `deadline`
+  std::size_t max_reply_bytes = 512 * 1024;          // a flooding peer is cut off here
+  bool srvr_only = false;                            // skip the optional words and the AdminServer
   // Ask only what can change a verdict (quorum's): conf beside srvr, then mntr where it counts; ruok
   // for a server that is not serving. Otherwise, after srvr, every optional word in kOptionalWords'
   // order.

@@ -10,10 +10,10 @@
 #include <memory>
 #include <system_error>
 
+#include <fmt/format.h>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <fmt/format.h>
 
 namespace zkverify::probes {
 
@@ -43,8 +43,9 @@ struct LookupRequest {
 
 Resolution resolution_of(const LookupRequest& lookup, int code) {
   if (code != 0)
-    return {{}, fmt::format("lookup of {} failed: {}", lookup.name,
-                            code == EAI_SYSTEM ? std::generic_category().message(errno) : gai_strerror(code))};
+    return {{},
+            fmt::format("lookup of {} failed: {}", lookup.name,
+                        code == EAI_SYSTEM ? std::generic_category().message(errno) : gai_strerror(code))};
   Resolution resolution;
   for (const addrinfo* entry = lookup.request.ar_result; entry; entry = entry->ai_next)
     if (entry->ai_family == AF_INET || entry->ai_family == AF_INET6)
@@ -91,8 +92,11 @@ class Batch : public std::enable_shared_from_this<Batch> {
  public:
   Batch(const asio::any_io_executor& executor, std::vector<std::string> hosts,
         std::function<void(std::vector<Resolution>)> done)
-      : strand_(asio::make_strand(executor)), deadline_(strand_), hosts_(std::move(hosts)),
-        results_(hosts_.size()), done_(std::move(done)) {}
+      : strand_(asio::make_strand(executor)),
+        deadline_(strand_),
+        hosts_(std::move(hosts)),
+        results_(hosts_.size()),
+        done_(std::move(done)) {}
 
   // Touches nothing that arrive() and deliver() change once the first lookup or the timer can fire.
   void start(Resolver& resolver, Clock::time_point deadline) {
@@ -107,9 +111,8 @@ class Batch : public std::enable_shared_from_this<Batch> {
     deadline_.async_wait([self = shared_from_this()](const boost::system::error_code&) { self->deliver(); });
     for (auto i : names)
       resolver.look_up(hosts_[i], [self = shared_from_this(), i](Resolution resolution) {
-        asio::post(self->strand_, [self, i, resolution = std::move(resolution)]() mutable {
-          self->arrive(i, std::move(resolution));
-        });
+        asio::post(self->strand_,
+                   [self, i, resolution = std::move(resolution)]() mutable { self->arrive(i, std::move(resolution)); });
       });
   }
 
@@ -125,8 +128,9 @@ class Batch : public std::enable_shared_from_this<Batch> {
     deadline_.cancel();
     std::vector<Resolution> out;
     for (std::size_t i = 0; i < hosts_.size(); ++i)
-      out.push_back(results_[i] ? std::move(*results_[i])
-                                : Resolution{{}, fmt::format("lookup of {} did not finish within the deadline", hosts_[i])});
+      out.push_back(results_[i]
+                        ? std::move(*results_[i])
+                        : Resolution{{}, fmt::format("lookup of {} did not finish within the deadline", hosts_[i])});
     done_(std::move(out));
   }
 

@@ -5,11 +5,11 @@
 // getaddrinfo_a, every one at once and none on a thread of ours, awaited on the executor until the
 // deadline and abandoned after it. A numeric host is never looked up.
 
-#include "probes/io.hpp"
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+#include "probes/io.hpp"
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/ip/address.hpp>

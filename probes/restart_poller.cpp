@@ -19,8 +19,12 @@ constexpr milliseconds kPollLimit{300};  // a poll's deadline: a paused server c
 
 struct RestartPoller::State : std::enable_shared_from_this<RestartPoller::State> {
   State(Executor& on, std::vector<ServerAddress> listed, std::string restarted, std::optional<std::string> leader)
-      : executor(on), servers(std::move(listed)), target(std::move(restarted)), book(std::move(leader)),
-        strand(asio::make_strand(on.io().get_executor())), next(strand) {}
+      : executor(on),
+        servers(std::move(listed)),
+        target(std::move(restarted)),
+        book(std::move(leader)),
+        strand(asio::make_strand(on.io().get_executor())),
+        next(strand) {}
 
   // On the strand: a poll, unless one is in flight, a pause holds, or the poller stopped.
   void tick() {

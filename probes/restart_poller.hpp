@@ -3,11 +3,11 @@
 // poll fed to a RestartTimeline (model/books/restart_timeline.hpp): when that server stopped and
 // started serving again, whether it really restarted, and who led when.
 
-#include "probes/io.hpp"
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+#include "probes/io.hpp"
 
 #include "model/books/restart_timeline.hpp"
 #include "probes/executor.hpp"

@@ -3,13 +3,13 @@
 // through a session pinned to each server after a sync, and deleted. The same sessions read the
 // durability marker, a persistent znode whose creation the ledger remembers.
 
-#include "probes/io.hpp"
 #include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+#include "probes/io.hpp"
 
 #include "model/facts/facts.hpp"
 #include "probes/keeper.hpp"
@@ -17,12 +17,12 @@
 namespace zkverify::probes {
 
 struct RoundTripPlan {
-  std::vector<ServerAddress> servers;  // the servers to read through (all serving ones)
-  std::size_t writer = 0;              // index into servers of the one to write through
-  std::string namespace_path;          // e.g. "/zkverify": created if missing; its parent must exist
-  bool write = true;                   // false: write nothing, only read the marker
-  std::string payload;                 // the bytes written, compared on every read
-  std::string marker_path;             // empty: no marker read
+  std::vector<ServerAddress> servers;         // the servers to read through (all serving ones)
+  std::size_t writer = 0;                     // index into servers of the one to write through
+  std::string namespace_path;                 // e.g. "/zkverify": created if missing; its parent must exist
+  bool write = true;                          // false: write nothing, only read the marker
+  std::string payload;                        // the bytes written, compared on every read
+  std::string marker_path;                    // empty: no marker read
   std::optional<std::string> marker_content;  // create the marker with this content if it is missing
   Clock::time_point deadline;
   // When closing the sessions must have ended (they are closed together); default: `deadline`.

@@ -18,9 +18,7 @@ namespace {
 
 using std::chrono::microseconds;
 
-microseconds since(Clock::time_point start) {
-  return std::chrono::duration_cast<microseconds>(Clock::now() - start);
-}
+microseconds since(Clock::time_point start) { return std::chrono::duration_cast<microseconds>(Clock::now() - start); }
 
 // Records a step; true when it ended as `expected`.
 bool record(CaseRun& run, std::string what, std::string server, ZkError error, ZkError expected = ZkError::ok) {
@@ -100,7 +98,8 @@ RoundTripSeen round_trip_case(const SmokePlan& plan, KeeperFactory& keepers, Clo
              create_now(session, path, payload, CreateMode::persistent, deadline).error)) {
     auto reads = get_after_sync(pinned, path, deadline);
     for (std::size_t i = 0; i < plan.servers.size(); ++i)
-      seen.reads.push_back({plan.servers[i].name, reads[i].error, reads[i].error == ZkError::ok && reads[i].data == payload});
+      seen.reads.push_back(
+          {plan.servers[i].name, reads[i].error, reads[i].error == ZkError::ok && reads[i].data == payload});
   }
   close_all(pinned.sessions, deadline);
   return seen;
@@ -155,12 +154,13 @@ WatchSeen watch_case(const SmokePlan& plan, KeeperFactory& keepers, Clock::time_
     if (!box->notice) box->notice = std::move(notice), box->at = Clock::now();
     box->arrived.notify_all();
   };
-  if (watching &&
-      record(seen.run, "create " + path, writer.name, create_now(*writing, path, "0", CreateMode::persistent, deadline).error)) {
+  if (watching && record(seen.run, "create " + path, writer.name,
+                         create_now(*writing, path, "0", CreateMode::persistent, deadline).error)) {
     Expect<DoneResult> synced;
     watching->sync(path, synced.callback());
     if (record(seen.run, "sync", watcher.name, synced.await(deadline).error) &&
-        record(seen.run, "get and watch " + path, watcher.name, get_and_watch_now(*watching, path, fired, deadline).error)) {
+        record(seen.run, "get and watch " + path, watcher.name,
+               get_and_watch_now(*watching, path, fired, deadline).error)) {
       Expect<StatResult> written;
       writing->set(path, "1", -1, written.callback());
       if (record(seen.run, "set " + path, writer.name, written.await(deadline).error)) {
@@ -189,7 +189,8 @@ SequentialSeen sequential_case(const SmokePlan& plan, KeeperFactory& keepers, Cl
   auto pinned = open_pinned(keepers, plan.servers, plan, deadline);
   auto& session = *pinned.sessions[writer_index(plan)];
   if (record(seen.run, "connect", writer.name, pinned.errors[writer_index(plan)]) &&
-      record(seen.run, "create " + parent, writer.name, create_now(session, parent, "", CreateMode::persistent, deadline).error)) {
+      record(seen.run, "create " + parent, writer.name,
+             create_now(session, parent, "", CreateMode::persistent, deadline).error)) {
     // Every create is started before any is awaited: they race through the servers to the leader.
     std::vector<std::pair<std::size_t, Expect<CreateResult>>> creates;
     for (int round = 0; round < kSequentialPerServer; ++round)
@@ -200,7 +201,8 @@ SequentialSeen sequential_case(const SmokePlan& plan, KeeperFactory& keepers, Cl
                                      creates.back().second.callback());
       }
     for (auto& [server, created] : creates) {
-      auto result = pinned.errors[server] == ZkError::ok ? created.await(deadline) : CreateResult{pinned.errors[server], {}, {}};
+      auto result =
+          pinned.errors[server] == ZkError::ok ? created.await(deadline) : CreateResult{pinned.errors[server], {}, {}};
       seen.creates.push_back({plan.servers[server].name, result.error, result.path, result.stat.czxid});
     }
   }
@@ -337,8 +339,10 @@ LatencySeen latency_case(const SmokePlan& plan, std::size_t index, KeeperFactory
     keeper.set(node(i), "y", -1, set.callback());
     return set.await(deadline).error;
   }));
-  seen.ops.push_back(time_ops("get", plan.ops, plan, deadline, [&](int i) { return get_now(keeper, node(i), deadline).error; }));
-  seen.ops.push_back(time_ops("delete", plan.ops, plan, deadline, [&](int i) { return remove_now(keeper, node(i), deadline); }));
+  seen.ops.push_back(
+      time_ops("get", plan.ops, plan, deadline, [&](int i) { return get_now(keeper, node(i), deadline).error; }));
+  seen.ops.push_back(
+      time_ops("delete", plan.ops, plan, deadline, [&](int i) { return remove_now(keeper, node(i), deadline); }));
   session->close(deadline);
   return seen;
 }

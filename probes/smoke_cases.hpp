@@ -12,17 +12,17 @@
 #include <string>
 #include <vector>
 
-#include "probes/keeper.hpp"
 #include "model/facts/smoke_facts.hpp"
+#include "probes/keeper.hpp"
 
 namespace zkverify::probes {
 
 struct SmokePlan {
-  std::vector<ServerAddress> servers;  // the serving servers, in list order (at least one)
-  std::string leader;                  // the leader's name: writes go through it; empty: the first server
-  std::string namespace_path;          // created if missing (its parent must exist)
-  std::string run_path;                // <namespace>/smoke-<host>-<pid>-<ms>: everything goes below it
-  int ops = 10;                        // latency: creates, sets, gets and deletes per server
+  std::vector<ServerAddress> servers;             // the serving servers, in list order (at least one)
+  std::string leader;                             // the leader's name: writes go through it; empty: the first server
+  std::string namespace_path;                     // created if missing (its parent must exist)
+  std::string run_path;                           // <namespace>/smoke-<host>-<pid>-<ms>: everything goes below it
+  int ops = 10;                                   // latency: creates, sets, gets and deletes per server
   std::chrono::milliseconds case_timeout{10000};  // each case's deadline (sessions, waits, closes)
   std::chrono::milliseconds session_timeout{10000};
   std::function<bool()> stop_requested;  // checked between cases; empty: never

@@ -3,12 +3,12 @@
 // first and the second signal and wakes every waiter; request() does the same without a signal
 // (the tests, and a command that stops itself). No global: each Executor has one.
 
-#include "probes/io.hpp"
 #include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <vector>
+#include "probes/io.hpp"
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <exception>
 
+#include <fmt/format.h>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/error.hpp>
-#include <fmt/format.h>
 
 namespace zkverify::probes::tcp {
 

@@ -3,15 +3,15 @@
 // connecting a Beast tcp_stream under a deadline, and mapping socket errors to ProbeError. The
 // stream's own timer closes the socket on expiry.
 
-#include "probes/io.hpp"
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
-#include <memory>
 #include <vector>
+#include "probes/io.hpp"
 
-#include <boost/asio/awaitable.hpp>
 #include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
@@ -32,7 +32,8 @@ Clock::time_point deadline_after(std::chrono::milliseconds timeout, const ProbeL
 class Lookup {
  public:
   // `executor`: the strand of the coroutine that awaits the result.
-  Lookup(const boost::asio::any_io_executor& executor, Resolver& resolver, std::string host, Clock::time_point deadline);
+  Lookup(const boost::asio::any_io_executor& executor, Resolver& resolver, std::string host,
+         Clock::time_point deadline);
 
   // The resolution, once the lookup has ended (by the deadline); on `executor` only.
   boost::asio::awaitable<Resolution> result();

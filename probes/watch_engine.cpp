@@ -8,14 +8,14 @@
 #include <mutex>
 #include <utility>
 
+#include <fmt/format.h>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-#include <fmt/format.h>
 
 #include "model/facts/addresses.hpp"
-#include "probes/pinned_reads.hpp"
 #include "probes/host.hpp"
+#include "probes/pinned_reads.hpp"
 
 namespace zkverify::probes {
 
@@ -69,8 +69,12 @@ struct WatchEngine::AbandonedRun {
 // events here: they never wait for the sink or for I/O.
 struct WatchEngine::Shared : std::enable_shared_from_this<WatchEngine::Shared> {
   Shared(WatchBook watch_book, const boost::asio::any_io_executor& executor, Sink events_sink)
-      : book(std::move(watch_book)), strand(boost::asio::make_strand(executor)), writer(strand), check_gap(strand),
-        events(boost::asio::make_strand(executor)), sink(std::move(events_sink)) {}
+      : book(std::move(watch_book)),
+        strand(boost::asio::make_strand(executor)),
+        writer(strand),
+        check_gap(strand),
+        events(boost::asio::make_strand(executor)),
+        sink(std::move(events_sink)) {}
 
   // Applies `change` to the book, with the time read under the lock (so the book sees time move
   // forward), queues the events it produced, and starts the checks the book asks for.
@@ -116,11 +120,11 @@ struct WatchEngine::Shared : std::enable_shared_from_this<WatchEngine::Shared> {
   std::mutex mutex;  // guards everything below but the strand's own
   std::condition_variable changed;
   WatchBook book;
-  std::vector<WatchEvent> outbox;  // in the book's order, not yet given to the sink
-  bool open = true;                // false once stop() ended: callbacks after it change nothing
-  bool stopping = false;           // the writer and the checks are to end
-  bool checking = false;           // a check runs on a worker
-  Clock::time_point next_check{};  // at most two checks a second, whatever flaps
+  std::vector<WatchEvent> outbox;   // in the book's order, not yet given to the sink
+  bool open = true;                 // false once stop() ended: callbacks after it change nothing
+  bool stopping = false;            // the writer and the checks are to end
+  bool checking = false;            // a check runs on a worker
+  Clock::time_point next_check{};   // at most two checks a second, whatever flaps
   std::function<void()> on_change;  // the engine's maybe_check
   boost::asio::strand<boost::asio::any_io_executor> strand;
   boost::asio::steady_timer writer;     // on the strand
@@ -452,7 +456,8 @@ void WatchEngine::settle_writes() {
 
 void WatchEngine::close_sessions() {
   shared_->feed([](WatchBook& book, Moment) { book.closing(); });
-  close_all(sessions_, Clock::now() + cleanup_limit_.value_or(settings_.request_timeout));  // the servers delete the ephemerals
+  close_all(sessions_,
+            Clock::now() + cleanup_limit_.value_or(settings_.request_timeout));  // the servers delete the ephemerals
   sessions_.clear();
 }
 

@@ -5,17 +5,17 @@
 // the executor, the waits and the cleanup. It reports what happens as events (facts, with
 // timestamps) and totals; verifier/ decides what they mean.
 
-#include "probes/io.hpp"
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+#include "probes/io.hpp"
 
+#include "model/books/watch_book.hpp"
 #include "probes/executor.hpp"
 #include "probes/keeper.hpp"
-#include "model/books/watch_book.hpp"
 
 namespace zkverify::probes {
 
@@ -105,7 +105,7 @@ class WatchEngine {
   // since a callback can come after the engine is gone.
   std::shared_ptr<Shared> shared_;
   bool creates_sent_ = false;  // create_znodes() sent a create: stop() has znodes to remove
-  bool running_ = false;  // start() succeeded: the writer runs
+  bool running_ = false;       // start() succeeded: the writer runs
   bool stopped_ = false;
   bool final_checks_ = true;                                // stop() checks; stop_quickly() does not
   std::optional<std::chrono::milliseconds> cleanup_limit_;  // stop_quickly()'s, else the request timeout

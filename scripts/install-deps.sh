@@ -4,13 +4,13 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake clang-14
+  build-essential cmake clang-14 clang-format-14 clang-tidy-14
   libzookeeper-mt-dev libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
   # the real server for integration tests, and the tools the lab and benchmark use
   zookeeper default-jre-headless netcat-openbsd hyperfine curl procps perl
   # real consumers in tests: a Prometheus that scrapes the sidecar, a browser for its page, a JUnit
   # reader and a schema validator for smoke's XML, a Python client for the benchmark, a YAML linter
-  prometheus chromium python3-junitparser libxml2-utils python3-kazoo yamllint
+  prometheus chromium python3-junitparser libxml2-utils python3-kazoo python3-jsonschema yamllint
   # fuzzing (clang-14 with libFuzzer); packaging: a man page, the .deb checker, the container tools
   libfuzzer-14-dev help2man lintian dpkg-dev fakeroot buildah podman
 )

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The test command: installs what it needs, builds with GCC, runs the unit tests and the integration
-# tests against real ZooKeeper ensembles, and the packaging tests; then builds everything again with
-# clang under ASan+UBSan (with the fuzz targets), runs the unit tests there and each fuzz target for
-# 5 s (the fakes drive every failure path; the integration tests, about 11 minutes of real
-# ensembles, run once, which keeps CI under 45 minutes).
+# The test command: installs what it needs; builds exactly as README's "From source" says (Release,
+# -O3, GCC) and fails on any warning there; runs the unit tests, the integration tests against real
+# ZooKeeper ensembles and the packaging tests from that build; then builds everything again with
+# clang under ASan+UBSan with warnings as errors (with the fuzz targets), runs the unit tests
+# there, the lint (clang-format, clang-tidy, the house rules, the docs' links) and each fuzz target
+# for 5 s. The integration tests, about 13 minutes of real ensembles, run once: CI stays under 45.
 #   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh --quick    GCC only: skip the clang+sanitizer build and the fuzzing
+#   scripts/test.sh --quick    GCC only: skip the clang+sanitizer build, clang-tidy and the fuzzing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,31 +28,51 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# run_suite DIR [ctest arguments --] [cmake arguments]
-run_suite() {
+# run_tests DIR [ctest arguments]: unit tests two at a time; the integration test is RUN_SERIAL
+# (one ensemble at a time).
+run_tests() {
   local dir=$1; shift
-  local ctest_args=()
-  if [[ ${1:-} == -LE ]]; then ctest_args=("$1" "$2"); shift 3; fi
-  echo "== build $dir $*"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
-  cmake --build "$dir" -j "$(nproc)"
-  echo "== test $dir ${ctest_args[*]}"
-  # Unit tests run two at a time; the integration test is RUN_SERIAL (one ensemble at a time).
-  (cd "$dir" && ctest -j 2 --output-on-failure "${ctest_args[@]}")
+  echo "== test $dir $*"
+  (cd "$dir" && ctest -j 2 --output-on-failure "$@")
 }
 
-run_suite build
+# README's from-source commands, as a user runs them: a user's build never fails on a compiler's
+# warning (ZKVERIFY_WERROR is off by default), so this one fails on its log instead.
+echo "== build build (README: cmake -S . -B build -DCMAKE_BUILD_TYPE=Release)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+if ! cmake --build build -j"$(nproc)" >build/build.log 2>&1; then
+  grep -E -A8 'error' build/build.log | head -150 >&2
+  echo "test.sh: the Release build failed (log: build/build.log)" >&2
+  exit 1
+fi
+if grep -q 'warning:' build/build.log; then
+  grep -E -A8 'warning:' build/build.log | head -150 >&2
+  echo "test.sh: the Release build printed warnings (above); warnings are errors here" >&2
+  exit 1
+fi
+run_tests build
+
 # Packaging, from the GCC build just tested (nothing is recompiled): the .deb built, installed (dpkg -i
 # under $CI, else into a throwaway root), run against a lab, removed and lintian-checked; the sidecar
 # image built with buildah and its filesystem run in a chroot (root) against a lab.
 echo "== packaging"
 tests/install/test-package.sh build
 tests/install/test-image.sh build
-if ((!quick)); then
-  # clang-14 with ASan+UBSan and the libFuzzer targets in one build: the second compiler's warnings
-  # (-Werror), the sanitizers' run of every unit test, and each fuzz target for a few seconds.
-  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-  run_suite build-clang -LE integration -- -DCMAKE_CXX_COMPILER=clang++-14 -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON
-  echo "== fuzz"
-  BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5
+
+if ((quick)); then
+  scripts/lint.sh
+  exit 0
 fi
+# clang-14 with ASan+UBSan and the libFuzzer targets in one build: the second compiler's warnings
+# (as errors), the sanitizers' run of every unit test, clang-tidy on its compile commands, and each
+# fuzz target for a few seconds.
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+echo "== build build-clang (clang-14, ASan+UBSan, -Werror, fuzz targets)"
+cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DZKVERIFY_WERROR=ON \
+  -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON >/dev/null
+cmake --build build-clang -j"$(nproc)"
+run_tests build-clang -LE integration
+echo "== lint"
+scripts/lint.sh build-clang
+echo "== fuzz"
+BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5

@@ -17,10 +17,10 @@ namespace zkverify {
 // What one poll of every server's srvr showed.
 struct PollSeen {
   Clock::time_point at;
-  std::optional<std::string> leader;             // the server that said it leads
-  bool someone_follows = false;                  // a follower or observer answered: a leader holds a quorum
-  bool target_serving = false;                   // the server being restarted serves
-  std::optional<std::int64_t> target_received;   // its srvr "Received" count
+  std::optional<std::string> leader;            // the server that said it leads
+  bool someone_follows = false;                 // a follower or observer answered: a leader holds a quorum
+  bool target_serving = false;                  // the server being restarted serves
+  std::optional<std::int64_t> target_received;  // its srvr "Received" count
 };
 
 // A poll's probes as PollSeen, for the restart of `target`.
@@ -30,7 +30,7 @@ PollSeen poll_seen(const std::vector<ServerProbe>& probed, const std::string& ta
 struct StepTimeline {
   std::optional<std::chrono::milliseconds> downtime;  // the longest time the server did not serve
   std::optional<std::string> leader_before, leader_after;
-  std::chrono::milliseconds longest_leaderless{0};    // the election, when the leader moved
+  std::chrono::milliseconds longest_leaderless{0};  // the election, when the leader moved
   using Span = std::pair<Clock::time_point, Clock::time_point>;
   std::optional<Span> down_window, leaderless_window;  // when (for roll's timeline)
   // The server was seen not serving in two polls in a row, or its srvr "Received" count fell (it

@@ -164,10 +164,8 @@ std::optional<WatchBook::Write> WatchBook::start_write() {
 
 void WatchBook::write_done(const Write& write, ZkError error, std::int32_t version, Moment now) {
   --writes_in_flight_;
-  if (error == ZkError::ok)
-    write_acked(write, version, now);
-  else
-    write_failed(write, error, now);
+  if (error == ZkError::ok) write_acked(write, version, now);
+  else write_failed(write, error, now);
 }
 
 void WatchBook::write_failed(const Write& write, ZkError error, Moment now) {
@@ -275,8 +273,8 @@ void WatchBook::read_back_done(const AckedSoFar& before, const ServerRead& read,
 
 void WatchBook::run_swept(const std::string& run, std::size_t counters, milliseconds age, Moment now) {
   emit(now, WatchEventKind::swept, "", "",
-       fmt::format("removed {} and its {} counters: no session of its watch is left; created {}s before this run",
-                   run, counters, age.count() / 1000));
+       fmt::format("removed {} and its {} counters: no session of its watch is left; created {}s before this run", run,
+                   counters, age.count() / 1000));
 }
 
 }  // namespace zkverify

@@ -12,25 +12,25 @@
 #include <string_view>
 #include <vector>
 
-#include "model/facts/errors.hpp"
 #include "model/facts/clock.hpp"
+#include "model/facts/errors.hpp"
 #include "model/facts/session.hpp"
 
 namespace zkverify {
 
 enum class WatchEventKind {
-  connected,           // a session's first connection (detail: the session timeout the server granted)
-  disconnected,        // a session lost its server
-  reconnected,         // ... and found one again (server: which; duration: how long it was away)
-  expired,             // the server expired the session: its ephemeral znodes and watches are gone
-  ephemeral_lost,      // a session's ephemeral znode is missing
-  write_failed,        // the first failed write of an unavailability window (detail: the error)
-  unavailable_start,   // no write has succeeded for a while
-  unavailable_end,     // a write succeeded again (duration: the window)
-  read_check,          // a read-back through one server found every acknowledged write, in order
-  stale_read,          // a read-back missed acknowledged writes, or a client's writes were applied out of order
-  read_skipped,        // a read-back could not reach a server
-  swept,               // at start: a run node another watch left behind was removed (detail: which, why)
+  connected,          // a session's first connection (detail: the session timeout the server granted)
+  disconnected,       // a session lost its server
+  reconnected,        // ... and found one again (server: which; duration: how long it was away)
+  expired,            // the server expired the session: its ephemeral znodes and watches are gone
+  ephemeral_lost,     // a session's ephemeral znode is missing
+  write_failed,       // the first failed write of an unavailability window (detail: the error)
+  unavailable_start,  // no write has succeeded for a while
+  unavailable_end,    // a write succeeded again (duration: the window)
+  read_check,         // a read-back through one server found every acknowledged write, in order
+  stale_read,         // a read-back missed acknowledged writes, or a client's writes were applied out of order
+  read_skipped,       // a read-back could not reach a server
+  swept,              // at start: a run node another watch left behind was removed (detail: which, why)
 };
 
 std::string_view to_string(WatchEventKind kind);
@@ -53,7 +53,7 @@ struct WatchTotals {
   long writes_attempted = 0;
   long writes_acked = 0;
   long writes_failed = 0;
-  long writes_lost = 0;  // acknowledged, then missing from a read-back after sync
+  long writes_lost = 0;          // acknowledged, then missing from a read-back after sync
   long writes_out_of_order = 0;  // a client's write applied before one it had sent earlier
   int read_checks = 0;
   int stale_reads = 0;

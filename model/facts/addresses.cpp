@@ -1,6 +1,5 @@
 #include "model/facts/addresses.hpp"
 
-
 #include <algorithm>
 #include <charconv>
 #include <set>
@@ -86,11 +85,10 @@ void assign_admin_ports(std::vector<ServerAddress>& servers, std::string_view po
   auto parts = split(ports, ',');
   if (parts.size() != 1 && parts.size() != servers.size())
     throw BadInput(fmt::format("--admin-port takes one port or one per server ({} servers, {} ports given)",
-                                            servers.size(), parts.size()));
+                               servers.size(), parts.size()));
   for (std::size_t i = 0; i < servers.size(); ++i)
     servers[i].admin_port = parse_port(parts.size() == 1 ? parts[0] : parts[i], "--admin-port");
 }
-
 
 ListenAddress parse_listen(std::string_view text) {
   auto fail = [&](std::string_view why) {

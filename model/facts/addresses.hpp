@@ -32,7 +32,6 @@ void assign_admin_ports(std::vector<ServerAddress>& servers, std::string_view po
 // Parses a TCP port (1..65535). Throws BadInput naming `what` and the text.
 std::uint16_t parse_port(std::string_view text, std::string_view what);
 
-
 // --listen HOST:PORT ("0.0.0.0:9181", "[::]:9181", "127.0.0.1:0"): throws BadInput naming --listen.
 struct ListenAddress {
   std::string host;  // without brackets

@@ -10,7 +10,7 @@
 namespace zkverify {
 
 struct Credentials {
-  std::string scheme;    // "digest": the only scheme this C client can use (it has no SASL)
+  std::string scheme;  // "digest": the only scheme this C client can use (it has no SASL)
   std::string user;
   std::string password;  // never printed, logged or stored
 };

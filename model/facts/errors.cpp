@@ -78,7 +78,6 @@ std::string_view to_string(ProbeError error) {
   return "unknown";
 }
 
-
 const std::error_category& zookeeper_category() {
   static const NamedCategory<ZkError> category("zookeeper");
   return category;

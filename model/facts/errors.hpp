@@ -85,7 +85,6 @@ std::error_code make_error_code(ProbeError error);
 
 }  // namespace zkverify
 
-
 template <>
 struct std::is_error_code_enum<zkverify::ZkError> : std::true_type {};
 template <>

@@ -32,7 +32,7 @@ bool is_serving(Mode mode);
 bool is_serving_voter(Mode mode);
 
 template <class Facts>
-struct Reply {  // how a server answered one request, and the facts in it
+struct Reply {                               // how a server answered one request, and the facts in it
   ProbeError error = ProbeError::malformed;  // ok: the facts are valid; else not_serving, not_whitelisted, malformed
   Facts facts{};
   std::string detail;  // for malformed: what was wrong; otherwise empty
@@ -57,8 +57,8 @@ struct SrvrFacts {  // srvr / stat
   std::optional<std::int64_t> received;
 };
 
-struct MntrFacts {  // mntr, or the AdminServer's "monitor"
-  std::string server_state;                    // leader, follower, observer, standalone, read-only
+struct MntrFacts {           // mntr, or the AdminServer's "monitor"
+  std::string server_state;  // leader, follower, observer, standalone, read-only
   std::optional<std::int64_t> znode_count;
   std::optional<std::int64_t> synced_followers;  // leader only
   std::optional<std::int64_t> learners;          // leader only
@@ -102,8 +102,8 @@ struct RuokFacts {
 // One word's exchange over TCP: the transport outcome and, when it succeeded, the raw reply.
 struct Exchange {
   ProbeError error = ProbeError::ok;  // a transport error, or ok
-  std::string detail;    // the socket error text, when any
-  std::string reply;     // what the server sent (possibly partial when error != none)
+  std::string detail;                 // the socket error text, when any
+  std::string reply;                  // what the server sent (possibly partial when error != none)
   std::chrono::microseconds latency{0};
 };
 
@@ -116,13 +116,13 @@ std::string describe(const Exchange& exchange);
 // Everything the four-letter words and the AdminServer told about one server.
 struct ServerProbe {
   ServerAddress address;
-  Exchange srvr_exchange;               // srvr is always tried first: it is enabled everywhere
+  Exchange srvr_exchange;                // srvr is always tried first: it is enabled everywhere
   std::optional<Reply<SrvrFacts>> srvr;  // parsed srvr, when the exchange completed
   std::optional<Reply<MntrFacts>> mntr;
   std::optional<Reply<ConfFacts>> conf;
   std::optional<Reply<IsroFacts>> isro;
   std::optional<Reply<RuokFacts>> ruok;
-  std::string admin_error;          // why the AdminServer could not be used, when an admin port was given
+  std::string admin_error;                 // why the AdminServer could not be used, when an admin port was given
   std::vector<std::string> refused_words;  // words the server refused as not whitelisted
 };
 
@@ -131,7 +131,7 @@ std::optional<Mode> mode_of(const ServerProbe& probe);
 
 // The round trip through the ZooKeeper client protocol.
 struct ReadBack {
-  std::string server;                   // name of the server the session was pinned to
+  std::string server;  // name of the server the session was pinned to
   ZkError error = ZkError::not_attempted;
   std::optional<int> session_server_id;  // top byte of the session id: the id of the server that made it
   bool bytes_match = false;
@@ -155,30 +155,30 @@ struct PhaseTimings {
 };
 
 struct RoundTrip {
-  std::string writer;                   // the server the write went through
-  std::string path;                     // the znode created (ephemeral sequential)
+  std::string writer;  // the server the write went through
+  std::string path;    // the znode created (ephemeral sequential)
   // Creating the namespace node (node_exists is fine): ok once a node was created in it (or found
   // there); not_attempted when the write failed before telling whether it exists (the write's error
   // says why).
   ZkError namespace_error = ZkError::not_attempted;
   ZkError write_error = ZkError::not_attempted;
-  std::optional<Zxid> write_zxid;       // czxid of the created node
-  std::vector<ReadBack> reads;          // one per server it was attempted on
+  std::optional<Zxid> write_zxid;  // czxid of the created node
+  std::vector<ReadBack> reads;     // one per server it was attempted on
   // The probe node's removal, which the writer's session close does (the node is ephemeral): ok
   // once that close completed; deadline_exceeded when it was abandoned and the node waits for the
   // server to expire the session. A writer whose close does not end its session (the sidecar's
   // lent one) deletes the node instead: this is that delete's error.
   ZkError removal_error = ZkError::not_attempted;
-  std::string marker_path;              // empty when no marker was asked for
+  std::string marker_path;                               // empty when no marker was asked for
   ZkError marker_create_error = ZkError::not_attempted;  // node_exists when it was already there
   // Access under ACLs (a session refused by the server's authentication shows as auth_failed in
   // write_error or a read's error instead).
-  std::string namespace_path;           // the namespace the round trip writes under
-  bool credentials_given = false;       // the sessions presented credentials (--auth-file)
-  std::string denied_path;              // the node whose ACL first answered no_auth; empty: none did
+  std::string namespace_path;                  // the namespace the round trip writes under
+  bool credentials_given = false;              // the sessions presented credentials (--auth-file)
+  std::string denied_path;                     // the node whose ACL first answered no_auth; empty: none did
   ZkError acl_error = ZkError::not_attempted;  // reading denied_path's ACL (no_auth: not readable either)
   std::vector<std::string> acl_schemes;        // its ACL's schemes, sorted, when it could be read
-  PhaseTimings timings;                 // connect, write, read_back, cleanup
+  PhaseTimings timings;                        // connect, write, read_back, cleanup
 };
 
 }  // namespace zkverify

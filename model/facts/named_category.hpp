@@ -12,7 +12,9 @@ class NamedCategory : public std::error_category {
  public:
   explicit NamedCategory(const char* name) : name_(name) {}
   [[nodiscard]] const char* name() const noexcept override { return name_; }
-  [[nodiscard]] std::string message(int value) const override { return std::string(to_string(static_cast<Enum>(value))); }
+  [[nodiscard]] std::string message(int value) const override {
+    return std::string(to_string(static_cast<Enum>(value)));
+  }
 
  private:
   const char* name_;

@@ -62,9 +62,9 @@ enum class CreateMode { persistent, ephemeral, persistent_sequential, ephemeral_
 struct MultiOp {
   enum class Kind { create, remove, set, check } kind = Kind::create;
   std::string path;
-  std::string data;                     // create, set
+  std::string data;                          // create, set
   CreateMode mode = CreateMode::persistent;  // create
-  std::int32_t version = -1;            // remove, set, check: -1 = any
+  std::int32_t version = -1;                 // remove, set, check: -1 = any
 };
 
 // What a one-shot data watch saw (get_and_watch): the node changed, was deleted or created, its

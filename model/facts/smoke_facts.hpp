@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "model/facts/clock.hpp"
 #include "model/facts/errors.hpp"
 #include "model/facts/facts.hpp"
-#include "model/facts/clock.hpp"
 #include "model/facts/session.hpp"
 
 namespace zkverify {
@@ -58,9 +58,9 @@ struct EphemeralSeen {  // ephemeral-cleanup
 struct WatchSeen {  // watch-fires
   CaseRun run;
   std::string watcher, writer;
-  std::optional<WatchNotice> notice;                  // none: it did not fire by the deadline
-  std::optional<std::chrono::microseconds> delay;     // from the write's ack to the notice
-  std::chrono::milliseconds waited{0};                // how long it was waited for
+  std::optional<WatchNotice> notice;               // none: it did not fire by the deadline
+  std::optional<std::chrono::microseconds> delay;  // from the write's ack to the notice
+  std::chrono::milliseconds waited{0};             // how long it was waited for
 };
 
 struct SequentialCreate {
@@ -86,7 +86,7 @@ struct MultiSeen {  // multi-atomic
 struct CasSeen {  // cas-version
   CaseRun run;
   std::string server;
-  std::int32_t version_before = -1;               // after the create and one good set
+  std::int32_t version_before = -1;                  // after the create and one good set
   ZkError stale_set_error = ZkError::not_attempted;  // a set with the version the node had before
   std::string data_before, data_after;
   std::int32_t version_after = -1;
@@ -96,13 +96,13 @@ struct MoveSeen {  // session-move
   CaseRun run;
   std::string from, to;
   std::optional<std::int64_t> id_before, id_after;
-  std::string connected_after;  // the server the session is connected to after the move
-  ZkError ephemeral_after = ZkError::not_attempted;  // get of its ephemeral through the moved session
+  std::string connected_after;                           // the server the session is connected to after the move
+  ZkError ephemeral_after = ZkError::not_attempted;      // get of its ephemeral through the moved session
   ZkError ephemeral_elsewhere = ZkError::not_attempted;  // exists through another session after sync
 };
 
 struct OpSamples {
-  std::string op;  // create, set, get, delete
+  std::string op;                                  // create, set, get, delete
   std::vector<std::chrono::microseconds> samples;  // successful ones
   int errors = 0;
   ZkError first_error = ZkError::ok;
@@ -117,7 +117,7 @@ struct LatencySeen {  // latency/<server>
 struct SmokeObservations {
   std::string run_path;
   std::vector<std::string> servers;  // the servers the cases went through, in list order
-  SmokeStep prepare;  // creating the namespace and the run path
+  SmokeStep prepare;                 // creating the namespace and the run path
   RoundTripSeen round_trip;
   EphemeralSeen ephemeral;
   WatchSeen watch;
@@ -125,9 +125,9 @@ struct SmokeObservations {
   MultiSeen multi;
   CasSeen cas;
   MoveSeen move;
-  std::vector<LatencySeen> latency;  // one per server
-  bool stopped = false;              // a stop was requested: the cases after it did not run
-  SmokeStep cleanup;                 // removing the run path
+  std::vector<LatencySeen> latency;      // one per server
+  bool stopped = false;                  // a stop was requested: the cases after it did not run
+  SmokeStep cleanup;                     // removing the run path
   std::vector<std::string> left_behind;  // what was still under the run path after cleanup
 };
 

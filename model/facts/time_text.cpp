@@ -9,9 +9,7 @@
 namespace zkverify {
 
 std::chrono::milliseconds parse_duration(std::string_view text) {
-  auto fail = [&] {
-    return BadInput(fmt::format("'{}' is not a duration (use e.g. 500ms, 2s, 5m, 1h)", text));
-  };
+  auto fail = [&] { return BadInput(fmt::format("'{}' is not a duration (use e.g. 500ms, 2s, 5m, 1h)", text)); };
   std::int64_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc{} || end == text.data() || value <= 0) throw fail();

@@ -113,8 +113,7 @@ class Judge {
       } else if (mode_of(probe) == Mode::standalone && facts_.probes.size() > 1) {
         add(FindingCode::standalone, name,
             fmt::format("{} runs standalone: it is not part of the ensemble and serves its own data", name));
-      } else if (mode_of(probe) == Mode::read_only ||
-                 (has_facts(probe.isro) && probe.isro->facts.read_only)) {
+      } else if (mode_of(probe) == Mode::read_only || (has_facts(probe.isro) && probe.isro->facts.read_only)) {
         add(FindingCode::read_only, name, fmt::format("{} is in read-only mode: it has lost the quorum", name));
       }
     }
@@ -132,9 +131,9 @@ class Judge {
   // two are estimates, and an info finding says which was used.
   int expected_voters() {
     if (const auto* conf = membership())
-      return conf->voters_only ? static_cast<int>(conf->members.size())
-                               : static_cast<int>(std::ranges::count(conf->members, std::string("participant"),
-                                                                     &Member::role));
+      return conf->voters_only
+                 ? static_cast<int>(conf->members.size())
+                 : static_cast<int>(std::ranges::count(conf->members, std::string("participant"), &Member::role));
     for (const auto& probe : facts_.probes)
       if (has_facts(probe.mntr) && probe.mntr->facts.quorum_size) {
         add(FindingCode::voters_counted, "",
@@ -142,7 +141,8 @@ class Judge {
                         *probe.mntr->facts.quorum_size, probe.address.name));
         return static_cast<int>(*probe.mntr->facts.quorum_size);
       }
-    auto observers = std::ranges::count_if(facts_.probes, [](const ServerProbe& probe) { return mode_of(probe) == Mode::observer; });
+    auto observers =
+        std::ranges::count_if(facts_.probes, [](const ServerProbe& probe) { return mode_of(probe) == Mode::observer; });
     auto voters = static_cast<int>(facts_.probes.size() - static_cast<std::size_t>(observers));
     add(FindingCode::voters_counted, "",
         fmt::format("{} voters: the {} listed servers less {} observers; no membership or zk_quorum_size was "
@@ -312,13 +312,12 @@ class Judge {
     for (const auto& [version, names] : servers_by_version)
       parts.push_back(fmt::format("{} on {}", version, fmt::join(names, ", ")));
     add(FindingCode::mixed_versions, "",
-        fmt::format("servers run different ZooKeeper versions (expected during an upgrade): {}", fmt::join(parts, "; ")));
+        fmt::format("servers run different ZooKeeper versions (expected during an upgrade): {}",
+                    fmt::join(parts, "; ")));
   }
 
   // "3.8.0" of "3.8.0-5a02a05eddb59aee6ac762f7ea82e92a68eb9c0f, built on ...".
-  static std::string release_of(const std::string& version) {
-    return version.substr(0, version.find_first_of("-, "));
-  }
+  static std::string release_of(const std::string& version) { return version.substr(0, version.find_first_of("-, ")); }
 
   void check_round_trip() {
     if (facts_.write_skipped) {  // a marker-only trip may have run: the ledger judges its reads
@@ -338,7 +337,9 @@ class Judge {
 
     if (write_only_slow(trip)) return;
     if (trip.namespace_error != ZkError::ok && trip.namespace_error != ZkError::not_attempted) {
-      auto hint = trip.namespace_error == ZkError::no_node ? " (its parent does not exist; create it or pick another --namespace)" : "";
+      auto hint = trip.namespace_error == ZkError::no_node
+                      ? " (its parent does not exist; create it or pick another --namespace)"
+                      : "";
       add(FindingCode::round_trip_failed, trip.writer,
           fmt::format("could not create the namespace node through {}: {}{}", trip.writer,
                       to_string(trip.namespace_error), hint));
@@ -353,13 +354,11 @@ class Judge {
       ++summary.reads_attempted;
       if (read.error != ZkError::ok)
         add(FindingCode::round_trip_failed, read.server,
-            fmt::format("reading the write back through {} after sync failed: {}", read.server,
-                        to_string(read.error)));
+            fmt::format("reading the write back through {} after sync failed: {}", read.server, to_string(read.error)));
       else if (!read.bytes_match)
         add(FindingCode::stale_read, read.server,
             fmt::format("{} returned other bytes for {} than were written", read.server, trip.path));
-      else
-        ++summary.reads_ok;
+      else ++summary.reads_ok;
     }
     if (trip.removal_error != ZkError::ok)
       add(FindingCode::cleanup_deferred, trip.writer,
@@ -388,8 +387,7 @@ class Judge {
     std::map<std::string, std::vector<std::string>> refused;  // word -> servers
     for (const auto& probe : facts_.probes) {
       for (const auto& word : probe.refused_words) refused[word].push_back(probe.address.name);
-      if (!probe.admin_error.empty())
-        add(FindingCode::admin_unavailable, probe.address.name, probe.admin_error);
+      if (!probe.admin_error.empty()) add(FindingCode::admin_unavailable, probe.address.name, probe.admin_error);
     }
     if (refused.empty()) return;
     std::vector<std::string> words, parts;
@@ -457,7 +455,8 @@ class Judge {
   // "scheme digest", "schemes digest, world", or why the ACL could not be read.
   static std::string describe_acl(const RoundTrip& trip) {
     if (trip.acl_error == ZkError::ok && !trip.acl_schemes.empty())
-      return fmt::format("{} {}", trip.acl_schemes.size() == 1 ? "scheme" : "schemes", fmt::join(trip.acl_schemes, ", "));
+      return fmt::format("{} {}", trip.acl_schemes.size() == 1 ? "scheme" : "schemes",
+                         fmt::join(trip.acl_schemes, ", "));
     if (trip.acl_error == ZkError::no_auth) return "scheme unknown: the ACL itself is not readable without permission";
     return fmt::format("scheme unknown: reading the ACL failed: {}", to_string(trip.acl_error));
   }

@@ -10,9 +10,9 @@
 namespace zkverify {
 
 struct EnsembleFacts {
-  std::vector<ServerProbe> probes;     // one per listed server, in list order
+  std::vector<ServerProbe> probes;      // one per listed server, in list order
   std::optional<RoundTrip> round_trip;  // empty when the round trip was skipped
-  bool write_skipped = false;                   // --no-write
+  bool write_skipped = false;           // --no-write
   PhaseTimings timings{};               // measured by whoever gathered the facts
 };
 

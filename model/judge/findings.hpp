@@ -69,10 +69,10 @@ enum class FindingCode {
 
 struct FindingInfo {
   FindingCode code;
-  std::string_view name;     // "no-quorum": stable, for scripts (JSON "code")
-  Severity severity;         // the usual one; a producer may say otherwise (the reference lists which)
-  std::string_view meaning;  // one line
-  std::string_view action;   // what to do, one line
+  std::string_view name;                   // "no-quorum": stable, for scripts (JSON "code")
+  Severity severity;                       // the usual one; a producer may say otherwise (the reference lists which)
+  std::string_view meaning;                // one line
+  std::string_view action;                 // what to do, one line
   std::string_view other_severities = {};  // e.g. "info when ...": where a producer differs
 };
 

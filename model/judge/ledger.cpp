@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "model/parse/parsers.hpp"
 #include "model/judge/restart_plan.hpp"
+#include "model/parse/parsers.hpp"
 
 namespace zkverify {
 
@@ -79,7 +79,8 @@ json to_json(const Ledger& ledger) {
                      {"last_seen", server.last_seen}};
   json marker = nullptr;
   if (ledger.marker)
-    marker = {{"path", ledger.marker->path}, {"czxid", zxid_hex(ledger.marker->czxid)}, {"content", ledger.marker->content}};
+    marker = {
+        {"path", ledger.marker->path}, {"czxid", zxid_hex(ledger.marker->czxid)}, {"content", ledger.marker->content}};
   json data_loss = nullptr;
   if (ledger.data_loss) data_loss = {{"detected", ledger.data_loss->detected}, {"message", ledger.data_loss->message}};
   json in_flight = json::object();
@@ -111,17 +112,21 @@ Ledger ledger_from_json(const json& in) {
   try {
     ledger.updated = field(in, "updated").get<std::string>();
     ledger.high_zxid = zxid_from(field(in, "high_zxid"), "high_zxid");
-    if (const auto& count = field(in, "node_count"); !count.is_null()) ledger.node_count = integer_from(count, "node_count");
+    if (const auto& count = field(in, "node_count"); !count.is_null())
+      ledger.node_count = integer_from(count, "node_count");
     if (const auto& leader = field(in, "leader"); !leader.is_null()) ledger.leader = leader.get<std::string>();
     ledger.membership = field(in, "membership").get<std::vector<std::string>>();
     if (const auto& marker = field(in, "marker"); !marker.is_null())
-      ledger.marker = Marker{field(marker, "path").get<std::string>(), zxid_from(field(marker, "czxid"), "marker.czxid"),
-                             field(marker, "content").get<std::string>()};
+      ledger.marker =
+          Marker{field(marker, "path").get<std::string>(), zxid_from(field(marker, "czxid"), "marker.czxid"),
+                 field(marker, "content").get<std::string>()};
     if (const auto& loss = field(in, "data_loss"); !loss.is_null())
-      ledger.data_loss = DataLoss{field(loss, "detected").get<std::string>(), field(loss, "message").get<std::string>()};
+      ledger.data_loss =
+          DataLoss{field(loss, "detected").get<std::string>(), field(loss, "message").get<std::string>()};
     for (const auto& [name, server] : field(in, "servers").items()) {
       LedgerServer entry;
-      if (const auto& id = field(server, "id"); !id.is_null()) entry.id = static_cast<int>(integer_from(id, "servers.id"));
+      if (const auto& id = field(server, "id"); !id.is_null())
+        entry.id = static_cast<int>(integer_from(id, "servers.id"));
       entry.high_zxid = zxid_from(field(server, "high_zxid"), "servers.high_zxid");
       if (const auto& count = field(server, "node_count"); !count.is_null())
         entry.node_count = integer_from(count, "servers.node_count");
@@ -132,10 +137,11 @@ Ledger ledger_from_json(const json& in) {
     ledger.restarted = field(in, "restarted_this_round").get<std::set<std::string>>();
     if (in.contains("restarts_in_flight"))  // absent in ledgers written before it existed
       for (const auto& [name, approval] : in.at("restarts_in_flight").items())
-        ledger.in_flight[name] = Approval{
-            field(approval, "approved").get<std::string>(), field(approval, "seen_down").get<bool>(),
-            approval.value("received", json()).is_null() ? std::nullopt
-                                                         : std::optional(integer_from(approval.at("received"), "received"))};
+        ledger.in_flight[name] =
+            Approval{field(approval, "approved").get<std::string>(), field(approval, "seen_down").get<bool>(),
+                     approval.value("received", json()).is_null()
+                         ? std::nullopt
+                         : std::optional(integer_from(approval.at("received"), "received"))};
   } catch (const json::exception& error) {
     throw BadInput(fmt::format("a field has the wrong type: {}", error.what()));
   }
@@ -205,7 +211,8 @@ class LedgerUpdate {
     if (!report_.leader) return;
     const auto& leader = *report_.leader;
     if (previous_ && previous_->leader && *previous_->leader != leader)
-      add(FindingCode::leader_changed, leader, fmt::format("the leader moved from {} to {}", *previous_->leader, leader));
+      add(FindingCode::leader_changed, leader,
+          fmt::format("the leader moved from {} to {}", *previous_->leader, leader));
     out_.next.leader = leader;
     auto row = std::ranges::find(report_.servers, leader, &ServerRow::name);
     if (row == report_.servers.end() || !row->node_count) return;
@@ -224,7 +231,8 @@ class LedgerUpdate {
       std::ranges::set_difference(membership, previous_->membership, std::back_inserter(added));
       std::ranges::set_difference(previous_->membership, membership, std::back_inserter(removed));
       add(FindingCode::membership_changed, "",
-          fmt::format("the membership changed: added [{}], removed [{}]", fmt::join(added, " "), fmt::join(removed, " ")));
+          fmt::format("the membership changed: added [{}], removed [{}]", fmt::join(added, " "),
+                      fmt::join(removed, " ")));
     }
     out_.next.membership = std::move(membership);
   }
@@ -248,7 +256,8 @@ class LedgerUpdate {
     for (const auto& read : trip ? trip->reads : std::vector<ReadBack>{}) {
       answered = answered || read.marker_error == ZkError::ok || read.marker_error == ZkError::no_node;
       if (read.marker_error == ZkError::no_node) gone.push_back(read.server);
-      else if (read.marker_error == ZkError::ok && (read.marker_czxid != marker.czxid || read.marker_data != marker.content))
+      else if (read.marker_error == ZkError::ok &&
+               (read.marker_czxid != marker.czxid || read.marker_data != marker.content))
         changed.push_back(read.server);
       else if (read.marker_error != ZkError::ok && read.marker_error != ZkError::not_attempted)
         add(FindingCode::marker_unread, read.server,

@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/judge/checks.hpp"
 #include "model/facts/failure.hpp"
+#include "model/judge/checks.hpp"
 
 namespace zkverify {
 
@@ -38,20 +38,20 @@ struct DataLoss {
 // A restart approved (by safe-to-restart or step) whose server has not yet been seen back: until
 // then it counts as going down for other approvals (restart_plan.hpp).
 struct Approval {
-  std::string approved;    // ISO 8601, UTC
-  bool seen_down = false;  // a check since then saw the server not serving
+  std::string approved;                  // ISO 8601, UTC
+  bool seen_down = false;                // a check since then saw the server not serving
   std::optional<std::int64_t> received;  // its srvr "Received" then: lower later means it restarted
 };
 
 struct Ledger {
-  Zxid high_zxid;                // the ensemble's high-water mark; never lowered
+  Zxid high_zxid;                          // the ensemble's high-water mark; never lowered
   std::optional<std::int64_t> node_count;  // the leader's, at the last run that had one
   std::optional<std::string> leader;
-  std::vector<std::string> membership;   // "server.N=..." lines as the servers report them
+  std::vector<std::string> membership;  // "server.N=..." lines as the servers report them
   std::optional<Marker> marker;
-  std::optional<DataLoss> data_loss;     // sticky until --reset-state
+  std::optional<DataLoss> data_loss;  // sticky until --reset-state
   std::map<std::string, LedgerServer> servers;
-  std::set<std::string> restarted;       // this restart round: servers approved (safe-to-restart) or restarted (step)
+  std::set<std::string> restarted;  // this restart round: servers approved (safe-to-restart) or restarted (step)
   std::map<std::string, Approval> in_flight;  // approved, not yet seen back
   std::string updated;
 };

@@ -48,8 +48,8 @@ ReadinessCheck epoch_check(const Report& report, const ServerRow& row) {
   // Right after an election the leader's zxid is the new epoch's first (counter 0) and a synced
   // follower still reports the last epoch's until the first write: not a lag. The sync proof decides.
   if (newest->counter() == 0 && row.zxid->epoch() < newest->epoch()) return {"epoch", true, {}};
-  return {"epoch", false, fmt::format("{} is on epoch {:#x}, the ensemble on {:#x}", row.name, row.zxid->epoch(),
-                                      newest->epoch())};
+  return {"epoch", false,
+          fmt::format("{} is on epoch {:#x}, the ensemble on {:#x}", row.name, row.zxid->epoch(), newest->epoch())};
 }
 
 // What the report says against this server (its worst finding), to explain a failed proof.
@@ -159,8 +159,9 @@ std::vector<std::string> describe_changes(const Report* before_report, const Rea
     lines.push_back(before_report ? fmt::format("leader {} -> {}", leader_text(*before_report), leader_text(report))
                                   : fmt::format("leader {}", leader_text(report)));
   if (!before_report || before_report->verdict != report.verdict)
-    lines.push_back(before_report ? fmt::format("verdict {} -> {}", to_string(before_report->verdict), to_string(report.verdict))
-                                  : fmt::format("verdict {}", to_string(report.verdict)));
+    lines.push_back(before_report
+                        ? fmt::format("verdict {} -> {}", to_string(before_report->verdict), to_string(report.verdict))
+                        : fmt::format("verdict {}", to_string(report.verdict)));
   return lines;
 }
 

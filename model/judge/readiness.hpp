@@ -15,9 +15,9 @@ namespace zkverify {
 
 // How the local server proved it has caught up with the ensemble, strongest first.
 enum class SyncProof {
-  round_trip,        // the long-lived local session read the cycle's write (made through the leader) after sync
-  peer_state,        // --no-write: the local server's mntr says zk_peer_state "following - broadcast" (or leading, observing)
-  zabstate,          // --no-write, mntr refused: the local AdminServer's /commands/zabstate says "broadcast"
+  round_trip,  // the long-lived local session read the cycle's write (made through the leader) after sync
+  peer_state,  // --no-write: the local server's mntr says zk_peer_state "following - broadcast" (or leading, observing)
+  zabstate,    // --no-write, mntr refused: the local AdminServer's /commands/zabstate says "broadcast"
   synced_followers,  // --no-write, mntr refused: the leader's zk_synced_followers counts every follower
   srvr_mode,         // --no-write and nothing better: srvr's mode alone
 };
@@ -26,7 +26,7 @@ enum class SyncProof {
 std::string_view to_string(SyncProof proof);
 
 struct ReadinessCheck {
-  std::string name;    // "serving", "epoch", "synced"
+  std::string name;  // "serving", "epoch", "synced"
   bool passed = false;
   std::string reason;  // why it failed; empty when it passed
 };

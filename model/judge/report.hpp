@@ -14,7 +14,17 @@ namespace zkverify {
 enum class Verdict { healthy, degraded, critical };
 
 // A server as a report shows it: the mode srvr reported, or why there is none.
-enum class ServerState { leader, follower, observer, standalone, read_only, unknown, not_serving, unreachable, bad_reply };
+enum class ServerState {
+  leader,
+  follower,
+  observer,
+  standalone,
+  read_only,
+  unknown,
+  not_serving,
+  unreachable,
+  bad_reply
+};
 
 // The names reports print: "leader", ..., "read-only", "not-serving", "unreachable", "bad-reply".
 std::string_view to_string(ServerState state);
@@ -27,8 +37,8 @@ bool is_serving_voter(ServerState state);  // is_serving_voter of its mode
 struct Finding {
   Severity severity = Severity::info;
   FindingCode code = FindingCode::unreachable;  // printed by its stable name (findings.hpp)
-  std::string server;   // the server it is about; empty when about the ensemble
-  std::string message;  // one sentence for a human
+  std::string server;                           // the server it is about; empty when about the ensemble
+  std::string message;                          // one sentence for a human
 };
 
 // A finding at its code's usual severity.
@@ -41,15 +51,15 @@ struct ServerRow {
   std::string address;
   std::optional<int> id;
   ServerState state = ServerState::unreachable;
-  std::optional<Zxid> zxid;  // highest seen: srvr's, or the round-trip write this server read back
-  std::optional<double> latency_ms;  // of the srvr exchange
-  std::optional<std::int64_t> node_count;  // srvr's "Node count"
+  std::optional<Zxid> zxid;                      // highest seen: srvr's, or the round-trip write this server read back
+  std::optional<double> latency_ms;              // of the srvr exchange
+  std::optional<std::int64_t> node_count;        // srvr's "Node count"
   std::optional<std::int64_t> packets_received;  // srvr's "Received" (not rendered: tells a restart)
-  std::optional<bool> read_back;     // the round trip's write was read back here (unset: not attempted)
+  std::optional<bool> read_back;                 // the round trip's write was read back here (unset: not attempted)
   // Proven in sync with the leader: it leads, it read the round trip's write back, or the leader's
   // zk_synced_followers counts every follower. Unset: not proven either way.
   std::optional<bool> synced;
-  std::string error;                 // empty when the server answered srvr
+  std::string error;  // empty when the server answered srvr
   std::string note;
 };
 
@@ -70,7 +80,7 @@ struct Report {
   std::vector<ServerRow> servers;
   std::vector<Finding> findings;
   std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible
-  std::optional<PhaseTimings> timings;  // where the check's time went, when it was measured
+  std::optional<PhaseTimings> timings;         // where the check's time went, when it was measured
 };
 
 std::string_view to_string(Verdict verdict);

@@ -70,8 +70,8 @@ std::optional<RestartSafety> refuse_leader(const Report& report, const std::stri
 
 }  // namespace
 
-RestartSafety restart_safety(const Report& report, const std::string& name, const std::set<std::string>& already_restarted,
-                             const std::set<std::string>& going_down) {
+RestartSafety restart_safety(const Report& report, const std::string& name,
+                             const std::set<std::string>& already_restarted, const std::set<std::string>& going_down) {
   auto target = std::ranges::find(report.servers, name, &ServerRow::name);
   if (target == report.servers.end()) return {false, fmt::format("{} is not one of the listed servers", name)};
   if (report.verdict == Verdict::critical)
@@ -84,8 +84,8 @@ RestartSafety restart_safety(const Report& report, const std::string& name, cons
   for (const auto& row : report.servers)
     if (row.name != name && going_down.contains(row.name) && is_synced_voter(row)) leaving.push_back(row.name);
   int remaining = synced - static_cast<int>(leaving.size()) - (is_synced_voter(*target) ? 1 : 0);
-  std::string also = leaving.empty() ? "" : fmt::format(" and {} (approved to restart, not yet seen back)",
-                                                        fmt::join(leaving, ", "));
+  std::string also =
+      leaving.empty() ? "" : fmt::format(" and {} (approved to restart, not yet seen back)", fmt::join(leaving, ", "));
   if (remaining < majority) {
     int down = voters - synced;
     return {false, fmt::format("{} of {} voters down or not proven synced: restarting {}{} would leave {} synced; a "
@@ -94,9 +94,10 @@ RestartSafety restart_safety(const Report& report, const std::string& name, cons
   }
   if (target->state == ServerState::leader) {
     if (auto refusal = refuse_leader(report, name, already_restarted)) return *refusal;
-    return {true, fmt::format("{} synced voters of {}; without the leader {}{} {} remain, a quorum needs {}. An election "
-                              "follows; in a rolling restart the leader goes last",
-                              synced, voters, name, also, remaining, majority)};
+    return {true,
+            fmt::format("{} synced voters of {}; without the leader {}{} {} remain, a quorum needs {}. An election "
+                        "follows; in a rolling restart the leader goes last",
+                        synced, voters, name, also, remaining, majority)};
   }
   if (!is_synced_voter(*target))
     return {true, fmt::format("{} is {}: restarting it does not lower the {} synced voters (quorum {})", name,
@@ -114,7 +115,8 @@ bool expired(const Approval& approval, std::chrono::system_clock::time_point now
 
 }  // namespace
 
-std::set<std::string> going_down(const Ledger& ledger, const std::string& except, std::chrono::system_clock::time_point now) {
+std::set<std::string> going_down(const Ledger& ledger, const std::string& except,
+                                 std::chrono::system_clock::time_point now) {
   std::set<std::string> names;
   for (const auto& [name, approval] : ledger.in_flight)
     if (name != except && !expired(approval, now)) names.insert(name);
@@ -140,7 +142,8 @@ void follow_approvals(Ledger& ledger, const Report& report, const std::string& n
     auto row = std::ranges::find(report.servers, name, &ServerRow::name);
     bool serving = row != report.servers.end() && is_serving(row->state);
     if (!serving) approval.seen_down = true;
-    bool restarted = serving && approval.received && row->packets_received && *row->packets_received < *approval.received;
+    bool restarted =
+        serving && approval.received && row->packets_received && *row->packets_received < *approval.received;
     bool done = expired(approval, when) || (serving && approval.seen_down) || restarted;
     it = done ? ledger.in_flight.erase(it) : std::next(it);
   }

@@ -29,7 +29,8 @@ struct RestartSafety {
 // (approved by others and not yet back), keeps a majority of voters that serve and are proven in sync
 // (ServerRow::synced). The leader is safe only when every other voter is proven in sync and, when a
 // restart round is recorded (`already_restarted` not empty), after the round's other servers.
-RestartSafety restart_safety(const Report& report, const std::string& name, const std::set<std::string>& already_restarted,
+RestartSafety restart_safety(const Report& report, const std::string& name,
+                             const std::set<std::string>& already_restarted,
                              const std::set<std::string>& going_down = {});
 
 // The restart round in the ledger. An approval is in flight from the moment it is given until a check
@@ -39,7 +40,8 @@ RestartSafety restart_safety(const Report& report, const std::string& name, cons
 inline constexpr std::chrono::minutes kApprovalLease{10};
 
 // The servers other than `except` whose approvals are in flight at `now`.
-std::set<std::string> going_down(const Ledger& ledger, const std::string& except, std::chrono::system_clock::time_point now);
+std::set<std::string> going_down(const Ledger& ledger, const std::string& except,
+                                 std::chrono::system_clock::time_point now);
 // `name` was approved at `now` (ISO 8601), as `report` saw it: in flight from now on.
 void approve_in_flight(Ledger& ledger, const Report& report, const std::string& name, const std::string& now);
 // `name` restarted and serves again: it joins the round (which ends once every server in `servers` is

@@ -22,10 +22,10 @@ struct Window {
 struct RollStep {
   std::string server;
   int command_status = 0;
-  Window span;                          // the step, from its COMMAND to the end of its wait
-  std::optional<Window> down;           // the server not serving
+  Window span;                 // the step, from its COMMAND to the end of its wait
+  std::optional<Window> down;  // the server not serving
   std::optional<std::string> leader_before, leader_after;
-  std::optional<Window> leaderless;     // the longest time without a leader
+  std::optional<Window> leaderless;  // the longest time without a leader
   std::chrono::milliseconds longest_unavailable{0};
   Verdict verdict = Verdict::healthy;   // the step's last check
   std::vector<Finding> findings;        // the step's own (command, recovery)
@@ -46,7 +46,7 @@ struct RollRecord {
   bool stopped_by_signal = false;
   bool complete = false;
   long duration_ms = 0;
-  WatchTotals totals;        // the one watch across the roll
+  WatchTotals totals;  // the one watch across the roll
   std::vector<WatchEvent> events;
   std::vector<Finding> watch_findings;
   Report last_report;

@@ -17,7 +17,7 @@ struct CycleResult {
   Readiness readiness;
   std::chrono::system_clock::time_point checked_at{};  // when the cycle ended
   std::chrono::duration<double> duration{0};           // how long the cycle took
-  std::optional<double> round_trip_seconds;           // the local session's sync + read, when it read
+  std::optional<double> round_trip_seconds;            // the local session's sync + read, when it read
 };
 
 struct SidecarStatus {

@@ -47,8 +47,9 @@ std::string steps_text(const CaseRun& run) {
 std::optional<CaseResult> failed_step(const std::string& id, const CaseRun& run) {
   for (const auto& step : run.steps)
     if (step.error != ZkError::ok)
-      return failed(id, fmt::format("{}{}: {}", step.what, step.server.empty() ? "" : " via " + step.server, explain(step.error)),
-                    steps_text(run));
+      return failed(
+          id, fmt::format("{}{}: {}", step.what, step.server.empty() ? "" : " via " + step.server, explain(step.error)),
+          steps_text(run));
   return std::nullopt;
 }
 
@@ -80,7 +81,8 @@ CaseResult server_serving(const Report& report, const ServerRow& row) {
 CaseResult single_leader(const Report& report) {
   if (lone_standalone(report)) return passed("single-leader", "the only server runs standalone: it leads itself");
   if (report.leader) return passed("single-leader", "leader " + *report.leader);
-  auto why = findings_text(report, {FindingCode::no_leader, FindingCode::multiple_leaders, FindingCode::leader_unlisted});
+  auto why =
+      findings_text(report, {FindingCode::no_leader, FindingCode::multiple_leaders, FindingCode::leader_unlisted});
   return failed("single-leader", why.empty() ? "no single listed server leads" : why);
 }
 
@@ -99,7 +101,8 @@ CaseResult membership(const Report& report) {
                                     FindingCode::membership_unknown, FindingCode::duplicate_id});
   if (!why.empty()) return failed("membership-consistent", why);
   if (!report.membership_reported)
-    return passed("membership-consistent", "no server reported its membership (conf not whitelisted): nothing to compare");
+    return passed("membership-consistent",
+                  "no server reported its membership (conf not whitelisted): nothing to compare");
   return passed("membership-consistent", "every server reports the same membership");
 }
 
@@ -134,7 +137,8 @@ CaseResult round_trip(const RoundTripSeen& seen) {
   int ok = 0;
   for (const auto& read : seen.reads) {
     if (read.error != ZkError::ok) bad.push_back(fmt::format("{}: {}", read.server, explain(read.error)));
-    else if (!read.bytes_match) bad.push_back(fmt::format("{}: read other bytes than written (stale read)", read.server));
+    else if (!read.bytes_match)
+      bad.push_back(fmt::format("{}: read other bytes than written (stale read)", read.server));
     else ++ok;
   }
   auto figures = fmt::format("written via {}, read back after sync on {}/{}", seen.writer, ok, seen.reads.size());
@@ -148,14 +152,16 @@ CaseResult ephemeral(const EphemeralSeen& seen) {
   std::vector<std::string> still, unknown;
   for (const auto& lookup : seen.after_close) {
     if (lookup.error == ZkError::ok) still.push_back(lookup.server);
-    else if (lookup.error != ZkError::no_node) unknown.push_back(fmt::format("{}: {}", lookup.server, explain(lookup.error)));
+    else if (lookup.error != ZkError::no_node)
+      unknown.push_back(fmt::format("{}: {}", lookup.server, explain(lookup.error)));
   }
   if (!still.empty())
     return failed(id, fmt::format("{} still exists on {} after its session (via {}) closed", seen.path,
                                   fmt::join(still, ", "), seen.creator));
-  if (!unknown.empty()) return failed(id, fmt::format("could not look for {} on {}", seen.path, fmt::join(unknown, ", ")));
-  return passed(id, fmt::format("ephemeral created via {} gone on all {} servers after its session closed", seen.creator,
-                                seen.after_close.size()));
+  if (!unknown.empty())
+    return failed(id, fmt::format("could not look for {} on {}", seen.path, fmt::join(unknown, ", ")));
+  return passed(id, fmt::format("ephemeral created via {} gone on all {} servers after its session closed",
+                                seen.creator, seen.after_close.size()));
 }
 
 CaseResult watch(const WatchSeen& seen) {
@@ -180,7 +186,8 @@ CaseResult sequential(const SequentialSeen& seen) {
   std::vector<std::pair<Zxid, long long>> order;
   std::set<long long> distinct;
   for (const auto& create : seen.creates) {
-    if (create.error != ZkError::ok) return failed(id, fmt::format("create via {}: {}", create.server, explain(create.error)));
+    if (create.error != ZkError::ok)
+      return failed(id, fmt::format("create via {}: {}", create.server, explain(create.error)));
     auto number = sequence_number(create.path);
     if (!number) return failed(id, fmt::format("{} (via {}) has no sequence number", create.path, create.server));
     if (!distinct.insert(*number).second)
@@ -190,20 +197,24 @@ CaseResult sequential(const SequentialSeen& seen) {
   std::ranges::sort(order);
   for (std::size_t i = 1; i < order.size(); ++i)
     if (order[i].second < order[i - 1].second)
-      return failed(id, fmt::format("sequence {} was created after {} (zxid {} > {}) but numbered lower", order[i].second,
-                                    order[i - 1].second, zxid_hex(order[i].first), zxid_hex(order[i - 1].first)));
-  return passed(id, fmt::format("{} children created concurrently got distinct sequence numbers, increasing in commit order",
-                                seen.creates.size()));
+      return failed(id,
+                    fmt::format("sequence {} was created after {} (zxid {} > {}) but numbered lower", order[i].second,
+                                order[i - 1].second, zxid_hex(order[i].first), zxid_hex(order[i - 1].first)));
+  return passed(
+      id, fmt::format("{} children created concurrently got distinct sequence numbers, increasing in commit order",
+                      seen.creates.size()));
 }
 
 CaseResult multi(const MultiSeen& seen) {
   const std::string id = "multi-atomic";
   if (auto step = failed_step(id, seen.run)) return *step;
-  if (seen.multi_error == ZkError::ok) return failed(id, "a multi whose last operation deletes a missing node succeeded");
+  if (seen.multi_error == ZkError::ok)
+    return failed(id, "a multi whose last operation deletes a missing node succeeded");
   std::vector<std::string> left, unknown;
   for (const auto& lookup : seen.creates_left) {
     if (lookup.error == ZkError::ok) left.push_back(lookup.server);
-    else if (lookup.error != ZkError::no_node) unknown.push_back(fmt::format("{} ({})", lookup.server, explain(lookup.error)));
+    else if (lookup.error != ZkError::no_node)
+      unknown.push_back(fmt::format("{} ({})", lookup.server, explain(lookup.error)));
   }
   if (!left.empty())
     return failed(id, fmt::format("the multi failed ({}) but applied some of its creates: {} exists",
@@ -212,9 +223,10 @@ CaseResult multi(const MultiSeen& seen) {
     return failed(id, fmt::format("the multi failed ({}); whether its creates were applied is unknown: {}",
                                   explain(seen.multi_error), fmt::join(unknown, ", ")));
   if (seen.multi_error != ZkError::no_node)
-    return failed(id, fmt::format("the multi failed with {}, not no_node from its last operation", explain(seen.multi_error)));
-  return passed(id, fmt::format("the multi failed with {} and applied none of its {} creates", explain(seen.multi_error),
-                                seen.creates_left.size()));
+    return failed(
+        id, fmt::format("the multi failed with {}, not no_node from its last operation", explain(seen.multi_error)));
+  return passed(id, fmt::format("the multi failed with {} and applied none of its {} creates",
+                                explain(seen.multi_error), seen.creates_left.size()));
 }
 
 // The stale set's answer is judged before a later step's failure: it is what the case is about.
@@ -227,8 +239,8 @@ CaseResult cas(const CasSeen& seen) {
                                   seen.version_before, explain(seen.stale_set_error)));
   if (auto step = failed_step(id, seen.run)) return *step;
   if (seen.data_after != seen.data_before || seen.version_after != seen.version_before)
-    return failed(id, fmt::format("the refused set changed the node: version {} -> {}, data '{}' -> '{}'", seen.version_before,
-                                  seen.version_after, seen.data_before, seen.data_after));
+    return failed(id, fmt::format("the refused set changed the node: version {} -> {}, data '{}' -> '{}'",
+                                  seen.version_before, seen.version_after, seen.data_before, seen.data_after));
   return passed(id, "a set with a stale version failed with bad_version and changed nothing");
 }
 
@@ -238,12 +250,14 @@ CaseResult move(const MoveSeen& seen) {
     return {id, CaseOutcome::skipped, "one serving server: nowhere to move a session to", {}, {}, {}, 0};
   if (auto step = failed_step(id, seen.run)) return *step;
   if (seen.id_before != seen.id_after)
-    return failed(id, fmt::format("the session's id changed when it moved from {} to {}: {:x} -> {:x}", seen.from, seen.to,
-                                  seen.id_before.value_or(0), seen.id_after.value_or(0)));
+    return failed(id, fmt::format("the session's id changed when it moved from {} to {}: {:x} -> {:x}", seen.from,
+                                  seen.to, seen.id_before.value_or(0), seen.id_after.value_or(0)));
   if (seen.ephemeral_after != ZkError::ok)
-    return failed(id, fmt::format("its ephemeral could not be read after the move to {}: {}", seen.to, explain(seen.ephemeral_after)));
+    return failed(id, fmt::format("its ephemeral could not be read after the move to {}: {}", seen.to,
+                                  explain(seen.ephemeral_after)));
   if (seen.ephemeral_elsewhere != ZkError::ok)
-    return failed(id, fmt::format("its ephemeral is not seen via {} after the move: {}", seen.from, explain(seen.ephemeral_elsewhere)));
+    return failed(id, fmt::format("its ephemeral is not seen via {} after the move: {}", seen.from,
+                                  explain(seen.ephemeral_elsewhere)));
   return passed(id, fmt::format("session {:x} moved from {} to {}, kept its id and its ephemeral",
                                 seen.id_after.value_or(0), seen.from, seen.to));
 }
@@ -260,11 +274,12 @@ CaseResult latency(const LatencySeen& seen, const SmokeLimits& limits) {
     auto p99 = percentile(op.samples, 99);
     result.properties.emplace_back(fmt::format("{}.p50_ms", op.op), fmt::format("{:.3f}", ms(p50)));
     result.properties.emplace_back(fmt::format("{}.p99_ms", op.op), fmt::format("{:.3f}", ms(p99)));
-    lines.push_back(fmt::format("{:<6} n={} p50={:.3f}ms p99={:.3f}ms errors={}", op.op, op.samples.size(), ms(p50), ms(p99),
-                                op.errors));
-    if (op.errors > 0) errors.push_back(fmt::format("{} {} of {} ({})", op.op, op.errors, op.errors + static_cast<int>(op.samples.size()), explain(op.first_error)));
-    if (limits.max_latency && p99 > *limits.max_latency)
-      over.push_back(fmt::format("{} p99 {:.3f}ms", op.op, ms(p99)));
+    lines.push_back(fmt::format("{:<6} n={} p50={:.3f}ms p99={:.3f}ms errors={}", op.op, op.samples.size(), ms(p50),
+                                ms(p99), op.errors));
+    if (op.errors > 0)
+      errors.push_back(fmt::format("{} {} of {} ({})", op.op, op.errors,
+                                   op.errors + static_cast<int>(op.samples.size()), explain(op.first_error)));
+    if (limits.max_latency && p99 > *limits.max_latency) over.push_back(fmt::format("{} p99 {:.3f}ms", op.op, ms(p99)));
   }
   result.figures = fmt::format("{}\n", fmt::join(lines, "\n"));
   if (!errors.empty()) {
@@ -291,8 +306,9 @@ CaseResult cleanup(const SmokeObservations& seen) {
 
 std::vector<CaseResult> judge_sessions(const SmokeObservations& seen, const SmokeLimits& limits) {
   if (seen.prepare.error != ZkError::ok) {
-    auto why = fmt::format("{}{}: {}", seen.prepare.what, seen.prepare.server.empty() ? "" : " via " + seen.prepare.server,
-                           explain(seen.prepare.error));
+    auto why =
+        fmt::format("{}{}: {}", seen.prepare.what, seen.prepare.server.empty() ? "" : " via " + seen.prepare.server,
+                    explain(seen.prepare.error));
     return sessions_not_run(seen.servers, why);
   }
   std::vector<CaseResult> cases{finish(round_trip(seen.round_trip), seen.round_trip.run),
@@ -309,8 +325,8 @@ std::vector<CaseResult> judge_sessions(const SmokeObservations& seen, const Smok
 
 std::vector<CaseResult> sessions_not_run(const std::vector<std::string>& servers, const std::string& why) {
   std::vector<CaseResult> cases;
-  for (const char* id : {"round-trip", "ephemeral-cleanup", "watch-fires", "sequential-order", "multi-atomic", "cas-version",
-                         "session-move"})
+  for (const char* id : {"round-trip", "ephemeral-cleanup", "watch-fires", "sequential-order", "multi-atomic",
+                         "cas-version", "session-move"})
     cases.push_back(failed(id, "not run: " + why));
   for (const auto& server : servers) cases.push_back(failed("latency/" + server, "not run: " + why));
   return cases;

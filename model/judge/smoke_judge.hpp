@@ -19,10 +19,10 @@ enum class CaseOutcome { passed, failed, skipped };
 struct CaseResult {
   std::string id;  // "round-trip", "server-serving/zoo-1", "latency/zoo-1"
   CaseOutcome outcome = CaseOutcome::passed;
-  std::string message;  // one line: what went wrong (or, passed, what was seen)
-  std::string detail;   // the steps behind it, one per line
+  std::string message;                                          // one line: what went wrong (or, passed, what was seen)
+  std::string detail;                                           // the steps behind it, one per line
   std::vector<std::pair<std::string, std::string>> properties;  // figures as name/value
-  std::string figures;  // the same, for people (JUnit system-out)
+  std::string figures;                                          // the same, for people (JUnit system-out)
   double seconds = 0;
 };
 

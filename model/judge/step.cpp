@@ -16,9 +16,9 @@ std::vector<Finding> step_findings(const StepFacts& step) {
                                                 "got SIGTERM, then SIGKILL if it had not exited; it exited {}",
                                                 step.command, bound, step.command_status)));
   else if (step.command_status != 0)
-    findings.push_back(make_finding(
-        FindingCode::command_failed, step.server,
-        fmt::format("COMMAND exited {}{}", step.command_status, step.spawn_error.empty() ? "" : ": " + step.spawn_error)));
+    findings.push_back(make_finding(FindingCode::command_failed, step.server,
+                                    fmt::format("COMMAND exited {}{}", step.command_status,
+                                                step.spawn_error.empty() ? "" : ": " + step.spawn_error)));
   if (step.interrupted)
     findings.push_back(make_finding(FindingCode::interrupted, step.server, "interrupted by a signal before the end"));
   else if (!step.timed_out && !step.restart_seen)

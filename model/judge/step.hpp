@@ -12,13 +12,13 @@ namespace zkverify {
 
 // What a step did, as the judge needs it.
 struct StepFacts {
-  std::string server;   // the server COMMAND restarts
-  std::string command;  // COMMAND, as one line
+  std::string server;                    // the server COMMAND restarts
+  std::string command;                   // COMMAND, as one line
   std::chrono::milliseconds timeout{0};  // the step's bound
   int stable = 3;                        // healthy checks in a row that end the wait
   int command_status = 0;
-  std::string spawn_error;  // why COMMAND never ran
-  bool timed_out = false;   // COMMAND ran past the bound
+  std::string spawn_error;   // why COMMAND never ran
+  bool timed_out = false;    // COMMAND ran past the bound
   bool interrupted = false;  // a stop signal ended the step
   bool restart_seen = false;
   int healthy_streak = 0;

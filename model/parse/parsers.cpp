@@ -90,7 +90,6 @@ std::string_view to_string(Mode mode) {
   return "unknown";
 }
 
-
 Reply<SrvrFacts> parse_srvr(std::string_view reply) {
   Reply<SrvrFacts> out;
   if (is_refusal(reply, out)) return out;
@@ -268,7 +267,8 @@ Reply<MntrFacts> parse_admin_monitor(std::string_view body) {
   auto json = admin_json(body, "monitor", out);
   if (!json) return out;
   auto state = json->find("server_state");
-  if (state == json->end() || !state->is_string()) return malformed<MntrFacts>("AdminServer monitor without server_state", body);
+  if (state == json->end() || !state->is_string())
+    return malformed<MntrFacts>("AdminServer monitor without server_state", body);
   MntrFacts mntr;
   mntr.server_state = state->get<std::string>();
   mntr.znode_count = optional_int(*json, "znode_count");
@@ -306,7 +306,7 @@ Reply<ConfFacts> parse_admin_voting_view(std::string_view body) {
     auto first_of = [&value](const char* field) {
       auto it = value.find(field);
       return it != value.end() && it->is_array() && !it->empty() && (*it)[0].is_string() ? (*it)[0].get<std::string>()
-                                                                                      : std::string{};
+                                                                                         : std::string{};
     };
     if (!to_int(key, member.id) || !value.is_object())
       return malformed<ConfFacts>(fmt::format("AdminServer voting_view: bad member '{}'", key), body);

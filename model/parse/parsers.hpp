@@ -26,11 +26,10 @@ bool parse_member_line(std::string_view line, Member& member);
 
 // AdminServer JSON (/commands/monitor, /commands/configuration, /commands/voting_view).
 Reply<MntrFacts> parse_admin_monitor(std::string_view body);
-Reply<ConfFacts> parse_admin_conf(std::string_view body);  // server_id only (voters_only: see voting_view)
+Reply<ConfFacts> parse_admin_conf(std::string_view body);         // server_id only (voters_only: see voting_view)
 Reply<ConfFacts> parse_admin_voting_view(std::string_view body);  // members only: the voters
 
 Mode parse_mode(std::string_view text);
 std::string_view to_string(Mode mode);
-
 
 }  // namespace zkverify

@@ -44,8 +44,8 @@ std::string testcase(const CaseResult& result, const std::string& classname) {
   if (result.outcome == CaseOutcome::passed && out.empty()) return xml + "/>\n";
   xml += ">\n";
   if (result.outcome == CaseOutcome::failed)
-    xml += fmt::format("      <failure{}{}>{}</failure>\n", attribute("message", result.message), attribute("type", "failure"),
-                       xml_escape(result.detail));
+    xml += fmt::format("      <failure{}{}>{}</failure>\n", attribute("message", result.message),
+                       attribute("type", "failure"), xml_escape(result.detail));
   if (result.outcome == CaseOutcome::skipped)
     xml += fmt::format("      <skipped{}/>\n", attribute("message", result.message));
   if (!out.empty()) xml += fmt::format("      <system-out>{}</system-out>\n", xml_escape(out));
@@ -56,7 +56,8 @@ std::string properties(const std::vector<CaseResult>& cases) {
   std::string xml;
   for (const auto& result : cases)
     for (const auto& [name, value] : result.properties)
-      xml += fmt::format("      <property{}{}/>\n", attribute("name", result.id + "/" + name), attribute("value", value));
+      xml +=
+          fmt::format("      <property{}{}/>\n", attribute("name", result.id + "/" + name), attribute("value", value));
   return xml.empty() ? xml : "    <properties>\n" + xml + "    </properties>\n";
 }
 
@@ -86,11 +87,12 @@ std::string render_junit(const JUnitSuite& suite) {
   auto skipped = count(suite.cases, CaseOutcome::skipped);
   auto time = seconds_text(suite.seconds);
   std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml += fmt::format("<testsuites{}{}{}{}{}>\n", attribute("name", suite.name), attribute("tests", std::to_string(tests)),
-                     attribute("failures", std::to_string(failures)), attribute("errors", "0"), attribute("time", time));
-  xml += fmt::format("  <testsuite{}{}{}{}{}{}{}{}>\n", attribute("name", suite.name), attribute("tests", std::to_string(tests)),
-                     attribute("failures", std::to_string(failures)), attribute("errors", "0"),
-                     attribute("skipped", std::to_string(skipped)), attribute("time", time),
+  xml +=
+      fmt::format("<testsuites{}{}{}{}{}>\n", attribute("name", suite.name), attribute("tests", std::to_string(tests)),
+                  attribute("failures", std::to_string(failures)), attribute("errors", "0"), attribute("time", time));
+  xml += fmt::format("  <testsuite{}{}{}{}{}{}{}{}>\n", attribute("name", suite.name),
+                     attribute("tests", std::to_string(tests)), attribute("failures", std::to_string(failures)),
+                     attribute("errors", "0"), attribute("skipped", std::to_string(skipped)), attribute("time", time),
                      attribute("timestamp", suite.timestamp), attribute("hostname", suite.hostname));
   xml += properties(suite.cases);
   for (const auto& result : suite.cases) xml += testcase(result, suite.classname);

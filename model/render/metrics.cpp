@@ -58,7 +58,8 @@ void cycle_families(Exposition& out, const SidecarStatus& status) {
   out.sample("zkverify_cycles_total", static_cast<double>(status.cycles));
   out.family("zkverify_cycle_duration_seconds", "gauge", "How long the last cycle took");
   if (last) out.sample("zkverify_cycle_duration_seconds", last->duration.count());
-  out.family("zkverify_local_ready", "gauge", "1 when the local server serves, is on the ensemble's epoch and proved sync");
+  out.family("zkverify_local_ready", "gauge",
+             "1 when the local server serves, is on the ensemble's epoch and proved sync");
   out.sample("zkverify_local_ready", last && last->readiness.ready ? 1 : 0);
   out.family("zkverify_round_trip_seconds", "gauge", "The local session's sync and read of the cycle's write");
   if (last && last->round_trip_seconds) out.sample("zkverify_round_trip_seconds", *last->round_trip_seconds);
@@ -74,9 +75,8 @@ void ensemble_families(Exposition& out, const Report* report) {
   if (report) out.sample("zkverify_serving_voters", report->serving_voters);
   out.family("zkverify_synced_followers", "gauge", "Followers proven in sync with the leader");
   if (report) {
-    auto synced = std::ranges::count_if(report->servers, [](const ServerRow& row) {
-      return row.state == ServerState::follower && row.synced == true;
-    });
+    auto synced = std::ranges::count_if(
+        report->servers, [](const ServerRow& row) { return row.state == ServerState::follower && row.synced == true; });
     out.sample("zkverify_synced_followers", static_cast<double>(synced));
   }
   out.family("zkverify_findings", "gauge", "The last cycle's findings, by severity");
@@ -95,7 +95,8 @@ void server_families(Exposition& out, const Report* report) {
   out.family("zkverify_server_serving", "gauge", "1 when the server serves clients (leader, follower or observer)");
   for (const auto& row : rows) out.sample("zkverify_server_serving", "server", row.name, is_serving(row.state) ? 1 : 0);
   out.family("zkverify_server_leader", "gauge", "1 when the server says it leads");
-  for (const auto& row : rows) out.sample("zkverify_server_leader", "server", row.name, row.state == ServerState::leader ? 1 : 0);
+  for (const auto& row : rows)
+    out.sample("zkverify_server_leader", "server", row.name, row.state == ServerState::leader ? 1 : 0);
   out.family("zkverify_server_zxid_epoch", "gauge", "The epoch (high 32 bits) of the server's last zxid");
   for (const auto& row : rows)
     if (row.zxid) out.sample("zkverify_server_zxid_epoch", "server", row.name, row.zxid->epoch());

@@ -21,8 +21,8 @@ std::string headline(const Report& report) {
   text += report.leader ? fmt::format("leader {}", *report.leader) : std::string("no single leader");
   text += fmt::format(", {}/{} voters serving", report.serving_voters, report.expected_voters);
   if (report.round_trip)
-    text += fmt::format(", round trip via {} read back on {}/{}", report.round_trip->writer, report.round_trip->reads_ok,
-                        report.round_trip->reads_attempted);
+    text += fmt::format(", round trip via {} read back on {}/{}", report.round_trip->writer,
+                        report.round_trip->reads_ok, report.round_trip->reads_attempted);
   return text;
 }
 
@@ -57,11 +57,11 @@ std::string render_text(const Report& report) {
   };
   std::vector<Cells> rows{{"NAME", "ID", "MODE", "ZXID", "EPOCH", "LATENCY", "NOTE"}};
   for (const auto& server : report.servers) {
-    rows.push_back({server.name, or_dash(server.id), std::string(to_string(server.state)), server.zxid ? zxid_hex(*server.zxid) : "-",
-                    server.zxid ? std::to_string(server.zxid->epoch()) : "-",
-                    server.latency_ms ? fmt::format("{:.1f}ms", *server.latency_ms) : "-",
-                    server.error.empty() || server.note.empty() ? server.error + server.note
-                                                                : server.error + "; " + server.note});
+    rows.push_back(
+        {server.name, or_dash(server.id), std::string(to_string(server.state)),
+         server.zxid ? zxid_hex(*server.zxid) : "-", server.zxid ? std::to_string(server.zxid->epoch()) : "-",
+         server.latency_ms ? fmt::format("{:.1f}ms", *server.latency_ms) : "-",
+         server.error.empty() || server.note.empty() ? server.error + server.note : server.error + "; " + server.note});
   }
   std::size_t widths[6] = {};
   for (const auto& row : rows) {
@@ -70,15 +70,17 @@ std::string render_text(const Report& report) {
   }
   std::string out = headline(report) + "\n\n";
   for (const auto& row : rows) {
-    auto line = fmt::format("{:<{}}  {:>{}}  {:<{}}  {:<{}}  {:>{}}  {:>{}}  {}", row.name, widths[0], row.id, widths[1],
-                            row.mode, widths[2], row.zxid, widths[3], row.epoch, widths[4], row.latency, widths[5], row.note);
+    auto line =
+        fmt::format("{:<{}}  {:>{}}  {:<{}}  {:<{}}  {:>{}}  {:>{}}  {}", row.name, widths[0], row.id, widths[1],
+                    row.mode, widths[2], row.zxid, widths[3], row.epoch, widths[4], row.latency, widths[5], row.note);
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
   if (!report.findings.empty()) {
     out += "\nfindings:\n";
     for (const auto& finding : report.findings)
-      out += fmt::format("  {:<8}  {:<20}  {}\n", to_string(finding.severity), to_string(finding.code), finding.message);
+      out +=
+          fmt::format("  {:<8}  {:<20}  {}\n", to_string(finding.severity), to_string(finding.code), finding.message);
   }
   return valid_utf8(out);  // servers' bytes are quoted in it
 }

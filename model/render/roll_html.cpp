@@ -3,9 +3,9 @@
 
 #include <fmt/format.h>
 
-#include "model/render/roll_view.hpp"
-#include "model/render/html_text.hpp"
 #include "model/facts/time_text.hpp"
+#include "model/render/html_text.hpp"
+#include "model/render/roll_view.hpp"
 
 namespace zkverify {
 
@@ -84,9 +84,10 @@ std::string watch_lanes(const RollRecord& roll, const Scale& scale, int& y) {
 std::string step_marks(const RollRecord& roll, const Scale& scale, int height) {
   std::string svg;
   for (const auto& step : roll.steps)
-    svg += fmt::format(R"(<line class="step" x1="{0:.1f}" x2="{0:.1f}" y1="12" y2="{1}"/><text class="small" x="{2:.1f}" )"
-                       R"(y="10">{3}</text>)",
-                       scale.x(step.span.from_ms), height, scale.x(step.span.from_ms) + 2, html_escaped(step.server));
+    svg +=
+        fmt::format(R"(<line class="step" x1="{0:.1f}" x2="{0:.1f}" y1="12" y2="{1}"/><text class="small" x="{2:.1f}" )"
+                    R"(y="10">{3}</text>)",
+                    scale.x(step.span.from_ms), height, scale.x(step.span.from_ms) + 2, html_escaped(step.server));
   return svg;
 }
 
@@ -104,12 +105,13 @@ std::string timeline(const RollRecord& roll) {
 std::string steps_table(const nlohmann::json& json) {
   std::string rows;
   for (const auto& step : json["steps"])
-    rows += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{} &rarr; {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                        html_escaped(step["server"].get<std::string>()), step["command_status"].get<int>(),
-                        step["downtime_ms"].is_null() ? "-" : std::to_string(step["downtime_ms"].get<long>()),
-                        html_escaped(step["leader_before"].get<std::string>()),
-                        html_escaped(step["leader_after"].get<std::string>()), step["longest_leaderless_ms"].get<long>(),
-                        step["longest_unavailable_ms"].get<long>(), html_escaped(step["verdict"].get<std::string>()));
+    rows +=
+        fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{} &rarr; {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    html_escaped(step["server"].get<std::string>()), step["command_status"].get<int>(),
+                    step["downtime_ms"].is_null() ? "-" : std::to_string(step["downtime_ms"].get<long>()),
+                    html_escaped(step["leader_before"].get<std::string>()),
+                    html_escaped(step["leader_after"].get<std::string>()), step["longest_leaderless_ms"].get<long>(),
+                    step["longest_unavailable_ms"].get<long>(), html_escaped(step["verdict"].get<std::string>()));
   return "<table id=\"steps\"><tr><th>server</th><th>COMMAND</th><th>down (ms)</th><th>leader</th><th>without a leader "
          "(ms)</th><th>longest write-unavailability (ms)</th><th>verdict</th></tr>" +
          rows + "</table>";
@@ -121,16 +123,22 @@ std::string render_roll_html(const RollRecord& roll) {
   auto json = to_json(roll);
   std::string findings;
   for (const auto& f : json["findings"])
-    findings += "<li>" + html_escaped(f["severity"].get<std::string>() + " " + f["code"].get<std::string>() + ": " +
-                                     f["message"].get<std::string>()) + "</li>";
+    findings += "<li>" +
+                html_escaped(f["severity"].get<std::string>() + " " + f["code"].get<std::string>() + ": " +
+                             f["message"].get<std::string>()) +
+                "</li>";
   for (const auto& step : json["steps"])
     for (const auto* list : {&step["findings"], &step["check_findings"]})
       for (const auto& f : *list)
-        findings += "<li>" + html_escaped(f["severity"].get<std::string>() + " " + f["code"].get<std::string>() + ": " +
-                                          f["message"].get<std::string>()) + "</li>";
+        findings += "<li>" +
+                    html_escaped(f["severity"].get<std::string>() + " " + f["code"].get<std::string>() + ": " +
+                                 f["message"].get<std::string>()) +
+                    "</li>";
   if (!json["refused"].is_null())
-    findings += "<li>" + html_escaped("not started: " + json["refused"]["server"].get<std::string>() + ": " +
-                                      json["refused"]["reason"].get<std::string>()) + "</li>";
+    findings += "<li>" +
+                html_escaped("not started: " + json["refused"]["server"].get<std::string>() + ": " +
+                             json["refused"]["reason"].get<std::string>()) +
+                "</li>";
   return fmt::format(
       R"(<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>zkverify roll: {0}</title><style>)"
       R"(body{{font-family:sans-serif;margin:1.5em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px}})"
@@ -140,9 +148,9 @@ std::string render_roll_html(const RollRecord& roll) {
       R"(<p id="summary">{1}</p>{2}<h2>Steps</h2>{3}<h2>Findings</h2><ul id="findings">{4}</ul>)"
       R"(<p>Writes acknowledged: <span id="writes-acked">{5}</span>, lost: <span id="writes-lost">{6}</span>; sessions )"
       R"(expired: <span id="sessions-expired">{7}</span>.</p></body></html>)",
-      html_escaped(json["verdict"].get<std::string>()), html_escaped(json["summary"].get<std::string>()), timeline(roll),
-      steps_table(json), findings.empty() ? "<li>none</li>" : findings, roll.totals.writes_acked, roll.totals.writes_lost,
-      roll.totals.sessions_expired);
+      html_escaped(json["verdict"].get<std::string>()), html_escaped(json["summary"].get<std::string>()),
+      timeline(roll), steps_table(json), findings.empty() ? "<li>none</li>" : findings, roll.totals.writes_acked,
+      roll.totals.writes_lost, roll.totals.sessions_expired);
 }
 
 }  // namespace zkverify

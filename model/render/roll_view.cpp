@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/facts/time_text.hpp"
 #include "model/render/json_text.hpp"
 #include "model/render/report_view.hpp"
-#include "model/facts/time_text.hpp"
 #include "model/render/watch_view.hpp"
 
 namespace zkverify {
@@ -20,14 +20,18 @@ namespace {
 json findings_json(const std::vector<Finding>& findings) {
   json out = json::array();
   for (const auto& f : findings)
-    out.push_back({{"severity", to_string(f.severity)}, {"code", to_string(f.code)}, {"server", f.server}, {"message", f.message}});
+    out.push_back({{"severity", to_string(f.severity)},
+                   {"code", to_string(f.code)},
+                   {"server", f.server},
+                   {"message", f.message}});
   return out;
 }
 
 std::string leader_text(const RollStep& step) {
   if (step.leader_before && step.leader_after && *step.leader_before != *step.leader_after)
-    return fmt::format("moved {} -> {} ({} without)", *step.leader_before, *step.leader_after,
-                       format_duration(milliseconds(step.leaderless ? step.leaderless->until_ms - step.leaderless->from_ms : 0)));
+    return fmt::format(
+        "moved {} -> {} ({} without)", *step.leader_before, *step.leader_after,
+        format_duration(milliseconds(step.leaderless ? step.leaderless->until_ms - step.leaderless->from_ms : 0)));
   return fmt::format("stayed {}", step.leader_after.value_or("-"));
 }
 
@@ -42,12 +46,13 @@ int leader_moves(const RollRecord& roll) {
 }
 
 std::string totals_line(const RollRecord& roll) {
-  return fmt::format("roll: {}: {} restarted, {} skipped as done before, in {}; the leader moved {} time{}; sessions {} "
-                     "kept, {} expired; writes {} acknowledged, {} lost; longest write-unavailability {}",
-                     roll.complete ? "complete" : "stopped", roll.done().size(), roll.skipped.size(),
-                     format_duration(milliseconds(roll.duration_ms)), leader_moves(roll), leader_moves(roll) == 1 ? "" : "s",
-                     roll.totals.sessions - roll.totals.sessions_expired, roll.totals.sessions_expired,
-                     roll.totals.writes_acked, roll.totals.writes_lost, format_duration(roll.totals.longest_unavailable));
+  return fmt::format(
+      "roll: {}: {} restarted, {} skipped as done before, in {}; the leader moved {} time{}; sessions {} "
+      "kept, {} expired; writes {} acknowledged, {} lost; longest write-unavailability {}",
+      roll.complete ? "complete" : "stopped", roll.done().size(), roll.skipped.size(),
+      format_duration(milliseconds(roll.duration_ms)), leader_moves(roll), leader_moves(roll) == 1 ? "" : "s",
+      roll.totals.sessions - roll.totals.sessions_expired, roll.totals.sessions_expired, roll.totals.writes_acked,
+      roll.totals.writes_lost, format_duration(roll.totals.longest_unavailable));
 }
 
 // What stopped the roll, and how to go on; empty when it completed.
@@ -59,12 +64,15 @@ std::string stop_text(const RollRecord& roll) {
   else if (!roll.steps.empty()) {
     const auto& last = roll.steps.back();
     why = fmt::format("the step of {} failed{}", last.server,
-                      last.findings.empty() ? "" : ": " + std::string(to_string(last.findings.front().code)) + ": " + last.findings.front().message);
+                      last.findings.empty() ? ""
+                                            : ": " + std::string(to_string(last.findings.front().code)) + ": " +
+                                                  last.findings.front().message);
   }
-  return fmt::format("roll stopped: {}. Done: {}. Left: {}. Run the same command again to resume: the servers done are "
-                     "skipped (the ledger's restart round) and the leader still goes last.\n",
-                     why, roll.done().empty() ? "none" : fmt::format("{}", fmt::join(roll.done(), ", ")),
-                     fmt::join(roll.remaining(), ", "));
+  return fmt::format(
+      "roll stopped: {}. Done: {}. Left: {}. Run the same command again to resume: the servers done are "
+      "skipped (the ledger's restart round) and the leader still goes last.\n",
+      why, roll.done().empty() ? "none" : fmt::format("{}", fmt::join(roll.done(), ", ")),
+      fmt::join(roll.remaining(), ", "));
 }
 
 }  // namespace
@@ -73,42 +81,51 @@ std::string render_roll_plan(const Report& report, const RollPlan& plan, OutputF
   if (output == OutputFormat::json) {
     json steps = json::array();
     for (const auto& step : plan.steps)
-      steps.push_back({{"server", step.server}, {"reason", step.reason}, {"safe", step.safety.safe},
+      steps.push_back({{"server", step.server},
+                       {"reason", step.reason},
+                       {"safe", step.safety.safe},
                        {"safety", step.safety.reason}});
-    return json_text({{"dry_run", true}, {"verdict", to_string(report.verdict)}, {"steps", steps},
-                      {"skipped", plan.skipped}, {"report", to_json(report)}}) + "\n";
+    return json_text({{"dry_run", true},
+                      {"verdict", to_string(report.verdict)},
+                      {"steps", steps},
+                      {"skipped", plan.skipped},
+                      {"report", to_json(report)}}) +
+           "\n";
   }
   std::string text = render_text(report) + "\nroll --dry-run: the plan (nothing is run)\n";
   int n = 0;
   for (const auto& step : plan.steps)
-    text += fmt::format("  {}. {:<10} {:<45} {}: {}\n", ++n, step.server, step.reason, step.safety.safe ? "safe" : "NOT safe",
-                        step.safety.reason);
-  if (!plan.skipped.empty()) text += fmt::format("  skipped (done in this restart round): {}\n", fmt::join(plan.skipped, ", "));
+    text += fmt::format("  {}. {:<10} {:<45} {}: {}\n", ++n, step.server, step.reason,
+                        step.safety.safe ? "safe" : "NOT safe", step.safety.reason);
+  if (!plan.skipped.empty())
+    text += fmt::format("  skipped (done in this restart round): {}\n", fmt::join(plan.skipped, ", "));
   return text;
 }
 
 json to_json(const RollRecord& roll) {
   json steps = json::array();
   for (const auto& step : roll.steps)
-    steps.push_back({{"server", step.server},
-                     {"command_status", step.command_status},
-                     {"downtime_ms", step.down ? json(step.down->until_ms - step.down->from_ms) : json(nullptr)},
-                     {"leader_before", step.leader_before.value_or("")},
-                     {"leader_after", step.leader_after.value_or("")},
-                     {"longest_leaderless_ms", step.leaderless ? step.leaderless->until_ms - step.leaderless->from_ms : 0},
-                     {"longest_unavailable_ms", step.longest_unavailable.count()},
-                     {"started_ms", step.span.from_ms},
-                     {"ended_ms", step.span.until_ms},
-                     {"verdict", to_string(step.verdict)},
-                     {"findings", findings_json(step.findings)},
-                     {"check_findings", findings_json(step.check_findings)},
-                     {"summary", step.summary}});
+    steps.push_back(
+        {{"server", step.server},
+         {"command_status", step.command_status},
+         {"downtime_ms", step.down ? json(step.down->until_ms - step.down->from_ms) : json(nullptr)},
+         {"leader_before", step.leader_before.value_or("")},
+         {"leader_after", step.leader_after.value_or("")},
+         {"longest_leaderless_ms", step.leaderless ? step.leaderless->until_ms - step.leaderless->from_ms : 0},
+         {"longest_unavailable_ms", step.longest_unavailable.count()},
+         {"started_ms", step.span.from_ms},
+         {"ended_ms", step.span.until_ms},
+         {"verdict", to_string(step.verdict)},
+         {"findings", findings_json(step.findings)},
+         {"check_findings", findings_json(step.check_findings)},
+         {"summary", step.summary}});
   return {{"verdict", to_string(roll_verdict(roll))},
           {"complete", roll.complete},
           {"stopped_by_signal", roll.stopped_by_signal},
-          {"refused", roll.refused ? json{{"server", roll.refused->server}, {"reason", roll.refused->reason},
+          {"refused", roll.refused ? json{{"server", roll.refused->server},
+                                          {"reason", roll.refused->reason},
                                           {"report", to_json(roll.last_report)}}
-                                    : json(nullptr)},
+                                   : json(nullptr)},
           {"steps", steps},
           {"skipped", roll.skipped},
           {"done", roll.done()},
@@ -136,8 +153,8 @@ std::string render_roll(const RollRecord& roll, OutputFormat output) {
   if (roll.refused && roll.last_report.verdict != Verdict::healthy)
     findings.insert(findings.end(), roll.last_report.findings.begin(), roll.last_report.findings.end());
   for (const auto& f : findings)
-    text += fmt::format("  {:<9} {:<20} {}{}\n", to_string(f.severity), to_string(f.code), f.server.empty() ? "" : f.server + ": ",
-                        f.message);
+    text += fmt::format("  {:<9} {:<20} {}{}\n", to_string(f.severity), to_string(f.code),
+                        f.server.empty() ? "" : f.server + ": ", f.message);
   return text;
 }
 

@@ -5,11 +5,11 @@
 
 #include <fmt/format.h>
 
+#include "model/facts/time_text.hpp"
 #include "model/render/json_text.hpp"
 #include "model/render/metrics.hpp"
 #include "model/render/report_view.hpp"
 #include "model/render/status_page.hpp"
-#include "model/facts/time_text.hpp"
 
 namespace zkverify {
 
@@ -72,11 +72,11 @@ Response respond(const Route& route, const SidecarStatus& status, const PageCont
     case Page::ensemble: return ensemble_json(status, context);
     case Page::metrics: return {200, std::string(kMetricsContentType), render_metrics(status)};
     case Page::status: return {200, "text/html; charset=utf-8", render_status_page(status, context.now)};
-    case Page::not_found: return {404, "text/plain; charset=utf-8", "not found: try /, /livez, /readyz, /ensemble, /metrics\n"};
+    case Page::not_found:
+      return {404, "text/plain; charset=utf-8", "not found: try /, /livez, /readyz, /ensemble, /metrics\n"};
     case Page::method_not_allowed: return {405, "text/plain; charset=utf-8", "method not allowed: GET or HEAD\n"};
   }
   return {500, "text/plain; charset=utf-8", "internal error\n"};
 }
-
 
 }  // namespace zkverify

@@ -31,12 +31,11 @@ struct Response {
 
 // What the pages need besides the status: the times, as arguments (no clock here).
 struct PageContext {
-  bool alive = false;                                // the cycle loop ended a cycle recently (is_alive)
-  std::chrono::system_clock::time_point now{};       // for ages
+  bool alive = false;                           // the cycle loop ended a cycle recently (is_alive)
+  std::chrono::system_clock::time_point now{};  // for ages
 };
 
 // The response to `route`: 200/503 for livez and readyz (ready only while alive too), 404, 405.
 Response respond(const Route& route, const SidecarStatus& status, const PageContext& context);
-
 
 }  // namespace zkverify

@@ -2,14 +2,15 @@
 
 #include <fmt/format.h>
 
-#include "model/render/report_view.hpp"
 #include "model/facts/time_text.hpp"
+#include "model/render/report_view.hpp"
 
 namespace zkverify {
 
 std::string render_readyz(const Readiness* readiness, bool verbose, bool fresh) {
   if (readiness == nullptr)
-    return verbose ? "[-]cycle failed: no cycle has ended yet\nreadyz check failed\n" : "not ready: no cycle has ended yet\n";
+    return verbose ? "[-]cycle failed: no cycle has ended yet\nreadyz check failed\n"
+                   : "not ready: no cycle has ended yet\n";
   constexpr std::string_view stale = "the last cycle ended more than 3 intervals + timeout ago";
   bool ready = readiness->ready && fresh;
   if (!verbose) {
@@ -19,7 +20,8 @@ std::string render_readyz(const Readiness* readiness, bool verbose, bool fresh) 
   std::string body;
   if (!fresh) body += fmt::format("[-]cycle failed: {}\n", stale);
   for (const auto& check : readiness->checks)
-    body += check.passed ? fmt::format("[+]{} ok\n", check.name) : fmt::format("[-]{} failed: {}\n", check.name, check.reason);
+    body += check.passed ? fmt::format("[+]{} ok\n", check.name)
+                         : fmt::format("[-]{} failed: {}\n", check.name, check.reason);
   body += fmt::format("sync proof: {}\n", to_string(readiness->proof));
   body += ready ? "readyz check passed\n" : "readyz check failed\n";
   return body;
@@ -32,11 +34,13 @@ constexpr std::string_view kStyle =
     ".ready{color:#176117}.unready{color:#a11}table{border-collapse:collapse}td,th{padding:.2em .8em;text-align:left}";
 
 std::string readiness_section(const SidecarStatus& status, std::chrono::system_clock::time_point now) {
-  if (!status.last) return fmt::format("<p class=\"unready\">{}: no cycle has ended yet</p>\n", html_escaped(status.local));
+  if (!status.last)
+    return fmt::format("<p class=\"unready\">{}: no cycle has ended yet</p>\n", html_escaped(status.local));
   const auto& last = *status.last;
   auto age = std::chrono::duration_cast<std::chrono::milliseconds>(now - last.checked_at);
-  std::string html = fmt::format("<p class=\"{}\" id=\"readiness\">{}: {}</p>\n", last.readiness.ready ? "ready" : "unready",
-                                 html_escaped(status.local), last.readiness.ready ? "ready" : "not ready");
+  std::string html =
+      fmt::format("<p class=\"{}\" id=\"readiness\">{}: {}</p>\n", last.readiness.ready ? "ready" : "unready",
+                  html_escaped(status.local), last.readiness.ready ? "ready" : "not ready");
   html += "<ul>\n";
   for (const auto& check : last.readiness.checks)
     html += fmt::format("<li>{} {}{}</li>\n", check.passed ? "[+]" : "[-]", html_escaped(check.name),
@@ -49,10 +53,12 @@ std::string readiness_section(const SidecarStatus& status, std::chrono::system_c
 
 std::string findings_section(const Report& report) {
   if (report.findings.empty()) return "<h2>Findings</h2>\n<p>none</p>\n";
-  std::string html = "<h2>Findings</h2>\n<table>\n<tr><th>severity</th><th>code</th><th>server</th><th>message</th></tr>\n";
+  std::string html =
+      "<h2>Findings</h2>\n<table>\n<tr><th>severity</th><th>code</th><th>server</th><th>message</th></tr>\n";
   for (const auto& finding : report.findings)
-    html += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", to_string(finding.severity),
-                        html_escaped(to_string(finding.code)), html_escaped(finding.server), html_escaped(finding.message));
+    html +=
+        fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", to_string(finding.severity),
+                    html_escaped(to_string(finding.code)), html_escaped(finding.server), html_escaped(finding.message));
   return html + "</table>\n";
 }
 
@@ -69,9 +75,10 @@ std::string render_status_page(const SidecarStatus& status, std::chrono::system_
     html += "<h2>Ensemble</h2>\n<pre id=\"ensemble\">" + html_escaped(render_text(status.last->report)) + "</pre>\n";
     html += findings_section(status.last->report);
   }
-  html += fmt::format("<p><a href=\"/metrics\">metrics</a> · <a href=\"/ensemble\">ensemble JSON</a> · "
-                      "<a href=\"/readyz?verbose\">readyz</a> · zkverify {}</p>\n</body>\n</html>\n",
-                      ZKVERIFY_VERSION);
+  html += fmt::format(
+      "<p><a href=\"/metrics\">metrics</a> · <a href=\"/ensemble\">ensemble JSON</a> · "
+      "<a href=\"/readyz?verbose\">readyz</a> · zkverify {}</p>\n</body>\n</html>\n",
+      ZKVERIFY_VERSION);
   return html;
 }
 

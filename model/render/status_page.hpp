@@ -6,8 +6,8 @@
 #include <string>
 
 #include "model/judge/readiness.hpp"
-#include "model/render/html_text.hpp"
 #include "model/judge/sidecar_status.hpp"
+#include "model/render/html_text.hpp"
 
 namespace zkverify {
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "model/render/json_text.hpp"
 #include "model/facts/time_text.hpp"
+#include "model/render/json_text.hpp"
 
 namespace zkverify {
 
@@ -44,14 +44,15 @@ nlohmann::json to_json(const WatchTotals& totals) {
           {"longest_disconnect_ms", totals.longest_disconnect.count()}};
 }
 
-std::string render_watch_summary(const WatchTotals& totals, const std::vector<Finding>& findings,
-                                 OutputFormat output) {
+std::string render_watch_summary(const WatchTotals& totals, const std::vector<Finding>& findings, OutputFormat output) {
   if (output == OutputFormat::json) {
     auto json = to_json(totals);
     json["event"] = "summary";
     json["verdict"] = findings.empty() ? "ok" : "failed";
     json["findings"] = nlohmann::json::array();
-    for (const auto& f : findings) json["findings"].push_back({{"severity", to_string(f.severity)}, {"code", to_string(f.code)}, {"message", f.message}});
+    for (const auto& f : findings)
+      json["findings"].push_back(
+          {{"severity", to_string(f.severity)}, {"code", to_string(f.code)}, {"message", f.message}});
     return json_text(json, -1) + "\n";
   }
   std::string text = fmt::format(
@@ -60,7 +61,8 @@ std::string render_watch_summary(const WatchTotals& totals, const std::vector<Fi
       totals.sessions - totals.sessions_expired, totals.sessions_expired, totals.writes_acked, totals.writes_lost,
       totals.writes_failed, format_duration(totals.longest_unavailable), format_duration(totals.longest_disconnect),
       format_duration(totals.negotiated_timeout));
-  for (const auto& finding : findings) text += fmt::format("  {:<8}  {:<20}  {}\n", to_string(finding.severity), to_string(finding.code), finding.message);
+  for (const auto& finding : findings)
+    text += fmt::format("  {:<8}  {:<20}  {}\n", to_string(finding.severity), to_string(finding.code), finding.message);
   return text;
 }
 

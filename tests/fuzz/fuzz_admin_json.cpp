@@ -6,8 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fuzz_check.hpp"
-#include "model/parse/parsers.hpp"
 #include "model/judge/readiness.hpp"
+#include "model/parse/parsers.hpp"
 
 using namespace zkverify;
 using nlohmann::json;

@@ -8,12 +8,12 @@
 #include <string_view>
 
 // Aborts with the failed condition and its place: a broken invariant is a crash to libFuzzer.
-#define FUZZ_CHECK(condition)                                                                      \
-  do {                                                                                             \
-    if (!(condition)) {                                                                            \
-      std::fprintf(stderr, "invariant failed: %s (%s:%d)\n", #condition, __FILE__, __LINE__);      \
-      std::abort();                                                                                \
-    }                                                                                              \
+#define FUZZ_CHECK(condition)                                                                 \
+  do {                                                                                        \
+    if (!(condition)) {                                                                       \
+      std::fprintf(stderr, "invariant failed: %s (%s:%d)\n", #condition, __FILE__, __LINE__); \
+      std::abort();                                                                           \
+    }                                                                                         \
   } while (false)
 
 namespace fuzz {

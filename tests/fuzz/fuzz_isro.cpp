@@ -1,7 +1,7 @@
 // isro replies (parse_isro): "rw", "ro", "null", or a refusal; anything else is malformed.
 #include "fuzz_check.hpp"
-#include "model/parse/parsers.hpp"
 #include "model/facts/text.hpp"
+#include "model/parse/parsers.hpp"
 
 using namespace zkverify;
 

@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 
 #include "fuzz_check.hpp"
-#include "model/parse/parsers.hpp"
 #include "model/judge/readiness.hpp"
+#include "model/parse/parsers.hpp"
 
 using namespace zkverify;
 

@@ -13,9 +13,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(srvr.detail.empty());
     FUZZ_CHECK(srvr.facts.mode != Mode::unknown);
     // The facts written back in srvr's own form parse to the same facts.
-    auto again = parse_srvr(fmt::format("Zookeeper version: {}\nZxid: 0x{:x}\nMode: {}\nNode count: {}\n",
-                                        srvr.facts.version, srvr.facts.zxid.value, to_string(srvr.facts.mode),
-                                        srvr.facts.node_count));
+    auto again =
+        parse_srvr(fmt::format("Zookeeper version: {}\nZxid: 0x{:x}\nMode: {}\nNode count: {}\n", srvr.facts.version,
+                               srvr.facts.zxid.value, to_string(srvr.facts.mode), srvr.facts.node_count));
     FUZZ_CHECK(again.ok());
     FUZZ_CHECK(again.facts.zxid == srvr.facts.zxid);
     FUZZ_CHECK(again.facts.mode == srvr.facts.mode);

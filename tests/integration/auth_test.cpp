@@ -62,8 +62,8 @@ class AuthFixture {
   }
 
   lab::Run kazoo(const std::string& command, const std::string& path = kNamespace) const {
-    auto run = sh("/usr/bin/python3 " + (scratch_ / "acl_client.py").string() + " '" + ensemble.servers() + "' " + command +
-                  " " + path + " " + kUser + " '" + kPassword + "'");
+    auto run = sh("/usr/bin/python3 " + (scratch_ / "acl_client.py").string() + " '" + ensemble.servers() + "' " +
+                  command + " " + path + " " + kUser + " '" + kPassword + "'");
     INFO("kazoo " << command << ": " << run.err);
     REQUIRE(run.exit_code == 0);
     return run;
@@ -125,8 +125,8 @@ void check_verdicts(const AuthFixture& fixture, const std::string& good, std::ve
 void check_created_acl(const AuthFixture& fixture, const std::string& good, std::vector<lab::Run>& runs) {
   auto state = (fixture.scratch_ / "state.json").string();
   auto log = (fixture.scratch_ / "zk-client.log").string();
-  auto from_env = runs.emplace_back(
-      sh("ZKVERIFY_AUTH_FILE=" + good + " ZKVERIFY_ZK_LOG=" + log + " $ZKVERIFY " + fixture.quorum("--state " + state)));
+  auto from_env = runs.emplace_back(sh("ZKVERIFY_AUTH_FILE=" + good + " ZKVERIFY_ZK_LOG=" + log + " $ZKVERIFY " +
+                                       fixture.quorum("--state " + state)));
   INFO(from_env.out << from_env.err);
   CHECK(from_env.exit_code == 0);
   auto children = fixture.kazoo("children").out;
@@ -135,7 +135,7 @@ void check_created_acl(const AuthFixture& fixture, const std::string& good, std:
   auto acl = fixture.kazoo("acl", marker).out;
   INFO("marker ACL: " << acl);
   CHECK_THAT(acl, Contains(std::string("digest:") + kUser + ":") && Contains(":31"));  // creator-only, all perms
-  CHECK(std::count(acl.begin(), acl.end(), '\n') == 1);                              // and nothing else
+  CHECK(std::count(acl.begin(), acl.end(), '\n') == 1);                                // and nothing else
   CHECK_THAT(slurp(state), !Contains(kPassword) && !Contains("Pa55"));
   CHECK_THAT(slurp(log), !Contains(kPassword) && !Contains("Pa55"));
 
@@ -172,17 +172,23 @@ void check_long_running(const AuthFixture& fixture, const std::string& good, std
 void check_sidecar(const AuthFixture& fixture, const std::string& good, std::vector<lab::Run>& runs) {
   auto log = (fixture.scratch_ / "serve.log").string();
   auto common = " --servers " + fixture.ensemble.servers() + " --local pzoo-0 --namespace " + std::string(kNamespace);
-  auto served = runs.emplace_back(sh(
-      "timeout 60 $ZKVERIFY serve" + common + " --interval 500ms --listen 127.0.0.1:0 --auth-file " + good + " >" + log +
-      " 2>&1 & pid=$!; port=''; for i in $(seq 100); do port=$(sed -n 's/.*listening on 127.0.0.1:\\([0-9]*\\),.*/\\1/p' " +
-      log + "); [ -n \"$port\" ] && break; sleep 0.1; done; "
-      "for i in $(seq 60); do [ \"$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 http://127.0.0.1:$port/readyz)\" = 200 ]"
-      " && break; sleep 0.5; done; "
-      "for page in 'readyz?verbose' ensemble metrics ''; do echo \"== /$page\"; curl -s --max-time 2 "
-      "\"http://127.0.0.1:$port/$page\"; done; kill -TERM $pid; wait $pid; echo \"== log\"; cat " + log));
+  auto served = runs.emplace_back(
+      sh("timeout 60 $ZKVERIFY serve" + common + " --interval 500ms --listen 127.0.0.1:0 --auth-file " + good + " >" +
+         log +
+         " 2>&1 & pid=$!; port=''; for i in $(seq 100); do port=$(sed -n 's/.*listening on "
+         "127.0.0.1:\\([0-9]*\\),.*/\\1/p' " +
+         log +
+         "); [ -n \"$port\" ] && break; sleep 0.1; done; "
+         "for i in $(seq 60); do [ \"$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "
+         "http://127.0.0.1:$port/readyz)\" = 200 ]"
+         " && break; sleep 0.5; done; "
+         "for page in 'readyz?verbose' ensemble metrics ''; do echo \"== /$page\"; curl -s --max-time 2 "
+         "\"http://127.0.0.1:$port/$page\"; done; kill -TERM $pid; wait $pid; echo \"== log\"; cat " +
+         log));
   INFO(served.out << served.err);
   CHECK(served.exit_code == 0);
-  CHECK_THAT(served.out, Contains("readyz check passed") && Contains("zkverify_local_ready 1") && Contains("== log"));
+  CHECK_THAT(served.out, Contains("readyz check passed") && Contains("zkverify_local_ready 1") &&
+                             Contains("zkverify serve: stopped"));  // the log, after SIGTERM
   auto unauthenticated = runs.emplace_back(zkverify("probe" + common + " --timeout 3s"));
   INFO(unauthenticated.out << unauthenticated.err);
   CHECK(unauthenticated.exit_code == 1);

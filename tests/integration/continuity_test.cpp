@@ -151,7 +151,8 @@ TEST_CASE("data loss: all servers restarted with wiped data is critical until --
 
   auto again = zkverify(quorum);
   CHECK(again.exit_code == 2);
-  CHECK_THAT((*lab::find_finding(again.json(), "data-loss"))["message"].get<std::string>(), Contains("until --reset-state"));
+  CHECK_THAT((*lab::find_finding(again.json(), "data-loss"))["message"].get<std::string>(),
+             Contains("until --reset-state"));
   check_wait_gives_up_on_data_loss(quorum);
 
   auto reset = zkverify(quorum + " --reset-state");
@@ -164,6 +165,20 @@ TEST_CASE("data loss: all servers restarted with wiped data is critical until --
   CHECK(zkverify(quorum).exit_code == 0);
 }
 
+namespace {
+
+// `zkverify order`'s text: one name per line.
+std::vector<std::string> order_of(const std::string& servers) {
+  auto order = zkverify("order --servers " + servers);
+  REQUIRE(order.exit_code == 0);
+  std::vector<std::string> names;
+  std::istringstream lines(order.out);
+  for (std::string line; std::getline(lines, line);) names.push_back(line);
+  return names;
+}
+
+}  // namespace
+
 TEST_CASE("order puts the leader last, and safe-to-restart guards the quorum and the leader",
           "[integration][promises]") {
   lab::Lab ensemble;
@@ -171,11 +186,7 @@ TEST_CASE("order puts the leader last, and safe-to-restart guards the quorum and
   auto servers = ensemble.servers();
   auto leader = ensemble.leader();
 
-  auto order = zkverify("order --servers " + servers);
-  REQUIRE(order.exit_code == 0);
-  std::vector<std::string> names;
-  std::istringstream lines(order.out);
-  for (std::string line; std::getline(lines, line);) names.push_back(line);
+  auto names = order_of(servers);
   REQUIRE(names.size() == 5);
   CHECK(names.back() == leader);
   check_order_json(servers, names);

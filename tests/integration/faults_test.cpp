@@ -72,7 +72,8 @@ class KilledWatch {
   }
 
  private:
-  std::string pid_file_ = (std::filesystem::temp_directory_path() / ("killed-watch-" + std::to_string(::getpid()))).string();
+  std::string pid_file_ =
+      (std::filesystem::temp_directory_path() / ("killed-watch-" + std::to_string(::getpid()))).string();
   pid_t pid_ = 0;
   std::thread thread_;
 };
@@ -98,7 +99,8 @@ std::vector<zkverify::WatchEvent> watch_briefly(const std::string& servers, std:
 }
 
 long swept(const std::vector<zkverify::WatchEvent>& events) {
-  return std::ranges::count_if(events, [](const zkverify::WatchEvent& e) { return e.kind == zkverify::WatchEventKind::swept; });
+  return std::ranges::count_if(events,
+                               [](const zkverify::WatchEvent& e) { return e.kind == zkverify::WatchEventKind::swept; });
 }
 
 }  // namespace
@@ -160,9 +162,10 @@ TEST_CASE("a reader that stalls for 5s holds up no write: events reach stdout of
   // The pipe's 64 KiB (Linux's default capacity) are filled first, so that the watch's very first
   // line waits until the reader wakes: lines this few would otherwise fit in the pipe, and no
   // write to stdout would ever wait.
-  auto run = lab::sh("{ head -c 65535 /dev/zero | tr '\\0' ' '; echo; $ZKVERIFY watch --duration 8s --output json"
-                     " --servers " +
-                     ensemble.servers() + "; echo \"watch exit $?\" >&2; } | (sleep 5; cat)");
+  auto run = lab::sh(
+      "{ head -c 65535 /dev/zero | tr '\\0' ' '; echo; $ZKVERIFY watch --duration 8s --output json"
+      " --servers " +
+      ensemble.servers() + "; echo \"watch exit $?\" >&2; } | (sleep 5; cat)");
   INFO(run.out << run.err);
   CHECK(run.err.find("watch exit 0") != std::string::npos);
   auto lines = json_lines(run.out);
@@ -184,10 +187,11 @@ TEST_CASE("a follower lost while the reader stalls holds up no write", "[integra
   // may wait) and a follower stopped, so that its session's `disconnected` line comes while stdout
   // is blocked. An engine that printed it on the session's thread, under the lock every write's
   // acknowledgement takes, stopped acknowledging writes until the reader woke (4.2s on this lab).
-  auto run = lab::sh("{ $ZKVERIFY watch --duration 12s --output json --servers " + ensemble.servers() +
-                     " & W=$!; sleep 4; (head -c 65536 /dev/zero | tr '\\0' ' ') & sleep 0.5; " + ZKLAB + " stop " +
-                     ensemble.dir() + " " + follower + " >/dev/null 2>&1; wait $W; echo \"watch exit $?\" >&2; wait; }" +
-                     " | (timeout 3 cat; sleep 6; cat)");
+  auto run =
+      lab::sh("{ $ZKVERIFY watch --duration 12s --output json --servers " + ensemble.servers() +
+              " & W=$!; sleep 4; (head -c 65536 /dev/zero | tr '\\0' ' ') & sleep 0.5; " + ZKLAB + " stop " +
+              ensemble.dir() + " " + follower + " >/dev/null 2>&1; wait $W; echo \"watch exit $?\" >&2; wait; }" +
+              " | (timeout 3 cat; sleep 6; cat)");
   INFO(run.out << run.err);
   CHECK(run.err.find("watch exit 0") != std::string::npos);
   auto lines = json_lines(run.out);

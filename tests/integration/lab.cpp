@@ -121,7 +121,28 @@ Run sh(const std::string& command) {
   return run;
 }
 
-Run zkverify(const std::string& args) { return sh("$ZKVERIFY " + args); }
+void check_schema(const std::string& schema, const std::string& text) {
+  auto dir = scratch_dir();
+  auto document = dir / "output.json";
+  std::ofstream(document) << text;
+  std::string source = ZKVERIFY_SOURCE_DIR, out, err;
+  int code = shell("/usr/bin/python3 " + source + "/tests/tools/validate_json.py " + source + "/docs/schema/" + schema +
+                       ".json " + document.string(),
+                   out, err);
+  fs::remove_all(dir);
+  INFO("docs/schema/" << schema << ".json on:\n" << text << "\n" << out << err);
+  CHECK(code == 0);
+}
+
+Run zkverify(const std::string& args) {
+  auto run = sh("$ZKVERIFY " + args);
+  auto command = args.substr(0, args.find(' '));
+  auto ours = args.substr(0, args.find(" -- "));  // COMMAND's arguments are not zkverify's
+  bool json_out = ours.find("--output json") != std::string::npos;
+  if (json_out && !run.out.empty() && fs::exists(fs::path(ZKVERIFY_SOURCE_DIR) / "docs/schema" / (command + ".json")))
+    check_schema(command, run.out);
+  return run;
+}
 
 ::zkverify::probes::Executor& executor() {
   static ::zkverify::probes::Executor the_executor;

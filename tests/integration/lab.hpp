@@ -48,8 +48,12 @@ class Lab {
 // The first finding with `code` in a zkverify JSON report (or watch summary), or nullptr.
 const nlohmann::json* find_finding(const nlohmann::json& report, const std::string& code);
 
-// Runs the zkverify binary with `args`; stdout, stderr and the exit code come back.
+// Runs the zkverify binary with `args`; stdout, stderr and the exit code come back. With
+// `--output json`, a non-empty stdout is checked against docs/schema/COMMAND.json (the test fails
+// when it does not match).
 Run zkverify(const std::string& args);
+// Checks `text` against docs/schema/`schema`.json with Debian's python3-jsonschema (a CHECK).
+void check_schema(const std::string& schema, const std::string& text);
 // Runs a shell command line, where "$ZKVERIFY" is the zkverify binary.
 Run sh(const std::string& command);
 // Established TCP connections of process `pid` (its outgoing ones and any it accepted), counted by

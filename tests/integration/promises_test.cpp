@@ -74,10 +74,11 @@ std::vector<std::int64_t> node_counts(const lab::Run& run) {
 // Answers srvr as a follower of the lab's first epoch, then nothing more: its other words and the
 // ZooKeeper handshake stall, so a check that lists it uses its whole --timeout.
 fake::Peer handshake_staller() {
-  return fake::Peer({{"srvr", {fake::Behaviour::answer,
-                               "Zookeeper version: 3.8.0-fake, built on 2024-12-29 17:54 UTC\nLatency min/avg/max: "
-                               "0/0.0/0\nReceived: 1\nSent: 1\nConnections: 1\nOutstanding: 0\nZxid: 0x100000000\n"
-                               "Mode: follower\nNode count: 5\n"}}},
+  return fake::Peer({{"srvr",
+                      {fake::Behaviour::answer,
+                       "Zookeeper version: 3.8.0-fake, built on 2024-12-29 17:54 UTC\nLatency min/avg/max: "
+                       "0/0.0/0\nReceived: 1\nSent: 1\nConnections: 1\nOutstanding: 0\nZxid: 0x100000000\n"
+                       "Mode: follower\nNode count: 5\n"}}},
                     {fake::Behaviour::stall, ""});
 }
 
@@ -175,19 +176,19 @@ void check_unreadable_ledger(const std::string& servers, const std::string& stat
 void check_lock_wait_within_timeout(const std::string& servers, const SharedScratch& scratch) {
   auto staller = handshake_staller();
   auto locked = scratch.file("locked.json"), held = scratch.file("held");
-  auto run = lab::sh("flock " + locked + ".lock sh -c 'touch " + held + "; sleep 1.5' & while [ ! -e " + held +
-                     " ]; do sleep 0.02; done; start=$(date +%s%N); $ZKVERIFY quorum --output json --timeout 3s" +
-                     " --state " + locked + " --servers " + servers + ",staller=127.0.0.1:" +
-                     std::to_string(staller.port()) + "; code=$?; echo \"took $(( ($(date +%s%N) - start) / 1000000 ))\" >&2;" +
-                     " wait; exit $code");
+  auto run =
+      lab::sh("flock " + locked + ".lock sh -c 'touch " + held + "; sleep 1.5' & while [ ! -e " + held +
+              " ]; do sleep 0.02; done; start=$(date +%s%N); $ZKVERIFY quorum --output json --timeout 3s" +
+              " --state " + locked + " --servers " + servers + ",staller=127.0.0.1:" + std::to_string(staller.port()) +
+              "; code=$?; echo \"took $(( ($(date +%s%N) - start) / 1000000 ))\" >&2;" + " wait; exit $code");
   INFO(run.out << run.err);
   auto took_at = run.err.rfind("took ");
   REQUIRE(took_at != std::string::npos);
   std::chrono::milliseconds took{std::stol(run.err.substr(took_at + 5))};
   WARN("lock held 1.5s, --timeout 3s: " << took.count() << " ms");
-  CHECK(run.exit_code == 2);  // the staller failed the round trip
-  CHECK(took >= 1300ms);                 // it did wait for the lock
-  CHECK(took <= 3300ms + 200ms);        // --timeout + 10%, a process's start and exit
+  CHECK(run.exit_code == 2);      // the staller failed the round trip
+  CHECK(took >= 1300ms);          // it did wait for the lock
+  CHECK(took <= 3300ms + 200ms);  // --timeout + 10%, a process's start and exit
   CHECK(run.json()["round_trip"]["reads_ok"] == 5);
 }
 
@@ -205,8 +206,8 @@ void check_order_warns(const std::string& servers, const std::string& paused) {
 // the one attempt takes its whole 5s, longer than --wait 4s itself, and no more.
 void check_wait_default_timeout(const std::string& servers) {
   auto staller = handshake_staller();
-  auto run = zkverify("quorum --wait 4s --interval 100ms --servers " + servers + ",staller=127.0.0.1:" +
-                      std::to_string(staller.port()));
+  auto run = zkverify("quorum --wait 4s --interval 100ms --servers " + servers +
+                      ",staller=127.0.0.1:" + std::to_string(staller.port()));
   INFO(run.out << run.err);
   WARN("one attempt with the default timeout: " << run.elapsed.count() << " ms");
   CHECK(run.exit_code == 2);  // the staller failed the round trip
@@ -223,7 +224,8 @@ void check_wait_default_timeout(const std::string& servers) {
 void check_last_attempt_reported(const lab::Lab& ensemble, const std::string& paused) {
   auto run = lab::sh("(sleep 2; " + std::string(ZKLAB) + " resume " + ensemble.dir() + " " + paused +
                      " >/dev/null 2>&1) & $ZKVERIFY quorum --output json --timeout 1s --wait 60s --interval 200ms"
-                     " --stable 2 --servers " + ensemble.servers() + "; code=$?; wait; exit $code");
+                     " --stable 2 --servers " +
+                     ensemble.servers() + "; code=$?; wait; exit $code");
   INFO(run.out << run.err);
   CHECK(run.exit_code == 0);
   auto attempts = attempt_lines(run.err);
@@ -281,9 +283,10 @@ TEST_CASE("README promises on one lab: the namespace, safe-to-restart's JSON, th
   check_lock_wait_within_timeout(servers, scratch);
 }
 
-TEST_CASE("README promises on one lab with a follower paused: order's warning, --wait's default timeout, "
-          "the last attempt's report, two connections per server",
-          "[integration][promises]") {
+TEST_CASE(
+    "README promises on one lab with a follower paused: order's warning, --wait's default timeout, "
+    "the last attempt's report, two connections per server",
+    "[integration][promises]") {
   lab::Lab ensemble;
   auto leader = ensemble.leader();
   REQUIRE_FALSE(leader.empty());

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <thread>
 
+#include <sstream>
+
 #include <catch2/catch.hpp>
 
 #include "../unit/fake_peer.hpp"
@@ -32,13 +34,14 @@ lab::Run poll(const std::string& args, Done done) {
 // everything else, the handshake too: judged by srvr, in time.
 void check_srvr_then_stall(const lab::Lab& ensemble) {
   fake::Peer stalls_after_srvr(
-      {{"srvr", {fake::Behaviour::answer,
-                 "Zookeeper version: 3.8.0-fake, built on 2024-12-29 17:54 UTC\nLatency min/avg/max: 0/0.0/0\n"
-                 "Received: 1\nSent: 1\nConnections: 1\nOutstanding: 0\nZxid: 0x100000000\nMode: follower\n"
-                 "Node count: 5\n"}}},
+      {{"srvr",
+        {fake::Behaviour::answer,
+         "Zookeeper version: 3.8.0-fake, built on 2024-12-29 17:54 UTC\nLatency min/avg/max: 0/0.0/0\n"
+         "Received: 1\nSent: 1\nConnections: 1\nOutstanding: 0\nZxid: 0x100000000\nMode: follower\n"
+         "Node count: 5\n"}}},
       {fake::Behaviour::stall, ""});
-  auto second = zkverify("quorum --output json --timeout 2s --servers " + ensemble.servers() + ",staller=127.0.0.1:" +
-                         std::to_string(stalls_after_srvr.port()));
+  auto second = zkverify("quorum --output json --timeout 2s --servers " + ensemble.servers() +
+                         ",staller=127.0.0.1:" + std::to_string(stalls_after_srvr.port()));
   INFO(second.out << second.err);
   CHECK(second.elapsed <= std::chrono::milliseconds(2000 + 200 + 200));
   CHECK(second.exit_code == 2);  // it serves, by srvr, so the round trip reads through it: its handshake stalls
@@ -49,6 +52,28 @@ void check_srvr_then_stall(const lab::Lab& ensemble) {
   CHECK(stalls_after_srvr.connections() >= 2);  // srvr, then mntr, which stalled
   for (std::size_t i = 0; i < 5; ++i) CHECK(with_staller["servers"][i]["error"].is_null());
   CHECK(with_staller["round_trip"]["reads_ok"] == 5);
+}
+
+// Every row of a healthy report: no error, the mode the leader implies, the write's zxid, ids 1-5.
+void check_healthy_rows(const nlohmann::json& report, const std::string& leader) {
+  REQUIRE(report["servers"].size() == 5);
+  std::vector<int> ids;
+  for (const auto& server : report["servers"]) {
+    CHECK(server["error"].is_null());
+    CHECK(server["mode"] == (server["name"] == leader ? "leader" : "follower"));
+    CHECK(server["zxid"] == report["round_trip"]["write_zxid"]);  // every server reached the write
+    ids.push_back(server["id"].get<int>());
+  }
+  CHECK(ids == std::vector<int>{1, 2, 3, 4, 5});  // pzoo-0..2 are 1-3, zoo-0..1 are 4-5
+}
+
+void check_timings(const nlohmann::json& timings) {
+  CHECK(timings["total"].get<long>() > 0);
+  for (const char* phase : {"probe", "connect", "write", "read_back", "cleanup"}) {
+    INFO(phase);
+    CHECK(timings[phase].is_number_integer());
+    CHECK(timings[phase] <= timings["total"]);
+  }
 }
 
 }  // namespace
@@ -65,28 +90,25 @@ TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows f
   CHECK(report["verdict"] == "healthy");
   CHECK(report["leader"] == leader);
   CHECK(report["serving_voters"] == 5);
-  REQUIRE(report["servers"].size() == 5);
-  std::vector<int> ids;
-  for (const auto& server : report["servers"]) {
-    CHECK(server["error"].is_null());
-    CHECK(server["mode"] == (server["name"] == leader ? "leader" : "follower"));
-    CHECK(server["zxid"] == report["round_trip"]["write_zxid"]);  // every server reached the write
-    ids.push_back(server["id"].get<int>());
-  }
-  CHECK(ids == std::vector<int>{1, 2, 3, 4, 5});  // pzoo-0..2 are 1-3, zoo-0..1 are 4-5
+  check_healthy_rows(report, leader);
   CHECK(report["round_trip"]["reads_ok"] == 5);
-  const auto& timings = report["timings_ms"];
-  for (const char* phase : {"probe", "connect", "write", "read_back", "cleanup", "total"}) {
-    INFO(phase);
-    CHECK(timings[phase].is_number_integer());
-    CHECK(timings[phase] <= timings["total"]);
-  }
+  check_timings(report["timings_ms"]);
 
   SECTION("text output names every server and the leader") {
     auto text = zkverify("quorum --servers " + ensemble.servers());
     CHECK(text.exit_code == 0);
     CHECK_THAT(text.out, Contains("healthy: leader " + leader + ", 5/5 voters serving"));
-    CHECK_THAT(text.out, Contains("zoo-1"));
+    // One table row per server: its name, then (after id) its mode.
+    for (const auto& server : report["servers"]) {
+      auto name = server["name"].get<std::string>();
+      std::string mode = name == leader ? " leader " : " follower ";
+      INFO(name);
+      std::istringstream lines(text.out);
+      bool row = false;
+      for (std::string line; std::getline(lines, line);)
+        row = row || (line.starts_with(name + " ") && line.find(mode) != std::string::npos);
+      CHECK(row);
+    }
   }
   SECTION("--verbose: text ends with where the time went") {
     auto text = zkverify("quorum --verbose --servers " + ensemble.servers());
@@ -164,7 +186,8 @@ TEST_CASE("one server paused (SIGSTOP), --timeout 1s: answers in time and names 
   auto report = run.json();
   REQUIRE(lab::find_finding(report, "unreachable"));
   CHECK((*lab::find_finding(report, "unreachable"))["server"] == paused);
-  CHECK_THAT((*lab::find_finding(report, "unreachable"))["message"].get<std::string>(), Contains("no reply within the deadline"));
+  CHECK_THAT((*lab::find_finding(report, "unreachable"))["message"].get<std::string>(),
+             Contains("no reply within the deadline"));
   CHECK(report["round_trip"]["reads_ok"] == 4);
   CHECK(run.elapsed < std::chrono::milliseconds(1000 + 1500));
 }
@@ -239,10 +262,12 @@ TEST_CASE("fake peers beside a real ensemble: their errors are clear, the real s
   fake::Peer drip({}, {fake::Behaviour::drip, ""});
   fake::Peer reset({}, {fake::Behaviour::reset, "Zookeeper version: 3.8.0"});
   fake::Unaccepting unaccepting;
-  auto at = [](const char* name, std::uint16_t port) { return std::string(",") + name + "=127.0.0.1:" + std::to_string(port); };
-  auto list = ensemble.servers() + at("garbage", garbage.port()) + at("silent", silent.port()) + at("flood", flood.port()) +
-              at("drip", drip.port()) + at("reset", reset.port()) + at("unaccepting", unaccepting.port()) +
-              ",nowhere=zkverify-test.invalid:2181";
+  auto at = [](const char* name, std::uint16_t port) {
+    return std::string(",") + name + "=127.0.0.1:" + std::to_string(port);
+  };
+  auto list = ensemble.servers() + at("garbage", garbage.port()) + at("silent", silent.port()) +
+              at("flood", flood.port()) + at("drip", drip.port()) + at("reset", reset.port()) +
+              at("unaccepting", unaccepting.port()) + ",nowhere=zkverify-test.invalid:2181";
 
   // "The command answers within it whatever the servers do": the deadline, plus 10% and 200ms for
   // starting and stopping a process.
@@ -264,7 +289,8 @@ TEST_CASE("fake peers beside a real ensemble: their errors are clear, the real s
   CHECK_THAT(rows[8]["error"].get<std::string>(), Contains("reply did not end within the deadline"));
   CHECK_THAT(rows[9]["error"].get<std::string>(), Contains("connection failed: ") && Contains("reset"));
   CHECK(rows[10]["error"] == "no TCP connection within the deadline");
-  CHECK_THAT(rows[11]["error"].get<std::string>(), Contains("cannot resolve host") && Contains("zkverify-test.invalid"));
+  CHECK_THAT(rows[11]["error"].get<std::string>(),
+             Contains("cannot resolve host") && Contains("zkverify-test.invalid"));
   for (std::size_t i = 5; i < 12; ++i) {
     INFO(rows[i]["name"]);
     CHECK(rows[i]["mode"] == (i == 5 ? "bad-reply" : "unreachable"));
@@ -320,7 +346,8 @@ TEST_CASE("usage errors of --admin-port and order: 64 naming the problem", "[int
     std::string args, says;
   };
   for (const auto& [args, says] : std::vector<Case>{
-           {"quorum --servers a:1,b:1,c:1 --admin-port 8080,8081", "--admin-port takes one port or one per server (3 servers, 2 ports given)"},
+           {"quorum --servers a:1,b:1,c:1 --admin-port 8080,8081",
+            "--admin-port takes one port or one per server (3 servers, 2 ports given)"},
            {"quorum --servers a:1 --admin-port 0", "--admin-port: '0' is not a port"},
            {"order --servers 127.0.0.1", "has no port"},
            {"order --servers a:1 --output yaml", "--output 'yaml'"},

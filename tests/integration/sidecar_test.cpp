@@ -9,13 +9,13 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
-#include <atomic>
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -146,7 +146,8 @@ std::unique_ptr<Child> start_prometheus(const fs::path& dir, std::uint16_t targe
 std::string chromium_dom(const std::string& url, const fs::path& dir) {
   fs::create_directories(dir / "home");
   auto out = dir / "dom.html";
-  auto command = "HOME=" + (dir / "home").string() + " timeout -k 5 60 chromium --headless --no-sandbox --disable-gpu " +
+  auto command = "HOME=" + (dir / "home").string() +
+                 " timeout -k 5 60 chromium --headless --no-sandbox --disable-gpu " +
                  "--user-data-dir=" + (dir / "profile").string() + " --dump-dom " + url + " > " + out.string() +
                  " 2> " + (dir / "chromium.log").string();
   lab::sh(command);
@@ -160,19 +161,23 @@ std::string chromium_dom(const std::string& url, const fs::path& dir) {
 // has no liveness probe (the seed prefers Ready:False to restarts); its headless Service publishes
 // not-ready addresses (peers must resolve each other before they are ready, or bootstrap deadlocks).
 std::vector<std::string> manifest_args(const std::string& manifest) {
-  auto run = lab::sh("python3 -c 'import sys, yaml\n"
-                     "docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]\n"
-                     "pods = [d[\"spec\"][\"template\"][\"spec\"] for d in docs if d[\"kind\"] in (\"StatefulSet\", \"Job\")]\n"
-                     "for d in docs:\n"
-                     "  if d[\"kind\"] == \"StatefulSet\":\n"
-                     "    zk = [c for c in d[\"spec\"][\"template\"][\"spec\"][\"containers\"] if c[\"name\"] == \"zookeeper\"][0]\n"
-                     "    assert \"livenessProbe\" not in zk, \"a liveness probe on ZooKeeper\"\n"
-                     "    get = zk[\"readinessProbe\"][\"httpGet\"]\n"
-                     "    assert (get[\"path\"], get[\"port\"]) == (\"/readyz\", 9181), get\n"
-                     "    svc = [s for s in docs if s[\"kind\"] == \"Service\" and s[\"metadata\"][\"name\"] == d[\"spec\"][\"serviceName\"]][0]\n"
-                     "    assert svc[\"spec\"][\"clusterIP\"] == \"None\" and svc[\"spec\"][\"publishNotReadyAddresses\"] is True, svc\n"
-                     "c = [c for c in pods[0][\"containers\"] if c[\"name\"] == \"zkverify\"][0]\n"
-                     "print(\"\\n\".join(c[\"args\"]))' " ZKVERIFY_SOURCE_DIR "/deploy/kubernetes/" + manifest);
+  auto run = lab::sh(
+      "python3 -c 'import sys, yaml\n"
+      "docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]\n"
+      "pods = [d[\"spec\"][\"template\"][\"spec\"] for d in docs if d[\"kind\"] in (\"StatefulSet\", \"Job\")]\n"
+      "for d in docs:\n"
+      "  if d[\"kind\"] == \"StatefulSet\":\n"
+      "    zk = [c for c in d[\"spec\"][\"template\"][\"spec\"][\"containers\"] if c[\"name\"] == \"zookeeper\"][0]\n"
+      "    assert \"livenessProbe\" not in zk, \"a liveness probe on ZooKeeper\"\n"
+      "    get = zk[\"readinessProbe\"][\"httpGet\"]\n"
+      "    assert (get[\"path\"], get[\"port\"]) == (\"/readyz\", 9181), get\n"
+      "    svc = [s for s in docs if s[\"kind\"] == \"Service\" and s[\"metadata\"][\"name\"] == "
+      "d[\"spec\"][\"serviceName\"]][0]\n"
+      "    assert svc[\"spec\"][\"clusterIP\"] == \"None\" and svc[\"spec\"][\"publishNotReadyAddresses\"] is True, "
+      "svc\n"
+      "c = [c for c in pods[0][\"containers\"] if c[\"name\"] == \"zkverify\"][0]\n"
+      "print(\"\\n\".join(c[\"args\"]))' " ZKVERIFY_SOURCE_DIR "/deploy/kubernetes/" +
+      manifest);
   INFO(manifest << ": " << run.err);
   REQUIRE(run.exit_code == 0);
   std::vector<std::string> args;
@@ -202,11 +207,12 @@ std::vector<std::string> for_the_lab(std::vector<std::string> args, const lab::L
   return args;
 }
 
-std::unique_ptr<Child> start_serve(const lab::Lab& ensemble, const std::string& local, std::uint16_t port, const fs::path& log) {
-  return std::make_unique<Child>(std::vector<std::string>{ZKVERIFY_BIN, "serve", "--servers", ensemble.servers(), "--local",
-                                                          local, "--listen", "127.0.0.1:" + std::to_string(port),
-                                                          "--interval", "1s", "--timeout", "2s"},
-                                 log);
+std::unique_ptr<Child> start_serve(const lab::Lab& ensemble, const std::string& local, std::uint16_t port,
+                                   const fs::path& log) {
+  return std::make_unique<Child>(
+      std::vector<std::string>{ZKVERIFY_BIN, "serve", "--servers", ensemble.servers(), "--local", local, "--listen",
+                               "127.0.0.1:" + std::to_string(port), "--interval", "1s", "--timeout", "2s"},
+      log);
 }
 
 // A follower other than `local`: stopping it degrades the ensemble without an election.
@@ -245,11 +251,15 @@ void ready_on_every_page(const Scenario& s) {
   CHECK(verbose.body ==
         "[+]serving ok\n[+]epoch ok\n[+]synced ok\nsync proof: round-trip read after sync\nreadyz check passed\n");
   CHECK(status_of(s.port, "/livez") == 200);
-  auto ensemble_json = nlohmann::json::parse(sidecar_client::get(s.port, "/ensemble").body);
+  auto ensemble_body = sidecar_client::get(s.port, "/ensemble").body;
+  lab::check_schema("serve-ensemble", ensemble_body);
+  auto ensemble_json = nlohmann::json::parse(ensemble_body);
   CHECK(ensemble_json["verdict"] == "healthy");
   CHECK(ensemble_json["servers"].size() == 5);
   CHECK(ensemble_json.contains("checked_at"));
+  // The last cycle, seconds ago at most: --interval 1s, and a cycle takes well under its --timeout.
   CHECK(ensemble_json["age_ms"].get<int>() >= 0);
+  CHECK(ensemble_json["age_ms"].get<int>() < 6000);
   CHECK_THAT(sidecar_client::get(s.port, "/metrics").body, Contains("zkverify_local_ready 1\n"));
   CHECK(status_of(s.port, "/nope") == 404);
   CHECK(sidecar_client::request(s.port, "POST", "/readyz").status == 405);
@@ -394,7 +404,8 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   fs::remove_all(dir);
 }
 
-TEST_CASE("probe --no-write where mntr is refused: the AdminServer's zabstate is the sync proof", "[integration][sidecar]") {
+TEST_CASE("probe --no-write where mntr is refused: the AdminServer's zabstate is the sync proof",
+          "[integration][sidecar]") {
   lab::Lab ensemble("ruok,srvr");
   auto probe = [&](const std::string& local) {
     return lab::zkverify("probe --servers " + ensemble.servers() + " --admin-port " + ensemble.admin_ports() +

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <map>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -74,9 +74,9 @@ TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify
     auto leader_before = ensemble.leader();
     // COMMAND's stdio is step's; with --output json its stdout goes to step's stderr, so that the
     // JSON on stdout still parses (kubectl delete pod prints a line).
-    auto run = lab::zkverify("step --output json --timeout 2m --state " + state + " --servers " + servers + " --restart " +
-                             name + " -- sh -c 'echo restarting-" + name + "; exec " + ZKLAB + " restart " +
-                             ensemble.dir() + " " + name + "'");
+    auto run = lab::zkverify("step --output json --timeout 2m --state " + state + " --servers " + servers +
+                             " --restart " + name + " -- sh -c 'echo restarting-" + name + "; exec " + ZKLAB +
+                             " restart " + ensemble.dir() + " " + name + "'");
     INFO(name << ": " << run.out << run.err);
     REQUIRE(run.exit_code == 0);
     CHECK_THAT(run.err, Contains("restarting-" + name));
@@ -122,9 +122,8 @@ static void check_sigterm_stops_step(const std::string& servers, const std::stri
   auto pid_files = temp_path("step-pids");
   lab::Run interrupted;
   std::thread stepper([&] {
-    interrupted = lab::sh("$ZKVERIFY step --servers " + servers + " --restart " + name +
-                          " -- bash -c 'echo $$ > " + pid_files + ".child; exec sleep 600' & echo $! > " + pid_files +
-                          ".step; wait $!");
+    interrupted = lab::sh("$ZKVERIFY step --servers " + servers + " --restart " + name + " -- bash -c 'echo $$ > " +
+                          pid_files + ".child; exec sleep 600' & echo $! > " + pid_files + ".step; wait $!");
   });
   std::string step_pid, child_pid;
   for (int tries = 0; tries < 150 && child_pid.empty(); ++tries) {
@@ -158,8 +157,8 @@ TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, r
   auto state = temp_path("step-outcome.json");
 
   // A COMMAND that hangs is terminated at --timeout: exit 1, naming it.
-  auto hung = lab::zkverify("step --output json --timeout 4s --state " + state + " --servers " + servers + " --restart " +
-                       followers[0] + " -- bash -c 'exec sleep 600'");
+  auto hung = lab::zkverify("step --output json --timeout 4s --state " + state + " --servers " + servers +
+                            " --restart " + followers[0] + " -- bash -c 'exec sleep 600'");
   INFO(hung.out << hung.err);
   CHECK(hung.exit_code == 1);
   CHECK(lab::find_finding(hung.json(), "command-timed-out"));
@@ -167,8 +166,8 @@ TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, r
   WARN("step with a hung COMMAND and --timeout 4s took " << hung.elapsed.count() << "ms");
 
   // A COMMAND that fails leaves the restart round as it was.
-  auto failed = lab::zkverify("step --timeout 10s --state " + state + " --servers " + servers + " --restart " + followers[0] +
-                         " -- false");
+  auto failed = lab::zkverify("step --timeout 10s --state " + state + " --servers " + servers + " --restart " +
+                              followers[0] + " -- false");
   CHECK(failed.exit_code == 1);
   auto ledger = nlohmann::json::parse(std::ifstream(state));
   CHECK(ledger["restarted_this_round"].empty());
@@ -272,7 +271,8 @@ struct BackgroundWatch {
   std::thread thread;
 
   explicit BackgroundWatch(const std::string& args) {
-    thread = std::thread([this, args] { run = lab::sh("$ZKVERIFY watch " + args + " & echo $! > " + pid_file + "; wait $!"); });
+    thread = std::thread(
+        [this, args] { run = lab::sh("$ZKVERIFY watch " + args + " & echo $! > " + pid_file + "; wait $!"); });
   }
   std::string pid() const { return read_pid(pid_file); }
   void join() {
@@ -402,9 +402,10 @@ void wiped_data_is_lost_writes(const lab::Lab& ensemble) {
 
 }  // namespace
 
-TEST_CASE("watch from the binary: the events of a leader restart, at most 3 connections a server, "
-          "SIGINT and SIGTERM end it cleanly, its znodes go, a skipped read-back, lost data, and it cannot start",
-          "[integration][watch]") {
+TEST_CASE(
+    "watch from the binary: the events of a leader restart, at most 3 connections a server, "
+    "SIGINT and SIGTERM end it cleanly, its znodes go, a skipped read-back, lost data, and it cannot start",
+    "[integration][watch]") {
   lab::Lab ensemble;
   watch_through_a_leader_restart(ensemble);
   signals_end_it_cleanly(ensemble);

@@ -16,15 +16,15 @@
 
 #include "fake_keeper.hpp"
 #include "model/facts/credentials.hpp"
+#include "model/facts/failure.hpp"
+#include "model/judge/checks.hpp"
 #include "probes/round_trip.hpp"
 #include "synthetic.hpp"
+#include "test_executor.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
-#include "model/judge/checks.hpp"
 #include "verifier/store/credentials_file.hpp"
-#include "model/facts/failure.hpp"
-#include "test_executor.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
@@ -87,7 +87,8 @@ std::string read_refusal(const std::string& path, std::string& said) {
 
 RoundTripPlan plan_for(const std::string& marker = "") {
   RoundTripPlan plan;
-  for (int i = 1; i <= 3; ++i) plan.servers.push_back({"s" + std::to_string(i), "10.0.0." + std::to_string(i), 2181, {}});
+  for (int i = 1; i <= 3; ++i)
+    plan.servers.push_back({"s" + std::to_string(i), "10.0.0." + std::to_string(i), 2181, {}});
   plan.writer = 0;
   plan.namespace_path = "/zkverify";
   plan.payload = "payload";
@@ -149,8 +150,8 @@ TEST_CASE("credentials: anything else is refused, saying what is wrong and never
   CHECK_THAT(refusal_of("digest:alice:s3cr:et-pa55\ndigest:bob:pw\n"), Contains("more than one line"));
   CHECK_THAT(refusal_of("digest:alice:s3cr\tet-pa55"), Contains("control character"));
   CHECK_THAT(refusal_of(std::string("digest:alice:s3cr\0t", 19)), Contains("control character"));
-  for (const auto* text : {"s3cr:et-pa55-only", "sasl:alice:s3cr:et-pa55", "digest:alice:s3cr:et-pa55\nx",
-                           "digest:alice:s3cr\tet-pa55"}) {
+  for (const auto* text :
+       {"s3cr:et-pa55-only", "sasl:alice:s3cr:et-pa55", "digest:alice:s3cr:et-pa55\nx", "digest:alice:s3cr\tet-pa55"}) {
     INFO(text);
     CHECK_THAT(refusal_of(text), !Contains("s3cr") && !Contains("alice"));
   }
@@ -199,20 +200,22 @@ TEST_CASE("auth file: --auth-file, else ZKVERIFY_AUTH_FILE, and the flag wins", 
 
 TEST_CASE("auth file: a bad one is a usage error (64) before anything is checked, without the secret", "[auth]") {
   TempFile bad_file("alice:s3cr:et-pa55\n", 0600);
-  auto state = std::filesystem::temp_directory_path() / ("zkverify-auth-test-roll-" + std::to_string(getpid()) + ".state");
+  auto state =
+      std::filesystem::temp_directory_path() / ("zkverify-auth-test-roll-" + std::to_string(getpid()) + ".state");
   // What each command needs besides --servers to get as far as reading the file.
   const std::map<std::string, std::vector<const char*>> rest{
       {"safe-to-restart", {"a"}},
       {"step", {"--restart", "a", "--", "true"}},
       {"roll", {"--state", state.c_str(), "--", "true"}},  // a ledger file, which must stay untouched
       {"serve", {"--listen", "127.0.0.1:0"}}};
-  for (const auto* command : {"quorum", "order", "safe-to-restart", "watch", "step", "roll", "smoke", "serve", "probe"}) {
+  for (const auto* command :
+       {"quorum", "order", "safe-to-restart", "watch", "step", "roll", "smoke", "serve", "probe"}) {
     INFO(command);
     Ensemble ensemble;
     std::ostringstream out, err;
     Context context{test_executor(), ensemble.factory(), out, err};
-    std::vector<const char*> argv{"zkverify", command, "--servers", "a=127.0.0.1:1", "--auth-file",
-                                  bad_file.path().c_str()};
+    std::vector<const char*> argv{"zkverify",      command,       "--servers",
+                                  "a=127.0.0.1:1", "--auth-file", bad_file.path().c_str()};
     if (auto more = rest.find(command); more != rest.end())
       argv.insert(argv.end(), more->second.begin(), more->second.end());
     CHECK(run_command_line(static_cast<int>(argv.size()), argv.data(), context) == kExitUsage);
@@ -222,7 +225,8 @@ TEST_CASE("auth file: a bad one is a usage error (64) before anything is checked
   CHECK_FALSE(std::filesystem::exists(state));  // roll refused before its ledger was touched
 }
 
-TEST_CASE("fake keeper ACLs: no_auth without credentials, auth_failed when refused, access with the owner's", "[auth]") {
+TEST_CASE("fake keeper ACLs: no_auth without credentials, auth_failed when refused, access with the owner's",
+          "[auth]") {
   Ensemble ensemble;
   ensemble.protect("/zkverify", alice());
   std::vector<ServerAddress> one{{"s1", "10.0.0.1", 2181, {}}};

@@ -107,7 +107,8 @@ TEST_CASE("poll_seen: who leads, whether someone follows, how the restarted serv
   CHECK_FALSE(poll_seen(facts.probes, "zoo-0", t0).target_serving);
 }
 
-TEST_CASE("sidecar book: the first cycle says readiness, leader and verdict, an unchanged one says nothing", "[books]") {
+TEST_CASE("sidecar book: the first cycle says readiness, leader and verdict, an unchanged one says nothing",
+          "[books]") {
   SidecarBook book("pzoo-0", 10s, 5s, t0);
   CHECK(book.status().cycles == 0);
   CHECK_FALSE(book.status().last);

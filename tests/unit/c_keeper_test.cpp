@@ -93,7 +93,8 @@ TEST_CASE("C keeper: in_order tries the listed order first, otherwise each sessi
   constexpr int kSessions = 24;  // all on one server by chance: 2 in 2^24
   fake::Peer first({}, {fake::Behaviour::stall, ""});
   fake::Peer second({}, {fake::Behaviour::stall, ""});
-  std::vector<ServerAddress> servers{{"first", "127.0.0.1", first.port(), {}}, {"second", "127.0.0.1", second.port(), {}}};
+  std::vector<ServerAddress> servers{{"first", "127.0.0.1", first.port(), {}},
+                                     {"second", "127.0.0.1", second.port(), {}}};
   auto attempts_after_opening = [&](bool in_order) {
     KeeperOptions options;
     options.in_order = in_order;

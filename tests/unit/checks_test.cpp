@@ -2,8 +2,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "synthetic.hpp"
 #include "model/judge/checks.hpp"
+#include "synthetic.hpp"
+#include "verifier/commands/exit_codes.hpp"
 
 using namespace zkverify;
 using namespace synthetic;
@@ -21,11 +22,11 @@ const Finding* find(const Report& report, const std::string& code) {
 TEST_CASE("a healthy ensemble: exit 0, leader named, ids from the sessions") {
   auto report = judge(healthy_five());
   CHECK(report.verdict == Verdict::healthy);
-  CHECK(report.verdict == Verdict::healthy);
+  CHECK(verifier::exit_code(report.verdict) == verifier::kExitHealthy);
   CHECK(report.leader == "pzoo-1");
   CHECK(report.expected_voters == 5);
   CHECK(report.serving_voters == 5);
-  CHECK(report.servers[0].id == 1);  // from the session id's top byte
+  CHECK(report.servers[0].id == 1);                     // from the session id's top byte
   CHECK(report.servers[0].zxid->value == 0x100000007);  // the write it read back is newer than srvr's
   REQUIRE(report.round_trip);
   CHECK(report.round_trip->reads_ok == 5);
@@ -38,7 +39,7 @@ TEST_CASE("one server down: degraded, not safe to restart another") {
   facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
   auto report = judge(facts);
   CHECK(report.verdict == Verdict::degraded);
-  CHECK(report.verdict == Verdict::degraded);
+  CHECK(verifier::exit_code(report.verdict) == verifier::kExitDegraded);
   REQUIRE(find(report, "unreachable"));
   CHECK(find(report, "unreachable")->server == "zoo-1");
   CHECK(report.servers[4].state == ServerState::unreachable);
@@ -52,12 +53,12 @@ TEST_CASE("three of five not serving: no quorum, critical") {
   facts.round_trip.reset();
   auto report = judge(facts);
   CHECK(report.verdict == Verdict::critical);
-  CHECK(report.verdict == Verdict::critical);
+  CHECK(verifier::exit_code(report.verdict) == verifier::kExitCritical);
   REQUIRE(find(report, "no-quorum"));
   CHECK_THAT(find(report, "no-quorum")->message, Contains("0 of 5 voters are serving; a quorum needs 3"));
   CHECK(find(report, "no-leader"));
   CHECK(report.findings.front().severity == Severity::critical);  // worst first
-  CHECK_FALSE(find(report, "sync-unverified"));  // noise when nothing serves
+  CHECK_FALSE(find(report, "sync-unverified"));                   // noise when nothing serves
   CHECK(report.servers[3].state == ServerState::not_serving);
   CHECK_THAT(report.servers[3].note, Contains("imok"));
 }
@@ -139,7 +140,8 @@ TEST_CASE("round trip: a failed write or read is critical, a stale read too") {
     REQUIRE(find(report, "cleanup-deferred"));
     CHECK(find(report, "cleanup-deferred")->severity == Severity::info);
     CHECK(find(report, "cleanup-deferred")->server == "pzoo-1");
-    CHECK_THAT(find(report, "cleanup-deferred")->message, Contains("was not removed (deadline_exceeded); it is ephemeral and goes when pzoo-1 ends"));
+    CHECK_THAT(find(report, "cleanup-deferred")->message,
+               Contains("was not removed (deadline_exceeded); it is ephemeral and goes when pzoo-1 ends"));
   }
   SECTION("--no-write is said, and is not a failure") {
     facts.round_trip.reset();
@@ -154,9 +156,7 @@ TEST_CASE("round trip: a failed write or read is critical, a stale read too") {
 TEST_CASE("epochs: a mismatch after the write is degraded, without a write only a hint") {
   auto facts = healthy_five();
   facts.probes[0].srvr->facts.zxid = Zxid{0x200000001};
-  SECTION("with the write in epoch 1") {
-    CHECK(find(judge(facts), "epoch-mismatch")->severity == Severity::warning);
-  }
+  SECTION("with the write in epoch 1") { CHECK(find(judge(facts), "epoch-mismatch")->severity == Severity::warning); }
   SECTION("no write") {
     facts.round_trip.reset();
     facts.write_skipped = true;

@@ -110,8 +110,8 @@ TEST_CASE("child: its exit status, or 127 naming what could not run") {
 TEST_CASE("child: past the deadline its whole process group gets SIGTERM") {
   auto pidfile = std::filesystem::temp_directory_path() / ("zkverify-child-" + std::to_string(::getpid()));
   // The shell waits for a grandchild: both are in the group, both must go.
-  auto outcome = run_alone({"sh", "-c", "sleep 60 & echo $! > " + pidfile.string() + "; wait"},
-                           limits_of(milliseconds(300)));
+  auto outcome =
+      run_alone({"sh", "-c", "sleep 60 & echo $! > " + pidfile.string() + "; wait"}, limits_of(milliseconds(300)));
   CHECK(outcome.timed_out);
   CHECK(outcome.status == 128 + SIGTERM);
   int grandchild = 0;

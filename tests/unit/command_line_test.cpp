@@ -44,7 +44,15 @@ class FakeEnsemble {
   }
   const std::string& servers() const { return servers_; }
   // Server `index` (0 = pzoo-0 ... 4 = zoo-1) answers srvr with `script` from now on.
-  void srvr_answers(std::size_t index, ::fake::Script script) { peers_.at(index)->replace_script("srvr", std::move(script)); }
+  void srvr_answers(std::size_t index, ::fake::Script script) {
+    peers_.at(index)->replace_script("srvr", std::move(script));
+  }
+  // Waits (at most 10 s) until server `index` has been asked `more` times more than now.
+  bool wait_for_asks(std::size_t index, int more) {
+    auto& peer = *peers_.at(index);
+    return peer.wait_for_connections(peer.connections() + more,
+                                     std::chrono::steady_clock::now() + std::chrono::seconds(10));
+  }
   zkverify::fake::Ensemble zookeeper;
 
  private:
@@ -76,9 +84,14 @@ bool has_finding(const nlohmann::json& report, const std::string& code, const st
 }
 
 // A file that exists only if COMMAND ran.
+// A file that a COMMAND or a test thread touches to say that something happened; named, so that one
+// test can hold several.
 struct Witness {
-  fs::path path = fs::temp_directory_path() / ("zkverify-step-ran-" + std::to_string(::getpid()));
-  Witness() { fs::remove(path); }
+  fs::path path;
+  explicit Witness(const std::string& name = "ran")
+      : path(fs::temp_directory_path() / ("zkverify-step-" + name + "-" + std::to_string(::getpid()))) {
+    fs::remove(path);
+  }
   ~Witness() { fs::remove(path); }
 };
 
@@ -86,7 +99,8 @@ struct Witness {
 
 TEST_CASE("command line: quorum on fakes is healthy, and leaves only its namespace behind") {
   FakeEnsemble ensemble;
-  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "2s"});
+  auto ran =
+      run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "2s"});
   INFO(ran.out << ran.err);
   REQUIRE(ran.exit_code == 0);
   auto report = ran.json();
@@ -99,7 +113,8 @@ TEST_CASE("command line: quorum on fakes is healthy, and leaves only its namespa
 TEST_CASE("command line: a connection lost in the middle of one server's read is critical, naming it") {
   FakeEnsemble ensemble;
   ensemble.zookeeper.inject(Rule{"zoo-1", OpKind::get, Fault::connection_loss, 0, "/zkverify/roundtrip-"});
-  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "2s"});
+  auto ran =
+      run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "2s"});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 2);
   CHECK(has_finding(ran.json(), "round-trip-failed", "zoo-1"));
@@ -109,7 +124,8 @@ TEST_CASE("command line: a connection lost in the middle of one server's read is
 TEST_CASE("command line: an expired writer session fails the round trip, not the process") {
   FakeEnsemble ensemble;
   ensemble.zookeeper.inject(Rule{"pzoo-0", OpKind::create, Fault::session_expired, 0, "/zkverify/roundtrip-"});
-  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "2s"});
+  auto ran =
+      run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "2s"});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 2);
   CHECK(has_finding(ran.json(), "round-trip-failed", "pzoo-0"));
@@ -118,7 +134,8 @@ TEST_CASE("command line: an expired writer session fails the round trip, not the
 TEST_CASE("command line: a write that does not commit by the deadline, with a serving quorum, is degraded") {
   FakeEnsemble ensemble;
   ensemble.zookeeper.inject(Rule{"pzoo-0", OpKind::create, Fault::never_complete, 0, "/zkverify/roundtrip-"});
-  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "1s"});
+  auto ran =
+      run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "1s"});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 1);  // not safe to go on, but no evidence of an outage: the quorum serves
   CHECK(has_finding(ran.json(), "write-timed-out", "pzoo-0"));
@@ -128,9 +145,11 @@ TEST_CASE("command line: a write that does not commit by the deadline, with a se
 
 TEST_CASE("command line: the same slow write without a serving quorum stays critical") {
   FakeEnsemble ensemble;
-  for (std::size_t follower : {1, 2, 3}) ensemble.srvr_answers(follower, {::fake::Behaviour::answer, capture("srvr_no_quorum.txt")});
+  for (std::size_t follower : {1, 2, 3})
+    ensemble.srvr_answers(follower, {::fake::Behaviour::answer, capture("srvr_no_quorum.txt")});
   ensemble.zookeeper.inject(Rule{"pzoo-0", OpKind::create, Fault::never_complete, 0, "/zkverify/roundtrip-"});
-  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "1s"});
+  auto ran =
+      run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json", "--timeout", "1s"});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 2);
   CHECK(has_finding(ran.json(), "no-quorum"));
@@ -146,19 +165,23 @@ TEST_CASE("command line: step does not run COMMAND when its watch cannot start")
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 1);
   CHECK_THAT(ran.err, Contains("the watch could not start: cannot create") && Contains("connection_loss") &&
-                        Contains("COMMAND not run"));
+                          Contains("COMMAND not run"));
   CHECK_FALSE(fs::exists(witness.path));
 }
 
 TEST_CASE("command line: a session expired while COMMAND runs fails the step, and nothing is left behind") {
   FakeEnsemble ensemble;
-  Witness witness;
-  std::thread expirer([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  Witness witness, started("started"), expired("expired");
+  std::thread expirer([&] {  // once COMMAND runs (the watch is up), expire zoo-0's sessions, then let COMMAND end
+    for (int i = 0; i < 400 && !fs::exists(started.path); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(25));
     ensemble.zookeeper.expire_sessions_on("zoo-0");
+    std::ofstream{expired.path};
   });
-  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "1s",
-                                      "--output", "json", "--", "sh", "-c", "sleep 0.6; touch " + witness.path.string()});
+  auto command = "touch " + started.path.string() + "; i=0; while [ ! -e " + expired.path.string() +
+                 " ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i+1)); done; sleep 0.2; touch " + witness.path.string();
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "10s",
+                                      "--output", "json", "--", "sh", "-c", command});
   expirer.join();
   INFO(ran.out << ran.err);
   CHECK(fs::exists(witness.path));
@@ -213,9 +236,10 @@ TEST_CASE("command line: step records its server in the round only after COMMAND
   // A restart the poller sees: zoo-0 stops answering srvr for 600 ms while COMMAND runs.
   Witness started;
   std::thread restart([&] {
-    for (int i = 0; i < 100 && !fs::exists(started.path); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 100 && !fs::exists(started.path); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ensemble.srvr_answers(3, {::fake::Behaviour::close_at_once, ""});
-    std::this_thread::sleep_for(std::chrono::milliseconds(600));
+    ensemble.wait_for_asks(3, 3);  // not serving in (at least) two polls in a row
     ensemble.srvr_answers(3, {::fake::Behaviour::answer, capture("srvr_follower.txt")});
   });
   auto succeeded = step("touch " + started.path.string() + " && sleep 1");
@@ -248,8 +272,9 @@ TEST_CASE("command line: step counts no healthy check before it saw the restart,
   // A restart between two polls: never seen down, but srvr's Received count starts again from 0.
   Witness started;
   std::thread restart([&] {
-    for (int i = 0; i < 100 && !fs::exists(started.path); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the poller has seen the old count
+    for (int i = 0; i < 100 && !fs::exists(started.path); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ensemble.wait_for_asks(3, 3);  // the poller has seen the old count
     auto fresh = capture("srvr_follower.txt");
     fresh.replace(fresh.find("Received: 4"), 11, "Received: 0");
     ensemble.srvr_answers(3, {::fake::Behaviour::answer, fresh});
@@ -267,11 +292,13 @@ TEST_CASE("command line: a server seen going down and not back by --timeout: ste
   FakeEnsemble ensemble;
   Witness started;
   std::thread restart([&] {  // zoo-0 stops answering srvr once COMMAND runs, and stays down
-    for (int i = 0; i < 100 && !fs::exists(started.path); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 100 && !fs::exists(started.path); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ensemble.srvr_answers(3, {::fake::Behaviour::close_at_once, ""});
   });
-  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "3s",
-                                      "--output", "json", "--", "sh", "-c", "touch " + started.path.string() + " && sleep 1"});
+  auto ran =
+      run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "3s",
+                               "--output", "json", "--", "sh", "-c", "touch " + started.path.string() + " && sleep 1"});
   restart.join();
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 1);  // degraded at the deadline: one of five down
@@ -294,13 +321,28 @@ TEST_CASE("command line: a COMMAND still running at --timeout is terminated and 
   CHECK(ensemble.zookeeper.paths() == std::vector<std::string>{"/zkverify"});
 }
 
+namespace {
+
+// `args` end in exit 64 with one line on stderr that says `says`.
+void check_usage_error(zkverify::fake::Ensemble& zookeeper, const std::vector<std::string>& args,
+                       const std::string& says) {
+  auto ran = run(zookeeper, args);
+  INFO(ran.err);
+  CHECK(ran.exit_code == 64);
+  CHECK_THAT(ran.err, Contains(says));
+  CHECK(std::ranges::count(ran.err, '\n') == 1);
+}
+
+}  // namespace
+
 TEST_CASE("command line: bad input is a usage error naming it, for every command") {
   zkverify::fake::Ensemble zookeeper;
-  CHECK(run(zookeeper, {"quorum", "--servers", "a:1", "--stable", "0", "--wait", "1s"}).exit_code == 64);
+  check_usage_error(zookeeper, {"quorum", "--servers", "a:1", "--stable", "0", "--wait", "1s"},
+                    "zkverify quorum: --stable 0: must be at least 1");
   auto ran = run(zookeeper, {"step", "--servers", "a=h:1", "--restart", "b", "--", "true"});
   CHECK(ran.exit_code == 64);
   CHECK(ran.err == "zkverify step: --restart 'b' is not in --servers (names: a)\n");
-  CHECK(run(zookeeper, {"quorum", "--servers", "a:1", "--reset-state"}).exit_code == 64);
+  check_usage_error(zookeeper, {"quorum", "--servers", "a:1", "--reset-state"}, "--reset-state needs --state FILE");
   // probe and serve without --local, on a host named like none of the servers: 64, naming both.
   for (const char* command : {"probe", "serve"}) {
     auto unnamed = run(zookeeper, {command, "--servers", "not-this-host-a=h:1,not-this-host-b=h:2"});
@@ -308,8 +350,9 @@ TEST_CASE("command line: bad input is a usage error naming it, for every command
     CHECK(unnamed.exit_code == 64);
     CHECK_THAT(unnamed.err, Contains("names: not-this-host-a,not-this-host-b") && Contains("pass --local NAME"));
   }
-  CHECK(run(zookeeper, {"serve", "--servers", "a=h:1", "--listen", "9181"}).exit_code == 64);
-  CHECK(run(zookeeper, {"watch", "--servers", "a:1", "--rate", "0"}).exit_code == 64);
-  CHECK(run(zookeeper, {"order", "--servers", "a:1,b:2", "--admin-port", "1,2,3"}).exit_code == 64);
+  check_usage_error(zookeeper, {"serve", "--servers", "a=h:1", "--listen", "9181"}, "--listen '9181'");
+  check_usage_error(zookeeper, {"watch", "--servers", "a:1", "--rate", "0"}, "--rate 0: use 1 to 1000 writes a second");
+  check_usage_error(zookeeper, {"order", "--servers", "a:1,b:2", "--admin-port", "1,2,3"},
+                    "--admin-port takes one port or one per server (2 servers, 3 ports given)");
   CHECK(zookeeper.sessions_opened() == 0);
 }

@@ -5,10 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include "model/facts/failure.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
-#include "model/facts/failure.hpp"
 
 using namespace zkverify;
 using namespace zkverify::verifier;
@@ -91,5 +91,6 @@ TEST_CASE("commands: each registers itself once, under its own name") {
     CHECK(sub.get_name() == command->name());
     names.emplace_back(command->name());
   }
-  CHECK(names == std::vector<std::string>{"quorum", "order", "safe-to-restart", "watch", "step", "roll", "serve", "probe", "smoke"});
+  CHECK(names == std::vector<std::string>{"quorum", "order", "safe-to-restart", "watch", "step", "roll", "serve",
+                                          "probe", "smoke"});
 }

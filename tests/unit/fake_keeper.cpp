@@ -28,13 +28,13 @@ struct Session {
   std::vector<ServerAddress> servers;
   std::chrono::milliseconds timeout{0};
   Keeper::Listener listener;
-  std::int64_t id = 0;                  // given by the first server it connects to
+  std::int64_t id = 0;  // given by the first server it connects to
   SessionState state = SessionState::connecting;
-  std::size_t server = 0;               // index of the server it is connected to (or was, or tries)
-  std::size_t choices = 0;              // it fails over among servers[0, choices) (widen(): all)
-  bool closing = false;                 // close() was called: operations complete with `closing`
-  bool close_hangs = false;             // ... and it never completes
-  bool listening = true;                // false once close() began
+  std::size_t server = 0;    // index of the server it is connected to (or was, or tries)
+  std::size_t choices = 0;   // it fails over among servers[0, choices) (widen(): all)
+  bool closing = false;      // close() was called: operations complete with `closing`
+  bool close_hangs = false;  // ... and it never completes
+  bool listening = true;     // false once close() began
   bool in_listener = false;
   std::optional<Credentials> credentials;  // presented before the first operation
 };
@@ -47,16 +47,16 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   class Factory final : public probes::KeeperFactory {
    public:
     explicit Factory(State& state) : state_(state) {}
-    std::unique_ptr<Keeper> open(const std::vector<ServerAddress>& servers,
-                                 const probes::KeeperOptions& options, Keeper::Listener listener) override;
+    std::unique_ptr<Keeper> open(const std::vector<ServerAddress>& servers, const probes::KeeperOptions& options,
+                                 Keeper::Listener listener) override;
 
    private:
     State& state_;
   };
 
   // Operations (all take the lock themselves).
-  std::shared_ptr<Session> open_session(const std::vector<ServerAddress>& servers,
-                                        const probes::KeeperOptions& options, Keeper::Listener listener);
+  std::shared_ptr<Session> open_session(const std::vector<ServerAddress>& servers, const probes::KeeperOptions& options,
+                                        Keeper::Listener listener);
   template <class R, class Apply>
   void start(const std::shared_ptr<Session>& session, OpKind op, const std::string& path, Keeper::Callback<R> done,
              Apply apply);
@@ -69,8 +69,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   void lose_connection(const std::shared_ptr<Session>& session);
   void expire(const std::shared_ptr<Session>& session);
   void remove_ephemerals(std::int64_t session);
-  void watch(const std::shared_ptr<Session>& session, const std::string& path,
-             std::function<void(WatchNotice)> fired);
+  void watch(const std::shared_ptr<Session>& session, const std::string& path, std::function<void(WatchNotice)> fired);
   void fire_watches(const std::string& path, WatchKind kind);
   void drop_watches(const std::shared_ptr<Session>& session, bool notify);
   ZkError move(const std::shared_ptr<Session>& session, const std::string& server);
@@ -161,8 +160,7 @@ class FakeKeeper final : public Keeper {
     return session_->id != 0 ? session_->timeout : std::chrono::milliseconds(0);
   }
 
-  void create(const std::string& path, const std::string& data, CreateMode mode,
-              Callback<CreateResult> done) override {
+  void create(const std::string& path, const std::string& data, CreateMode mode, Callback<CreateResult> done) override {
     start(OpKind::create, path, std::move(done), [&](State& state, CreateResult& result) {
       if (state.deny(*session_, Need::create, parent_of(path), result.error)) return false;
       result = create_node(state.tree, path, data, mode, session_->id, state.next_zxid());
@@ -177,8 +175,7 @@ class FakeKeeper final : public Keeper {
       return false;
     });
   }
-  void set(const std::string& path, const std::string& data, std::int32_t version,
-           Callback<StatResult> done) override {
+  void set(const std::string& path, const std::string& data, std::int32_t version, Callback<StatResult> done) override {
     start(OpKind::set, path, std::move(done), [&](State& state, StatResult& result) {
       if (state.deny(*session_, Need::write, path, result.error)) return false;
       result = set_node(state.tree, path, data, version, state.next_zxid());
@@ -242,7 +239,8 @@ class FakeKeeper final : public Keeper {
   bool wait_connected_to(const std::string& server, Clock::time_point deadline) const override {
     std::unique_lock lock(ensemble_->mutex);
     return ensemble_->sessions_changed.wait_until(lock, deadline, [&] {
-      return !session_->closing && session_->state == SessionState::connected && ensemble_->server_of(*session_) == server;
+      return !session_->closing && session_->state == SessionState::connected &&
+             ensemble_->server_of(*session_) == server;
     });
   }
   [[nodiscard]] bool close_ends_session() const override { return true; }
@@ -280,8 +278,8 @@ class FakeKeeper final : public Keeper {
 }  // namespace
 
 std::unique_ptr<Keeper> Ensemble::State::Factory::open(const std::vector<ServerAddress>& servers,
-                                                        const probes::KeeperOptions& options,
-                                                        Keeper::Listener listener) {
+                                                       const probes::KeeperOptions& options,
+                                                       Keeper::Listener listener) {
   auto session = state_.open_session(servers, options, std::move(listener));
   return std::make_unique<FakeKeeper>(state_.shared_from_this(), std::move(session));
 }
@@ -421,15 +419,14 @@ AclResult Ensemble::State::acl_result(const Session& session, const std::string&
 }
 
 // Every operation of a multi is checked before any is applied: one refused fails them all.
-bool Ensemble::State::deny_multi(const Session& session, const std::vector<MultiOp>& ops,
-                                 MultiResult& result) const {
+bool Ensemble::State::deny_multi(const Session& session, const std::vector<MultiOp>& ops, MultiResult& result) const {
   for (std::size_t i = 0; i < ops.size(); ++i) {
     const auto& op = ops[i];
     bool on_parent = op.kind == MultiOp::Kind::create || op.kind == MultiOp::Kind::remove;
     auto need = op.kind == MultiOp::Kind::create   ? Need::create
                 : op.kind == MultiOp::Kind::remove ? Need::remove
                 : op.kind == MultiOp::Kind::set    ? Need::write
-                                                           : Need::read;
+                                                   : Need::read;
     ZkError error = ZkError::ok;
     if (!deny(session, need, on_parent ? parent_of(op.path) : op.path, error)) continue;
     result.error = error;
@@ -444,7 +441,8 @@ void Ensemble::State::lose_connection(const std::shared_ptr<Session>& session) {
   session->state = SessionState::connecting;
   sessions_changed.notify_all();
   announce(session, {SessionState::connecting, {}, {}});
-  post({false, [this, session] {
+  post({false,
+        [this, session] {
           std::lock_guard lock(mutex);
           if (session->state == SessionState::connecting && !session->closing)
             connect(session, (session->server + 1) % session->choices);
@@ -483,7 +481,8 @@ void Ensemble::State::fire_watches(const std::string& path, WatchKind kind) {
     auto server = server_of(*watch.session);
     ++started[{OpKind::watch, server}];
     if (fault_for(OpKind::watch, server, path) == Fault::never_complete) continue;
-    post({false, [fired = std::move(watch.fired), notice = WatchNotice{kind, path}] { fired(notice); }}, dispatcher.delay());
+    post({false, [fired = std::move(watch.fired), notice = WatchNotice{kind, path}] { fired(notice); }},
+         dispatcher.delay());
   }
 }
 
@@ -492,7 +491,8 @@ void Ensemble::State::drop_watches(const std::shared_ptr<Session>& session, bool
   std::erase_if(watches, [&](DataWatch& watch) {
     if (watch.session != session) return false;
     if (notify)
-      post({false, [fired = std::move(watch.fired), path = watch.path] {
+      post({false,
+            [fired = std::move(watch.fired), path = watch.path] {
               fired(WatchNotice{WatchKind::session_lost, path});
             }},
            {});
@@ -523,7 +523,8 @@ ZkError Ensemble::State::move(const std::shared_ptr<Session>& session, const std
   announce(session, {SessionState::connecting, {}, {}});
   if (fault == Fault::never_complete) return ZkError::ok;
   auto index = static_cast<std::size_t>(target - session->servers.begin());
-  post({false, [this, session, index] {
+  post({false,
+        [this, session, index] {
           std::lock_guard relock(mutex);
           if (session->state == SessionState::connecting && !session->closing) connect(session, index);
         }},
@@ -575,8 +576,7 @@ ZkError Ensemble::State::wait_connected(const Session& session, Clock::time_poin
 bool Ensemble::State::close(const std::shared_ptr<Session>& session, Clock::time_point deadline) {
   std::unique_lock lock(mutex);
   session->listening = false;
-  if (!dispatcher.on_its_thread())
-    sessions_changed.wait_until(lock, deadline, [&] { return !session->in_listener; });
+  if (!dispatcher.on_its_thread()) sessions_changed.wait_until(lock, deadline, [&] { return !session->in_listener; });
   if (!session->closing) {
     session->closing = true;
     auto server = server_of(*session);

@@ -31,11 +31,11 @@ enum class Fault {
 
 // Which operations a fault hits.
 struct Rule {
-  std::string server;          // the listed name of the server the session is connected to; empty: any
+  std::string server;  // the listed name of the server the session is connected to; empty: any
   OpKind op = OpKind::get;
   Fault fault = Fault::never_complete;
-  int nth = 0;                 // 0: every matching operation; n: only the n-th one (counted from inject)
-  std::string path_prefix;     // empty: any path
+  int nth = 0;              // 0: every matching operation; n: only the n-th one (counted from inject)
+  std::string path_prefix;  // empty: any path
 };
 
 class Ensemble {

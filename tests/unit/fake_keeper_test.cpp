@@ -195,9 +195,7 @@ TEST_CASE("fake keeper: an expired session loses its ephemerals and fails every 
     ensemble.inject({"a", OpKind::exists, Fault::session_expired, 0, ""});
     CHECK(exists_now(*session, "/", soon()).error == ZkError::session_expired);
   }
-  SECTION("by expiring the sessions on its server") {
-    ensemble.expire_sessions_on("a");
-  }
+  SECTION("by expiring the sessions on its server") { ensemble.expire_sessions_on("a"); }
   CHECK_FALSE(ensemble.has_node("/mine"));
   CHECK(get_now(*session, "/", soon()).error == ZkError::session_expired);
   CHECK(session->wait_connected(soon()) == ZkError::session_expired);

@@ -8,13 +8,13 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <mutex>
 #include <cstdint>
 #include <functional>
+#include <future>
 #include <map>
+#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <future>
 #include <thread>
 
 #include <fcntl.h>
@@ -42,16 +42,18 @@ enum class Behaviour { answer, answer_late, stall, drip, flood, close_at_once, r
 
 struct Script {
   Behaviour behaviour = Behaviour::answer;
-  std::string reply;  // sent first (answer, drip, reset, chunks_forever, stream)
-  std::chrono::milliseconds every{20};  // drip: the pause between two bytes; answer_late: before the reply
-  std::uint64_t total = 0;              // stream: how many bytes follow the reply
+  std::string reply;                     // sent first (answer, drip, reset, chunks_forever, stream)
+  std::chrono::milliseconds every{20};   // drip: the pause between two bytes; answer_late: before the reply
+  std::uint64_t total = 0;               // stream: how many bytes follow the reply
   std::function<void()> before_reply{};  // runs on the peer's thread just before the reply is sent
 };
 
 class Peer {
  public:
   explicit Peer(std::map<std::string, Script> scripts, Script otherwise = {Behaviour::answer, "unknown word\n"})
-      : scripts_(std::move(scripts)), otherwise_(std::move(otherwise)), acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
+      : scripts_(std::move(scripts)),
+        otherwise_(std::move(otherwise)),
+        acceptor_(io_, {asio::ip::make_address("127.0.0.1"), 0}) {
     asio::co_spawn(io_, accept_loop(), asio::detached);
     thread_ = std::thread([this] { io_.run(); });
   }
@@ -136,8 +138,7 @@ class Peer {
       co_await asio::async_write(socket, asio::buffer(script.reply), asio::redirect_error(asio::use_awaitable, ec));
     switch (script.behaviour) {
       case Behaviour::answer:
-      case Behaviour::answer_late:
-        break;
+      case Behaviour::answer_late: break;
       case Behaviour::stall:  // hold the connection open, say nothing
         timer.expires_after(std::chrono::hours(1));
         co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ec));
@@ -153,7 +154,8 @@ class Peer {
       case Behaviour::flood: {  // megabytes, without end
         std::string block(64 * 1024, 'x');
         while (!ec) {
-          auto n = co_await asio::async_write(socket, asio::buffer(block), asio::redirect_error(asio::use_awaitable, ec));
+          auto n =
+              co_await asio::async_write(socket, asio::buffer(block), asio::redirect_error(asio::use_awaitable, ec));
           streamed_ += n;
         }
         break;
@@ -169,8 +171,7 @@ class Peer {
         }
         break;
       }
-      case Behaviour::close_at_once:
-        break;
+      case Behaviour::close_at_once: break;
       case Behaviour::reset:  // SO_LINGER 0: close() sends RST instead of FIN
         socket.set_option(asio::socket_base::linger(true, 0), ec);
         break;

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "fake_peer.hpp"
+#include "model/parse/parsers.hpp"
 #include "probes/c_keeper.hpp"
 #include "probes/four_letter.hpp"
-#include "model/parse/parsers.hpp"
 #include "probes/round_trip.hpp"
 #include "test_data.hpp"
 #include "test_executor.hpp"
@@ -15,7 +15,9 @@ using fake::Behaviour;
 
 namespace {
 
-ServerAddress at(const fake::Peer& peer, std::string name = "peer") { return {std::move(name), "127.0.0.1", peer.port(), {}}; }
+ServerAddress at(const fake::Peer& peer, std::string name = "peer") {
+  return {std::move(name), "127.0.0.1", peer.port(), {}};
+}
 
 ProbeLimits limits_for(std::chrono::milliseconds span) {
   ProbeLimits limits;
@@ -219,14 +221,16 @@ TEST_CASE("probe_servers with every misbehaviour at once: the good servers are s
 
 TEST_CASE("a peer named by a host name is looked up, then asked") {
   fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}});
-  auto exchange = ask_word(test_executor(), {"peer", "localhost", peer.port(), {}}, "srvr", limits_for(std::chrono::seconds(5)));
+  auto exchange =
+      ask_word(test_executor(), {"peer", "localhost", peer.port(), {}}, "srvr", limits_for(std::chrono::seconds(5)));
   CHECK(exchange.error == ProbeError::ok);
   CHECK(exchange.reply == capture("srvr_leader.txt"));
 }
 
-TEST_CASE("round trip through the C client: a server that accepts TCP and never answers the handshake costs the "
-          "deadline, no more",
-          "[round_trip][c_keeper]") {
+TEST_CASE(
+    "round trip through the C client: a server that accepts TCP and never answers the handshake costs the "
+    "deadline, no more",
+    "[round_trip][c_keeper]") {
   using namespace std::chrono_literals;
   // The handshake's first four bytes (its length) are no word the peer knows: it stalls.
   fake::Peer stalled({}, {Behaviour::stall, ""});
@@ -293,19 +297,20 @@ TEST_CASE("a well-behaved AdminServer fills in what the whitelist hides", "[admi
 // The misbehaving AdminServers (slow headers, an endless chunked body, a redirect loop, 10 MB) are
 // rows of the hostile-peer matrix: tests/unit/hostile_peers_test.cpp.
 
-TEST_CASE("probe_servers, verdict words only: conf beside srvr, mntr where it counts, ruok only if not "
-          "serving, and each server reported once srvr answered") {
+TEST_CASE(
+    "probe_servers, verdict words only: conf beside srvr, mntr where it counts, ruok only if not "
+    "serving, and each server reported once srvr answered") {
   auto peer_answering = [](const std::string& srvr, const std::string& conf, const std::string& mntr) {
     return std::map<std::string, fake::Script>{{"srvr", {Behaviour::answer, capture(srvr)}},
-                                             {"conf", {Behaviour::answer, capture(conf)}},
-                                             {"mntr", {Behaviour::answer, capture(mntr)}},
-                                             {"isro", {Behaviour::answer, "rw"}},
-                                             {"ruok", {Behaviour::answer, "imok"}}};
+                                               {"conf", {Behaviour::answer, capture(conf)}},
+                                               {"mntr", {Behaviour::answer, capture(mntr)}},
+                                               {"isro", {Behaviour::answer, "rw"}},
+                                               {"ruok", {Behaviour::answer, "imok"}}};
   };
   fake::Peer leader(peer_answering("srvr_leader.txt", "conf_leader.txt", "mntr_leader.txt"));
   fake::Peer follower(peer_answering("srvr_follower.txt", "conf_follower.txt", "mntr_follower.txt"));
-  fake::Peer refusing(peer_answering("srvr_whitelist_ruok_only.txt", "conf_whitelist_ruok_only.txt",
-                                     "mntr_whitelist_ruok_only.txt"));
+  fake::Peer refusing(
+      peer_answering("srvr_whitelist_ruok_only.txt", "conf_whitelist_ruok_only.txt", "mntr_whitelist_ruok_only.txt"));
   fake::Peer not_serving(peer_answering("srvr_no_quorum.txt", "conf_no_quorum.txt", "mntr_no_quorum.txt"));
   std::map<std::string, const fake::Peer*> peers{
       {"leader", &leader}, {"follower", &follower}, {"refusing", &refusing}, {"not-serving", &not_serving}};
@@ -341,8 +346,9 @@ TEST_CASE("probe_servers, verdict words only: conf beside srvr, mntr where it co
   CHECK_FALSE(by_name("not-serving").conf);  // not serving: conf decides nothing there, as before
 }
 
-TEST_CASE("probe_servers, verdict words only: a server allowing this address one connection still answers "
-          "srvr and conf, each word cut off asked again alone") {
+TEST_CASE(
+    "probe_servers, verdict words only: a server allowing this address one connection still answers "
+    "srvr and conf, each word cut off asked again alone") {
   fake::Peer one_at_a_time({{"srvr", {Behaviour::answer_late, capture("srvr_follower.txt"), 100ms}},
                             {"conf", {Behaviour::answer_late, capture("conf_follower.txt"), 100ms}}});
   one_at_a_time.limit_connections(1);

@@ -36,9 +36,7 @@ bool is_sequential(CreateMode mode) {
   return mode == CreateMode::persistent_sequential || mode == CreateMode::ephemeral_sequential;
 }
 
-bool is_ephemeral(CreateMode mode) {
-  return mode == CreateMode::ephemeral || mode == CreateMode::ephemeral_sequential;
-}
+bool is_ephemeral(CreateMode mode) { return mode == CreateMode::ephemeral || mode == CreateMode::ephemeral_sequential; }
 
 std::string sequence_suffix(std::int64_t sequence) {
   char digits[16];
@@ -76,7 +74,7 @@ std::string parent_of(const std::string& path) {
 }
 
 CreateResult create_node(Tree& tree, const std::string& path, const std::string& data, CreateMode mode,
-                                 std::int64_t session, Zxid zxid) {
+                         std::int64_t session, Zxid zxid) {
   CreateResult result;
   if (!valid_path(path, is_sequential(mode)) || path == "/") {
     result.error = path == "/" ? ZkError::node_exists : ZkError::bad_arguments;
@@ -114,8 +112,7 @@ ZkError remove_node(Tree& tree, const std::string& path, std::int32_t version) {
   return ZkError::ok;
 }
 
-StatResult set_node(Tree& tree, const std::string& path, const std::string& data, std::int32_t version,
-                            Zxid zxid) {
+StatResult set_node(Tree& tree, const std::string& path, const std::string& data, std::int32_t version, Zxid zxid) {
   auto node = tree.find(path);
   if (node == tree.end()) return {ZkError::no_node, {}};
   if (!version_matches(node->second, version)) return {ZkError::bad_version, {}};
@@ -141,8 +138,7 @@ ChildrenResult children_of(const Tree& tree, const std::string& path) {
   return result;  // sorted: the map is
 }
 
-MultiResult apply_multi(Tree& tree, const std::vector<MultiOp>& ops, std::int64_t session,
-                                Zxid zxid) {
+MultiResult apply_multi(Tree& tree, const std::vector<MultiOp>& ops, std::int64_t session, Zxid zxid) {
   Tree changed = tree;
   MultiResult result{ZkError::ok, {}};
   for (const auto& op : ops) {

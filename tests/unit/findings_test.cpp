@@ -49,7 +49,8 @@ TEST_CASE("findings table: every code has one stable kebab-case name, a meaning 
   CHECK(info(FindingCode::data_loss).severity == Severity::critical);
 }
 
-TEST_CASE("docs/findings.md is the table as findings_doc writes it (scripts/gen-docs.sh regenerates it)", "[findings]") {
+TEST_CASE("docs/findings.md is the table as findings_doc writes it (scripts/gen-docs.sh regenerates it)",
+          "[findings]") {
   std::ifstream page(std::string(ZKVERIFY_SOURCE_DIR) + "/docs/findings.md");
   REQUIRE(page);
   std::stringstream text;
@@ -81,7 +82,8 @@ TEST_CASE("smoke's membership case fails when a listed server's id is outside th
   CHECK_THAT(membership.message, Contains("server id 9, which is not in the ensemble's membership"));
 }
 
-TEST_CASE("smoke's membership case passes with nothing to compare only when no server reported one", "[findings][smoke]") {
+TEST_CASE("smoke's membership case passes with nothing to compare only when no server reported one",
+          "[findings][smoke]") {
   auto unreported = judge(healthy_five());  // srvr only: no conf anywhere
   CHECK_FALSE(unreported.membership_reported);
   auto unreported_cases = judge_ensemble(unreported);

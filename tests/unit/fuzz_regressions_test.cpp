@@ -9,8 +9,8 @@
 #include <string>
 
 #include "model/facts/addresses.hpp"
-#include "model/parse/parsers.hpp"
 #include "model/judge/ledger.hpp"
+#include "model/parse/parsers.hpp"
 #include "model/render/sidecar_pages.hpp"
 
 using namespace zkverify;
@@ -27,9 +27,10 @@ TEST_CASE("fuzz_server_list: an unnamed entry whose host has a '/' is refused, a
   CHECK(parse_server_list("zk-0=a.b:2181").at(0).name == "zk-0");
 }
 
-TEST_CASE("fuzz_admin_json: a voting_view member whose learner_type or client_address is no string is read, "
-          "not thrown at",
-          "[fuzz][parsers]") {
+TEST_CASE(
+    "fuzz_admin_json: a voting_view member whose learner_type or client_address is no string is read, "
+    "not thrown at",
+    "[fuzz][parsers]") {
   // nlohmann's value(key, default) throws type_error when the key holds another type: out of a probe's
   // coroutine, that ended the whole check. A hostile AdminServer now costs only its own facts.
   auto view = parse_admin_voting_view(R"({"current_config":{"1":{"learner_type":5,"client_address":[1]}}})");
@@ -39,16 +40,15 @@ TEST_CASE("fuzz_admin_json: a voting_view member whose learner_type or client_ad
   CHECK(view.facts.members[0].client_address.empty());
 }
 
-TEST_CASE("fuzz_ledger: a number that is no whole number is a clear error, not undefined behaviour",
-          "[fuzz][ledger]") {
+TEST_CASE("fuzz_ledger: a number that is no whole number is a clear error, not undefined behaviour", "[fuzz][ledger]") {
   // nlohmann converts 1e300 to std::int64_t with a float-to-integer cast: undefined (UBSan).
   auto ledger = nlohmann::json::parse(R"({"format":"zkverify-ledger/1","updated":"x","high_zxid":"0x1",
       "node_count":1e300,"leader":null,"membership":[],"marker":null,"data_loss":null,"servers":{},
       "restarted_this_round":[]})");
   CHECK_THROWS_WITH(zkverify::ledger_from_json(ledger), Catch::Contains("'node_count' is not a whole number"));
   ledger["node_count"] = 7;
-  ledger["servers"] = {{"zk-0", {{"id", 2.5}, {"high_zxid", "0x1"}, {"node_count", nullptr}, {"mode", "leader"},
-                                 {"last_seen", "x"}}}};
+  ledger["servers"] = {
+      {"zk-0", {{"id", 2.5}, {"high_zxid", "0x1"}, {"node_count", nullptr}, {"mode", "leader"}, {"last_seen", "x"}}}};
   CHECK_THROWS_WITH(zkverify::ledger_from_json(ledger), Catch::Contains("'servers.id' is not a whole number"));
   ledger["servers"]["zk-0"]["id"] = 2;
   CHECK(zkverify::ledger_from_json(ledger).servers.at("zk-0").id == 2);

@@ -9,8 +9,8 @@
 #include "fake_keeper.hpp"
 #include "fake_peer.hpp"
 #include "test_data.hpp"
-#include "verifier/check/ensemble_check.hpp"
 #include "test_executor.hpp"
+#include "verifier/check/ensemble_check.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;

@@ -24,12 +24,12 @@
 #include <nlohmann/json.hpp>
 
 #include "fake_peer.hpp"
+#include "model/judge/checks.hpp"
 #include "probes/c_keeper.hpp"
 #include "probes/four_letter.hpp"
-#include "verifier/check/ensemble_check.hpp"
-#include "model/judge/checks.hpp"
 #include "test_data.hpp"
 #include "test_executor.hpp"
+#include "verifier/check/ensemble_check.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
@@ -50,22 +50,24 @@ constexpr auto kMargin = 5s;
 
 constexpr std::string_view kRefused = " is not executed because it is not in the whitelist.\n";
 
-std::string srvr_text(std::string_view mode, std::string_view zxid = "0x500000007", std::string_view version = "3.8.0") {
-  return fmt::format("Zookeeper version: {}\nReceived: 12\nConnections: 1\nOutstanding: 0\nZxid: {}\nMode: {}\n"
-                     "Node count: 9\n",
-                     version, zxid, mode);
+std::string srvr_text(std::string_view mode, std::string_view zxid = "0x500000007",
+                      std::string_view version = "3.8.0") {
+  return fmt::format(
+      "Zookeeper version: {}\nReceived: 12\nConnections: 1\nOutstanding: 0\nZxid: {}\nMode: {}\n"
+      "Node count: 9\n",
+      version, zxid, mode);
 }
 
 // A server that answers srvr (`srvr_reply`) and refuses every other word, like kubernetes-kafka's
 // whitelist; "GET " (its AdminServer on the same port) behaves as `admin`.
 std::unique_ptr<fake::Peer> whitelisted_peer(fake::Script srvr, fake::Script admin = {Behaviour::close_at_once, ""}) {
-  return std::make_unique<fake::Peer>(std::map<std::string, fake::Script>{
-      {"srvr", std::move(srvr)},
-      {"mntr", {Behaviour::answer, "mntr" + std::string(kRefused)}},
-      {"conf", {Behaviour::answer, "conf" + std::string(kRefused)}},
-      {"isro", {Behaviour::answer, "isro" + std::string(kRefused)}},
-      {"ruok", {Behaviour::answer, "imok"}},
-      {"GET ", std::move(admin)}});
+  return std::make_unique<fake::Peer>(
+      std::map<std::string, fake::Script>{{"srvr", std::move(srvr)},
+                                          {"mntr", {Behaviour::answer, "mntr" + std::string(kRefused)}},
+                                          {"conf", {Behaviour::answer, "conf" + std::string(kRefused)}},
+                                          {"isro", {Behaviour::answer, "isro" + std::string(kRefused)}},
+                                          {"ruok", {Behaviour::answer, "imok"}},
+                                          {"GET ", std::move(admin)}});
 }
 
 std::string http_response(std::string_view status, std::string_view headers, std::string_view body) {
@@ -85,8 +87,8 @@ enum class Shorter { exchange, deadline };
 ProbeLimits limits_for(Shorter shorter) {
   ProbeLimits limits;
   limits.deadline = Clock::now() + (shorter == Shorter::deadline ? std::chrono::milliseconds(kShort) * 4 : kLong);
-  limits.connect_timeout = limits.exchange_timeout = shorter == Shorter::exchange ? std::chrono::milliseconds(kShort)
-                                                                                   : std::chrono::milliseconds(kLong);
+  limits.connect_timeout = limits.exchange_timeout =
+      shorter == Shorter::exchange ? std::chrono::milliseconds(kShort) : std::chrono::milliseconds(kLong);
   return limits;
 }
 
@@ -189,36 +191,53 @@ void expect_admin_error(const ServerRow& row, const ServerProbe& probe, std::str
   CHECK_FALSE(has_facts(probe.mntr));
 }
 
-std::vector<Row> four_letter_rows() {
+// Rows whose transport misbehaves: refused, silent, dripping, flooding.
+std::vector<Row> transport_rows() {
   const std::string one_gib_header = "Zookeeper version: 3.8.0\nZxid: 0x500000007\nMode: follower\nNode count: ";
+  return {{"refuses the connection", nullptr, false, false, 0,
+           [](const ServerRow& row, const ServerProbe&, const Report& report) {
+             CHECK(row.state == ServerState::unreachable);
+             CHECK(row.error == "connection refused");
+             CHECK(has_finding(report, "unreachable", "hostile"));
+           }},
+          {"accepts and never answers",
+           [] {
+             return whitelisted_peer({Behaviour::stall, ""});
+           },
+           false, true, 1,
+           [](const ServerRow& row, const ServerProbe&, const Report&) {
+             CHECK(row.state == ServerState::unreachable);
+             CHECK(row.error == "connected, but no reply within the deadline");
+           }},
+          {"drips one byte a second",
+           [] {
+             return whitelisted_peer({Behaviour::drip, "Zookeeper version: ", 1000ms});
+           },
+           false, true, 1,
+           [](const ServerRow& row, const ServerProbe&, const Report&) {
+             CHECK(row.state == ServerState::unreachable);
+             CHECK_THAT(row.error, Contains("reply did not end within the deadline"));
+           }},
+          {"a 1 GiB reply",
+           [=] {
+             return whitelisted_peer({Behaviour::stream, one_gib_header, 20ms, 1ull << 30});
+           },
+           false, false, 1,
+           [](const ServerRow& row, const ServerProbe& probe, const Report&) {
+             CHECK(row.state == ServerState::unreachable);
+             CHECK(probe.srvr_exchange.error == ProbeError::reply_too_large);
+             CHECK_THAT(row.error, Contains("524288 bytes"));
+             CHECK(probe.srvr_exchange.reply.size() <= 524288 + 4096);  // read no further than the cap
+           }}};
+}
+
+// Rows whose reply misbehaves: bytes no srvr has, or a leader of another epoch.
+std::vector<Row> reply_rows() {
   return {
-      {"refuses the connection", nullptr, false, false, 0,
-       [](const ServerRow& row, const ServerProbe&, const Report& report) {
-         CHECK(row.state == ServerState::unreachable);
-         CHECK(row.error == "connection refused");
-         CHECK(has_finding(report, "unreachable", "hostile"));
-       }},
-      {"accepts and never answers", [] { return whitelisted_peer({Behaviour::stall, ""}); }, false, true, 1,
-       [](const ServerRow& row, const ServerProbe&, const Report&) {
-         CHECK(row.state == ServerState::unreachable);
-         CHECK(row.error == "connected, but no reply within the deadline");
-       }},
-      {"drips one byte a second", [] { return whitelisted_peer({Behaviour::drip, "Zookeeper version: ", 1000ms}); }, false,
-       true, 1,
-       [](const ServerRow& row, const ServerProbe&, const Report&) {
-         CHECK(row.state == ServerState::unreachable);
-         CHECK_THAT(row.error, Contains("reply did not end within the deadline"));
-       }},
-      {"a 1 GiB reply", [=] { return whitelisted_peer({Behaviour::stream, one_gib_header, 20ms, 1ull << 30}); }, false,
-       false, 1,
-       [](const ServerRow& row, const ServerProbe& probe, const Report&) {
-         CHECK(row.state == ServerState::unreachable);
-         CHECK(probe.srvr_exchange.error == ProbeError::reply_too_large);
-         CHECK_THAT(row.error, Contains("524288 bytes"));
-         CHECK(probe.srvr_exchange.reply.size() <= 524288 + 4096);  // read no further than the cap
-       }},
       {"NUL bytes in the reply",
-       [] { return whitelisted_peer({Behaviour::answer, "Zookeeper version: 3.8.0\0\0\nZxid: 0x5\0\0\nMode: follower\n"s}); },
+       [] {
+         return whitelisted_peer({Behaviour::answer, "Zookeeper version: 3.8.0\0\0\nZxid: 0x5\0\0\nMode: follower\n"s});
+       },
        false, false, 5,
        [](const ServerRow& row, const ServerProbe&, const Report& report) {
          CHECK(row.state == ServerState::bad_reply);
@@ -226,27 +245,41 @@ std::vector<Row> four_letter_rows() {
          CHECK(has_finding(report, "bad-reply", "hostile"));
        }},
       {"invalid UTF-8 in the Mode",
-       [] { return whitelisted_peer({Behaviour::answer, srvr_text("\xc3\x28leader\xff")}); }, false, false, 5,
+       [] {
+         return whitelisted_peer({Behaviour::answer, srvr_text("\xc3\x28leader\xff")});
+       },
+       false, false, 5,
        [](const ServerRow& row, const ServerProbe&, const Report&) {
          CHECK(row.state == ServerState::bad_reply);
          CHECK_THAT(row.error, Contains("unknown Mode '\\xc3(leader\\xff'"));
        }},
       {"invalid UTF-8 in the version",
-       [] { return whitelisted_peer({Behaviour::answer, srvr_text("follower", "0x500000007", "3.9.\xff\xfe\xc3")}); },
+       [] {
+         return whitelisted_peer({Behaviour::answer, srvr_text("follower", "0x500000007", "3.9.\xff\xfe\xc3")});
+       },
        false, false, 5,
        [](const ServerRow& row, const ServerProbe&, const Report& report) {
          CHECK(row.state == ServerState::follower);  // a version is no reason to doubt the rest
          CHECK(has_finding(report, "mixed-versions", ""));
        }},
       {"claims to lead another epoch",
-       [] { return whitelisted_peer({Behaviour::answer, srvr_text("leader", "0x900000001")}); }, false, false, 5,
+       [] {
+         return whitelisted_peer({Behaviour::answer, srvr_text("leader", "0x900000001")});
+       },
+       false, false, 5,
        [](const ServerRow& row, const ServerProbe&, const Report& report) {
          CHECK(row.state == ServerState::leader);
          CHECK(row.zxid == std::optional(Zxid{0x900000001}));
          CHECK(has_finding(report, "multiple-leaders", "hostile"));
          CHECK(report.verdict == Verdict::critical);
-       }}
-  };
+       }}};
+}
+
+std::vector<Row> four_letter_rows() {
+  auto rows = transport_rows();
+  auto replies = reply_rows();
+  rows.insert(rows.end(), replies.begin(), replies.end());
+  return rows;
 }
 
 // The AdminServer rows: srvr answers (a follower), every other word is refused, its AdminServer is hostile.
@@ -254,8 +287,9 @@ std::vector<Row> admin_rows() {
   return {
       {"AdminServer: a redirect loop",
        [] {
-         return whitelisted_peer({Behaviour::answer, srvr_text("follower")},
-                                 {Behaviour::answer, http_response("302 Found", "Location: /commands/monitor\r\n", "")});
+         return whitelisted_peer(
+             {Behaviour::answer, srvr_text("follower")},
+             {Behaviour::answer, http_response("302 Found", "Location: /commands/monitor\r\n", "")});
        },
        true, false, 8,
        [](const ServerRow& row, const ServerProbe& probe, const Report&) {
@@ -273,8 +307,9 @@ std::vector<Row> admin_rows() {
       {"AdminServer: a 10 MB JSON",
        [] {
          std::string body = "{\"server_state\": \"follower\", \"pad\": \"" + std::string(10 * 1024 * 1024, 'x') + "\"}";
-         return whitelisted_peer({Behaviour::answer, srvr_text("follower")},
-                                 {Behaviour::answer, http_response("200 OK", "Content-Type: application/json\r\n", body)});
+         return whitelisted_peer(
+             {Behaviour::answer, srvr_text("follower")},
+             {Behaviour::answer, http_response("200 OK", "Content-Type: application/json\r\n", body)});
        },
        true, false, 6,
        [](const ServerRow& row, const ServerProbe& probe, const Report&) {
@@ -310,7 +345,8 @@ TEST_CASE("hostile peers: each gets a clear error of its own by its limit, and t
   for (const auto& row : matrix()) {
     for (auto shorter : {Shorter::exchange, Shorter::deadline}) {
       if (!row.slow && shorter == Shorter::deadline) continue;
-      INFO(row.what << (shorter == Shorter::exchange ? ", the exchange timeout the shorter" : ", the deadline the shorter"));
+      INFO(row.what << (shorter == Shorter::exchange ? ", the exchange timeout the shorter"
+                                                     : ", the deadline the shorter"));
       auto outcome = run_row(row, shorter);
       auto bound = (shorter == Shorter::exchange ? std::chrono::milliseconds(kShort) : kShort * 4) + kMargin;
       INFO("took " << outcome.took.count() << " ms");

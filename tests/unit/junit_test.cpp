@@ -19,10 +19,20 @@ namespace {
 
 JUnitSuite sample_suite() {
   CaseResult ok{"round-trip", CaseOutcome::passed, "read back on 5/5", "", {}, "", 0.052};
-  CaseResult bad{"server-serving/zoo-1", CaseOutcome::failed, "zoo-1 is <unreachable> & \"gone\"",
-                 "connect via zoo-1: connection_loss\n", {}, "", 0.0};
-  CaseResult latency{"latency/zoo-1", CaseOutcome::passed, "10 operations", "",
-                     {{"create.p50_ms", "1.200"}, {"create.p99_ms", "3.400"}}, "create n=10 p50=1.200ms\n", 0.31};
+  CaseResult bad{"server-serving/zoo-1",
+                 CaseOutcome::failed,
+                 "zoo-1 is <unreachable> & \"gone\"",
+                 "connect via zoo-1: connection_loss\n",
+                 {},
+                 "",
+                 0.0};
+  CaseResult latency{"latency/zoo-1",
+                     CaseOutcome::passed,
+                     "10 operations",
+                     "",
+                     {{"create.p50_ms", "1.200"}, {"create.p99_ms", "3.400"}},
+                     "create n=10 p50=1.200ms\n",
+                     0.31};
   CaseResult skipped{"watch-fires", CaseOutcome::skipped, "not run: stopped", "", {}, "", 0};
   return {"zkverify smoke", "zkverify.smoke", "2026-12-01T01:02:03Z", "ci-runner", 1.234, {ok, bad, latency, skipped}};
 }
@@ -62,7 +72,8 @@ TEST_CASE("junit: invalid UTF-8 and characters XML forbids become U+FFFD, valid 
 TEST_CASE("junit: testsuites > testsuite > testcase with the counts, failures and figures", "[smoke]") {
   auto xml = render_junit(sample_suite());
   CHECK_THAT(xml, Contains("<?xml version=\"1.0\" encoding=\"UTF-8\"?>"));
-  CHECK_THAT(xml, Contains("<testsuites name=\"zkverify smoke\" tests=\"4\" failures=\"1\" errors=\"0\" time=\"1.234\">"));
+  CHECK_THAT(xml,
+             Contains("<testsuites name=\"zkverify smoke\" tests=\"4\" failures=\"1\" errors=\"0\" time=\"1.234\">"));
   CHECK_THAT(xml, Contains("<testsuite name=\"zkverify smoke\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\" "
                            "time=\"1.234\" timestamp=\"2026-12-01T01:02:03Z\" hostname=\"ci-runner\">"));
   CHECK_THAT(xml, Contains("<testcase classname=\"zkverify.smoke\" name=\"round-trip\" time=\"0.052\">"));

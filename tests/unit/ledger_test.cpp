@@ -2,9 +2,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "synthetic.hpp"
 #include "model/judge/ledger.hpp"
 #include "model/judge/restart_plan.hpp"
+#include "synthetic.hpp"
 
 using namespace zkverify;
 using namespace synthetic;
@@ -63,7 +63,8 @@ TEST_CASE("zxid going backwards is data loss, sticky, and the high-water mark is
   auto* loss = find(out.findings, "data-loss");
   REQUIRE(loss);
   CHECK(loss->severity == Severity::critical);
-  CHECK_THAT(loss->message, Contains("0x300000007 (epoch 3) was seen before, now the highest is 0x100000007 (epoch 1)"));
+  CHECK_THAT(loss->message,
+             Contains("0x300000007 (epoch 3) was seen before, now the highest is 0x100000007 (epoch 1)"));
   CHECK(out.next.high_zxid.value == 0x300000007);
   REQUIRE(out.next.data_loss);
 
@@ -168,7 +169,8 @@ TEST_CASE("the ledger's JSON round-trips, and a damaged one is named") {
   CHECK_THROWS_WITH(ledger_from_json(json), Contains("not a hex zxid"));
   json.erase("high_zxid");
   CHECK_THROWS_WITH(ledger_from_json(json), Contains("missing field 'high_zxid'"));
-  CHECK_THROWS_WITH(ledger_from_json(nlohmann::json{{"format", "other/9"}}), Contains("expected \"zkverify-ledger/1\""));
+  CHECK_THROWS_WITH(ledger_from_json(nlohmann::json{{"format", "other/9"}}),
+                    Contains("expected \"zkverify-ledger/1\""));
   CHECK_THROWS_WITH(ledger_from_json(nlohmann::json::array()), Contains("not a JSON object"));
 }
 
@@ -216,7 +218,8 @@ TEST_CASE("safe to restart: the quorum of synced voters") {
   REQUIRE(report.verdict == Verdict::degraded);
   auto refused = restart_safety(report, "pzoo-0", {});
   CHECK_FALSE(refused.safe);
-  CHECK(refused.reason == "2 of 5 voters down or not proven synced: restarting pzoo-0 would leave 2 synced; a quorum needs 3");
+  CHECK(refused.reason ==
+        "2 of 5 voters down or not proven synced: restarting pzoo-0 would leave 2 synced; a quorum needs 3");
   CHECK(restart_safety(report, "zoo-0", {}).safe);  // down already: restarting it costs nothing
 }
 
@@ -241,7 +244,8 @@ TEST_CASE("safe to restart: unproven sync is not sync") {
   CHECK(report.servers[1].synced == true);  // the leader
   auto refused = restart_safety(report, "pzoo-0", {});
   CHECK_FALSE(refused.safe);
-  CHECK(refused.reason == "4 of 5 voters down or not proven synced: restarting pzoo-0 would leave 1 synced; a quorum needs 3");
+  CHECK(refused.reason ==
+        "4 of 5 voters down or not proven synced: restarting pzoo-0 would leave 1 synced; a quorum needs 3");
 
   // The leader's mntr counting every follower as synced is proof too.
   facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, 4, 4, 5}, {}};

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include "model/facts/text.hpp"
 #include "model/parse/parsers.hpp"
 #include "test_data.hpp"
-#include "model/facts/text.hpp"
 
 using namespace zkverify;
 using Catch::Matchers::Contains;

@@ -7,9 +7,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "synthetic.hpp"
 #include "model/judge/checks.hpp"
 #include "model/render/report_view.hpp"
+#include "synthetic.hpp"
 
 using namespace zkverify;
 using Catch::Matchers::Contains;
@@ -52,15 +52,26 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
   facts.probes[4] = synthetic::unreachable("zoo-1");
   facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
   auto json = nlohmann::json::parse(render_json(judge(facts)));
-  check_types(json, {{"verdict", "string"}, {"leader", "string|null"}, {"expected_voters", "int"},
-                     {"serving_voters", "int"}, {"servers", "array"}, {"findings", "array"},
-                     {"round_trip", "object|null"}, {"timings_ms", "object|null"}});
+  check_types(json, {{"verdict", "string"},
+                     {"leader", "string|null"},
+                     {"expected_voters", "int"},
+                     {"serving_voters", "int"},
+                     {"servers", "array"},
+                     {"findings", "array"},
+                     {"round_trip", "object|null"},
+                     {"timings_ms", "object|null"}});
   CHECK(json["verdict"] == "degraded");
   CHECK(json["timings_ms"].is_null());  // facts nobody timed
-  const std::map<std::string, std::string> server_types{
-      {"name", "string"},          {"address", "string"},   {"id", "int|null"},    {"mode", "string"},
-      {"zxid", "string|null"},     {"epoch", "int|null"},   {"latency_ms", "number|null"},
-      {"node_count", "int|null"},  {"error", "string|null"}, {"note", "string|null"}};
+  const std::map<std::string, std::string> server_types{{"name", "string"},
+                                                        {"address", "string"},
+                                                        {"id", "int|null"},
+                                                        {"mode", "string"},
+                                                        {"zxid", "string|null"},
+                                                        {"epoch", "int|null"},
+                                                        {"latency_ms", "number|null"},
+                                                        {"node_count", "int|null"},
+                                                        {"error", "string|null"},
+                                                        {"note", "string|null"}};
   REQUIRE(json["servers"].size() == 5);
   for (const auto& server : json["servers"]) check_types(server, server_types);
   // The serving server has every value; the unreachable one has only its name, address, mode and error.
@@ -71,9 +82,13 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
   CHECK(json["servers"][4]["mode"] == "unreachable");
   REQUIRE_FALSE(json["findings"].empty());
   for (const auto& finding : json["findings"])
-    check_types(finding, {{"severity", "string"}, {"code", "string"}, {"server", "string|null"}, {"message", "string"}});
-  check_types(json["round_trip"], {{"writer", "string"}, {"path", "string|null"}, {"write_zxid", "string|null"},
-                                   {"reads_ok", "int"}, {"reads_attempted", "int"}});
+    check_types(finding,
+                {{"severity", "string"}, {"code", "string"}, {"server", "string|null"}, {"message", "string"}});
+  check_types(json["round_trip"], {{"writer", "string"},
+                                   {"path", "string|null"},
+                                   {"write_zxid", "string|null"},
+                                   {"reads_ok", "int"},
+                                   {"reads_attempted", "int"}});
 
   facts.round_trip.reset();
   facts.write_skipped = true;
@@ -81,8 +96,12 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
 
   auto timed = judge(facts);
   timed.timings.emplace();
-  check_types(to_json(timed)["timings_ms"], {{"probe", "int"}, {"connect", "int"}, {"write", "int"},
-                                             {"read_back", "int"}, {"cleanup", "int"}, {"total", "int"}});
+  check_types(to_json(timed)["timings_ms"], {{"probe", "int"},
+                                             {"connect", "int"},
+                                             {"write", "int"},
+                                             {"read_back", "int"},
+                                             {"cleanup", "int"},
+                                             {"total", "int"}});
 }
 
 namespace {
@@ -105,8 +124,8 @@ TEST_CASE("JSON timings_ms: each phase in whole milliseconds", "[render]") {
   auto report = judge(synthetic::healthy_five());
   report.timings = sample_timings();
   auto json = nlohmann::json::parse(render_json(report));
-  CHECK(json["timings_ms"] == nlohmann::json{{"probe", 8}, {"connect", 3}, {"write", 4},
-                                             {"read_back", 6}, {"cleanup", 20}, {"total", 41}});
+  CHECK(json["timings_ms"] ==
+        nlohmann::json{{"probe", 8}, {"connect", 3}, {"write", 4}, {"read_back", 6}, {"cleanup", 20}, {"total", 41}});
 }
 
 TEST_CASE("text timings: one line, the phases in the order they run", "[render]") {
@@ -129,7 +148,8 @@ TEST_CASE("JSON carries the documented fields") {
   CHECK(json["leader"] == "pzoo-1");
   REQUIRE(json["servers"].size() == 5);
   const auto& first = json["servers"][0];
-  for (const char* key : {"name", "id", "mode", "zxid", "epoch", "latency_ms", "node_count", "error"}) CHECK(first.contains(key));
+  for (const char* key : {"name", "id", "mode", "zxid", "epoch", "latency_ms", "node_count", "error"})
+    CHECK(first.contains(key));
   CHECK(first["zxid"] == "0x100000007");
   CHECK(first["epoch"] == 1);
   CHECK(first["id"] == 1);
@@ -182,7 +202,8 @@ TEST_CASE("text: a server that is not serving but says imok shows both") {
   auto facts = synthetic::healthy_five();
   facts.probes[3] = synthetic::not_serving("zoo-0");
   facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
-  CHECK_THAT(render_text(judge(facts)), Contains("not currently serving requests; ruok says imok, but it is not serving"));
+  CHECK_THAT(render_text(judge(facts)),
+             Contains("not currently serving requests; ruok says imok, but it is not serving"));
 }
 
 TEST_CASE("JSON output never aborts on bytes that are not UTF-8: they are replaced") {

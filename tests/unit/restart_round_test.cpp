@@ -3,10 +3,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "synthetic.hpp"
+#include "model/facts/time_text.hpp"
 #include "model/judge/ledger.hpp"
 #include "model/judge/restart_plan.hpp"
-#include "model/facts/time_text.hpp"
+#include "synthetic.hpp"
 
 using namespace zkverify;
 using namespace synthetic;
@@ -26,19 +26,20 @@ TEST_CASE("iso8601 times read back, and anything else is refused") {
   CHECK(iso8601(when) == "2026-12-01T02:03:04Z");
   CHECK(iso8601(at("2026-12-01T02:03:04.567Z"), true) == "2026-12-01T02:03:04.567Z");
   CHECK(at("2026-12-01T02:03:04.567Z") - when == std::chrono::milliseconds(567));
-  for (const char* bad : {"", "2026-12-01 02:03:04Z", "2026-02-30T00:00:00Z", "2026-12-01T02:03:04", "2026-12-01T25:00:00Z",
-                          "2026-12-01T02:03:04.5Z", "x026-12-01T02:03:04Z"})
+  for (const char* bad : {"", "2026-12-01 02:03:04Z", "2026-02-30T00:00:00Z", "2026-12-01T02:03:04",
+                          "2026-12-01T25:00:00Z", "2026-12-01T02:03:04.5Z", "x026-12-01T02:03:04Z"})
     CHECK_FALSE(parse_iso8601(bad));
 }
 
 TEST_CASE("safe to restart: servers approved to others and not yet back count as going down") {
-  auto report = healthy_report();  // five synced voters, quorum 3
+  auto report = healthy_report();                                // five synced voters, quorum 3
   CHECK(restart_safety(report, "pzoo-2", {}, {"pzoo-0"}).safe);  // 5 - 2 = 3 remain
   auto refused = restart_safety(report, "pzoo-2", {}, {"pzoo-0", "zoo-0"});
   CHECK_FALSE(refused.safe);
-  CHECK(refused.reason ==
-        "0 of 5 voters down or not proven synced: restarting pzoo-2 and pzoo-0, zoo-0 (approved to restart, not yet seen "
-        "back) would leave 2 synced; a quorum needs 3");
+  CHECK(
+      refused.reason ==
+      "0 of 5 voters down or not proven synced: restarting pzoo-2 and pzoo-0, zoo-0 (approved to restart, not yet seen "
+      "back) would leave 2 synced; a quorum needs 3");
   CHECK(restart_safety(report, "pzoo-2", {}, {"pzoo-2", "pzoo-0"}).safe);  // its own approval is not counted twice
 }
 

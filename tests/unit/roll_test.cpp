@@ -3,9 +3,9 @@
 
 #include <catch2/catch.hpp>
 
-#include "synthetic.hpp"
 #include "model/judge/roll.hpp"
 #include "model/render/roll_view.hpp"
+#include "synthetic.hpp"
 
 using namespace zkverify;
 using namespace synthetic;
@@ -28,7 +28,8 @@ RollStep step_of(const std::string& server, const std::string& leader_before, co
 RollRecord complete_roll() {
   RollRecord roll;
   roll.servers = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
-  for (const char* name : {"pzoo-0", "pzoo-2", "zoo-0", "zoo-1"}) roll.steps.push_back(step_of(name, "pzoo-1", "pzoo-1"));
+  for (const char* name : {"pzoo-0", "pzoo-2", "zoo-0", "zoo-1"})
+    roll.steps.push_back(step_of(name, "pzoo-1", "pzoo-1"));
   roll.steps.push_back(step_of("pzoo-1", "pzoo-1", "zoo-0"));
   roll.complete = true;
   roll.duration_ms = 30000;
@@ -55,7 +56,8 @@ TEST_CASE("roll --dry-run: each server safe in turn, the leader once the others 
   CHECK(plan.steps.back().server == "pzoo-1");
   CHECK(plan.all_safe());
   auto text = render_roll_plan(report, plan, OutputFormat::text);
-  CHECK_THAT(text, Contains("nothing is run") && Contains("4. pzoo-1") && Contains("skipped (done in this restart round): zoo-0"));
+  CHECK_THAT(text, Contains("nothing is run") && Contains("4. pzoo-1") &&
+                       Contains("skipped (done in this restart round): zoo-0"));
 }
 
 TEST_CASE("roll: the verdict and what stopped it") {
@@ -65,17 +67,19 @@ TEST_CASE("roll: the verdict and what stopped it") {
   CHECK(json["leader_moves"] == 1);
   CHECK(json["done"].size() == 5);
   CHECK(json["remaining"].empty());
-  CHECK_THAT(render_roll(roll, OutputFormat::text),
-             Contains("roll: complete: 5 restarted, 0 skipped as done before") && Contains("moved pzoo-1 -> zoo-0 (700ms without)"));
+  CHECK_THAT(render_roll(roll, OutputFormat::text), Contains("roll: complete: 5 restarted, 0 skipped as done before") &&
+                                                        Contains("moved pzoo-1 -> zoo-0 (700ms without)"));
 
   roll.complete = false;
   roll.steps.resize(2);
-  roll.steps[1].findings.push_back({Severity::warning, FindingCode::not_recovered, "pzoo-2", "not healthy 3 times in a row"});
+  roll.steps[1].findings.push_back(
+      {Severity::warning, FindingCode::not_recovered, "pzoo-2", "not healthy 3 times in a row"});
   CHECK(roll_verdict(roll) == Verdict::degraded);
   CHECK(to_json(roll)["done"] == nlohmann::json::array({"pzoo-0"}));
   CHECK(to_json(roll)["remaining"] == nlohmann::json::array({"pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}));
-  CHECK_THAT(render_roll(roll, OutputFormat::text),
-             Contains("roll stopped: the step of pzoo-2 failed: not-recovered") && Contains("Run the same command again"));
+  CHECK_THAT(
+      render_roll(roll, OutputFormat::text),
+      Contains("roll stopped: the step of pzoo-2 failed: not-recovered") && Contains("Run the same command again"));
   roll.watch_findings.push_back({Severity::critical, FindingCode::session_expired, "", "a session expired"});
   CHECK(roll_verdict(roll) == Verdict::critical);
 }
@@ -86,7 +90,8 @@ TEST_CASE("roll --report: one lane per server, figures as in the JSON, every val
   roll.steps[3].server = "zoo-1<b>";
   auto html = render_roll_html(roll);
   long lanes = 0;
-  for (auto at = html.find("class=\"lane\""); at != std::string::npos; at = html.find("class=\"lane\"", at + 1)) ++lanes;
+  for (auto at = html.find("class=\"lane\""); at != std::string::npos; at = html.find("class=\"lane\"", at + 1))
+    ++lanes;
   CHECK(lanes == 5);
   CHECK_THAT(html, Contains("id=\"writes-acked\">512<") && Contains("zoo-1&lt;b&gt;"));
   CHECK(html.find("zoo-1<b>") == std::string::npos);

@@ -208,8 +208,7 @@ TEST_CASE("round trip: the writer's session expiring on the write: no reads", "[
   CHECK(lab.ensemble.paths().empty());  // the probe node came first: nothing was written
 }
 
-TEST_CASE("round trip: a read that never completes costs that read only, and only until the deadline",
-          "[round_trip]") {
+TEST_CASE("round trip: a read that never completes costs that read only, and only until the deadline", "[round_trip]") {
   ThreeServers lab;
   lab.ensemble.inject({"s3", OpKind::get, Fault::never_complete, 0, ""});
   auto plan = lab.plan(300ms);
@@ -297,8 +296,8 @@ TEST_CASE("round trip: sessions opened ahead are the ones it uses, and one the p
   auto plan = lab.plan();
   SessionsAhead ahead(lab.ensemble.factory(), plan.session_timeout);
   ahead.open(plan.servers[0]);
-  ahead.open(plan.servers[1]);  // the writer
-  ahead.open(plan.servers[1]);  // once per server
+  ahead.open(plan.servers[1]);               // the writer
+  ahead.open(plan.servers[1]);               // once per server
   ahead.open({"s4", "10.0.0.4", 2181, {}});  // not in the plan (it stopped serving, say)
   CHECK(lab.ensemble.sessions_opened() == 3);
 

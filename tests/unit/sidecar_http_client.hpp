@@ -16,8 +16,8 @@
 namespace sidecar_client {
 
 struct Reply {
-  int status = 0;       // 0: no status line came back (refused, closed, timed out)
-  std::string head;     // status line and headers
+  int status = 0;    // 0: no status line came back (refused, closed, timed out)
+  std::string head;  // status line and headers
   std::string body;
   bool timed_out = false;
 };
@@ -89,10 +89,12 @@ inline Reply raw_request(std::uint16_t port, const std::string& request,
 
 inline Reply request(std::uint16_t port, const std::string& method, const std::string& target,
                      std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-  return raw_request(port, method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", timeout);
+  return raw_request(port, method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                     timeout);
 }
 
-inline Reply get(std::uint16_t port, const std::string& target, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+inline Reply get(std::uint16_t port, const std::string& target,
+                 std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
   return request(port, "GET", target, timeout);
 }
 

@@ -10,8 +10,8 @@
 #include <catch2/catch.hpp>
 
 #include "sidecar_http_client.hpp"
-#include "verifier/sidecar/http_server.hpp"
 #include "test_executor.hpp"
+#include "verifier/sidecar/http_server.hpp"
 
 using namespace zkverify;
 using namespace zkverify::verifier;
@@ -72,8 +72,9 @@ TEST_CASE("http server: a request head over 8 KiB is refused", "[sidecar]") {
   auto big = "GET /readyz HTTP/1.1\r\nHost: x\r\nX-Padding: " + std::string(9000, 'a') + "\r\n\r\n";
   auto reply = sidecar_client::raw_request(server.port(), big);
   CHECK(reply.status == 431);  // read before the connection closes: the rest of the head is drained
-  CHECK(calls == 0);  // never routed
-  auto fits = "GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Padding: " + std::string(7000, 'a') + "\r\n\r\n";
+  CHECK(calls == 0);           // never routed
+  auto fits =
+      "GET /livez HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Padding: " + std::string(7000, 'a') + "\r\n\r\n";
   CHECK(sidecar_client::raw_request(server.port(), fits).status == 200);
 }
 
@@ -120,6 +121,7 @@ TEST_CASE("http server: 300 idle connections do not keep /readyz from answering"
   CHECK(reply.status == 503);
   CHECK(reply.body == "page\n");
   CHECK(server.connections() <= HttpLimits{}.max_connections);
+  CHECK(HttpLimits{}.max_connections == 64);  // README's promise
   for (int fd : idle) ::close(fd);
 }
 
@@ -138,8 +140,10 @@ TEST_CASE("http server: stop closes every connection and the listener", "[sideca
 TEST_CASE("http server: an address it cannot listen on is an error naming it", "[sidecar]") {
   HttpServer first(test_executor(), loopback(), echo_route());
   ListenAddress taken{"127.0.0.1", first.port()};
-  CHECK_THROWS_WITH(HttpServer(test_executor(), taken, echo_route()), Contains("cannot listen on 127.0.0.1:" + std::to_string(first.port())));
-  CHECK_THROWS_WITH(HttpServer(test_executor(), ListenAddress{"localhost-ish", 0}, echo_route()), Contains("not an IP address"));
+  CHECK_THROWS_WITH(HttpServer(test_executor(), taken, echo_route()),
+                    Contains("cannot listen on 127.0.0.1:" + std::to_string(first.port())));
+  CHECK_THROWS_WITH(HttpServer(test_executor(), ListenAddress{"localhost-ish", 0}, echo_route()),
+                    Contains("not an IP address"));
 }
 
 TEST_CASE("http server: the default limits are the issue's (8 KiB head, 5 s idle, a bounded number of connections)",

@@ -8,11 +8,11 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
-#include "synthetic.hpp"
 #include "model/judge/checks.hpp"
 #include "model/render/metrics.hpp"
-#include "model/render/status_page.hpp"
 #include "model/render/sidecar_pages.hpp"
+#include "model/render/status_page.hpp"
+#include "synthetic.hpp"
 
 using namespace zkverify;
 using Catch::Matchers::Contains;
@@ -68,7 +68,8 @@ TEST_CASE("routing: paths, methods, ?verbose", "[sidecar]") {
   CHECK(route("GET", "/favicon.ico").page == Page::not_found);
   CHECK(route("HEAD", "/readyz").page == Page::readyz);
   CHECK(route("HEAD", "/readyz").head);
-  for (const char* method : {"POST", "PUT", "DELETE", "OPTIONS", "PATCH"}) CHECK(route(method, "/readyz").page == Page::method_not_allowed);
+  for (const char* method : {"POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
+    CHECK(route(method, "/readyz").page == Page::method_not_allowed);
 }
 
 TEST_CASE("responses: readyz 200/503 with verbose checks, livez from the loop alone", "[sidecar]") {

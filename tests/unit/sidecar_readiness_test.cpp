@@ -5,16 +5,16 @@
 
 #include <catch2/catch.hpp>
 
+#include "fake_keeper.hpp"
 #include "model/facts/errors.hpp"
 #include "model/facts/failure.hpp"
+#include "model/judge/checks.hpp"
+#include "model/judge/readiness.hpp"
 #include "probes/round_trip.hpp"
 #include "synthetic.hpp"
 #include "test_data.hpp"
-#include "fake_keeper.hpp"
-#include "model/judge/checks.hpp"
-#include "model/judge/readiness.hpp"
-#include "verifier/sidecar/cycle.hpp"
 #include "verifier/commands/local_server.hpp"
+#include "verifier/sidecar/cycle.hpp"
 #include "verifier/sidecar/session_lender.hpp"
 #include "verifier/sidecar/stoppable_factory.hpp"
 
@@ -79,7 +79,8 @@ TEST_CASE("readiness: another server down leaves the local server ready", "[side
 
 TEST_CASE("readiness: without quorum nobody serves, so nobody is ready", "[sidecar]") {
   EnsembleFacts facts;
-  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) facts.probes.push_back(synthetic::not_serving(name));
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"})
+    facts.probes.push_back(synthetic::not_serving(name));
   auto report = judge(facts);
   for (const char* name : {"pzoo-0", "pzoo-1", "zoo-1"}) {
     auto readiness = judge_readiness(report, name, true);
@@ -162,19 +163,24 @@ TEST_CASE("readiness changes: one line per change, none when nothing changed", "
 
   // A new leader, still healthy and ready: that one line only.
   auto moved = synthetic::healthy_five();
-  const std::vector<std::pair<std::string, Mode>> roles{
-      {"pzoo-0", Mode::follower}, {"pzoo-1", Mode::follower}, {"pzoo-2", Mode::leader},
-      {"zoo-0", Mode::follower},  {"zoo-1", Mode::follower}};
+  const std::vector<std::pair<std::string, Mode>> roles{{"pzoo-0", Mode::follower},
+                                                        {"pzoo-1", Mode::follower},
+                                                        {"pzoo-2", Mode::leader},
+                                                        {"zoo-0", Mode::follower},
+                                                        {"zoo-1", Mode::follower}};
   for (std::size_t i = 0; i < roles.size(); ++i)
     moved.probes[i] = synthetic::server(roles[i].first, roles[i].second, 0x200000007);
   moved.round_trip = synthetic::round_trip(moved.probes, "pzoo-2", 2);
   auto elected = judge(moved);
   auto still_ready = judge_readiness(elected, "pzoo-0", true);
   REQUIRE(still_ready.ready);
-  CHECK(describe_changes(&healthy, &ready, elected, still_ready) == std::vector<std::string>{"leader pzoo-1 -> pzoo-2"});
+  CHECK(describe_changes(&healthy, &ready, elected, still_ready) ==
+        std::vector<std::string>{"leader pzoo-1 -> pzoo-2"});
 }
 
-TEST_CASE("the local server (--local): the flag, else the host name, else the only server, else a usage error naming both", "[sidecar]") {
+TEST_CASE(
+    "the local server (--local): the flag, else the host name, else the only server, else a usage error naming both",
+    "[sidecar]") {
   auto servers = parse_server_list("pzoo-0=127.0.0.1:2181,pzoo-1=127.0.0.1:2182");
   CHECK(choose_local(servers, "pzoo-1", "pzoo-0") == "pzoo-1");
   CHECK(choose_local(servers, "", "pzoo-0") == "pzoo-0");
@@ -199,8 +205,8 @@ TEST_CASE("the lender keeps one long-lived session on the local server across ro
     REQUIRE(trip.reads.size() == 3);
     for (const auto& read : trip.reads) CHECK(read.bytes_match);
   }
-  CHECK(ensemble.sessions_opened() == 1 + 3 * 2);  // the local one once, the others every cycle
-  CHECK(ensemble.sessions_open() == 1);            // only the local one stays
+  CHECK(ensemble.sessions_opened() == 1 + 3 * 2);                    // the local one once, the others every cycle
+  CHECK(ensemble.sessions_open() == 1);                              // only the local one stays
   CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});  // nothing left behind
 
   SECTION("an expired local session is replaced at the next open") {
@@ -270,7 +276,8 @@ TEST_CASE("readiness with --no-write: the local mntr's zk_peer_state proves sync
   auto synced = judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::peer_state, "following - broadcast"});
   CHECK(synced.ready);
   CHECK(synced.proof == SyncProof::peer_state);
-  auto syncing = judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::peer_state, "following - synchronization"});
+  auto syncing =
+      judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::peer_state, "following - synchronization"});
   CHECK_FALSE(syncing.ready);
   CHECK_THAT(first_failure(syncing), Contains("zk_peer_state is 'following - synchronization'"));
 }

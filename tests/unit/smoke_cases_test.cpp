@@ -7,17 +7,17 @@
 #include <atomic>
 
 #include "fake_keeper.hpp"
-#include "probes/smoke_cases.hpp"
 #include "model/judge/smoke_judge.hpp"
 #include "probes/host.hpp"
+#include "probes/smoke_cases.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
+using Catch::Matchers::Contains;
 using zkverify::fake::Ensemble;
 using zkverify::fake::Fault;
 using zkverify::fake::OpKind;
 using zkverify::fake::Rule;
-using Catch::Matchers::Contains;
 using namespace std::chrono_literals;
 
 namespace {
@@ -29,7 +29,8 @@ class SmokeLab {
  public:
   SmokePlan plan(std::chrono::milliseconds case_timeout = 2s) const {
     SmokePlan plan;
-    for (int i = 1; i <= 3; ++i) plan.servers.push_back({"s" + std::to_string(i), "10.0.0." + std::to_string(i), 2181, {}});
+    for (int i = 1; i <= 3; ++i)
+      plan.servers.push_back({"s" + std::to_string(i), "10.0.0." + std::to_string(i), 2181, {}});
     plan.leader = "s2";
     plan.namespace_path = "/zkverify";
     plan.run_path = kRun;

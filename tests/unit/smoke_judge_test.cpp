@@ -5,9 +5,9 @@
 
 #include <algorithm>
 
-#include "synthetic.hpp"
 #include "model/judge/checks.hpp"
 #include "model/judge/smoke_judge.hpp"
+#include "synthetic.hpp"
 
 using namespace zkverify;
 using Catch::Matchers::Contains;
@@ -32,9 +32,14 @@ zkverify::SmokeObservations all_good() {
   seen.prepare = {"create /zkverify/smoke-h-1-2", "a", ZkError::ok};
   seen.round_trip = {ran(), "a", {{"a", ZkError::ok, true}, {"b", ZkError::ok, true}}};
   seen.ephemeral = {ran(), "b", "/e", true, {{"a", ZkError::no_node}, {"b", ZkError::no_node}}};
-  seen.watch = {ran(), "b", "a", WatchNotice{WatchKind::changed, "/w"}, microseconds(800), std::chrono::milliseconds(1)};
-  seen.sequential = {ran(), {{"a", ZkError::ok, "/s/n-0000000000", Zxid{10}}, {"b", ZkError::ok, "/s/n-0000000001", Zxid{11}}}};
-  seen.multi = {ran(), "a", ZkError::no_node, {ZkError::ok, ZkError::ok, ZkError::no_node},
+  seen.watch = {
+      ran(), "b", "a", WatchNotice{WatchKind::changed, "/w"}, microseconds(800), std::chrono::milliseconds(1)};
+  seen.sequential = {
+      ran(), {{"a", ZkError::ok, "/s/n-0000000000", Zxid{10}}, {"b", ZkError::ok, "/s/n-0000000001", Zxid{11}}}};
+  seen.multi = {ran(),
+                "a",
+                ZkError::no_node,
+                {ZkError::ok, ZkError::ok, ZkError::no_node},
                 {{"/m-a", ZkError::no_node}, {"/m-b", ZkError::no_node}}};
   seen.cas = {ran(), "a", 1, ZkError::bad_version, "v1", "v1", 1};
   seen.move = {ran(), "b", "a", 0x0100000000000007, 0x0100000000000007, "a", ZkError::ok, ZkError::ok};
@@ -71,7 +76,8 @@ TEST_CASE("smoke judge: observations of a healthy suite pass every case", "[smok
   CHECK(find_case(cases, "watch-fires").properties.front().second == "0.800");
 }
 
-TEST_CASE("smoke judge: the failure paths of reads, ephemerals, watches and sequences name what went wrong", "[smoke]") {
+TEST_CASE("smoke judge: the failure paths of reads, ephemerals, watches and sequences name what went wrong",
+          "[smoke]") {
   auto seen = all_good();
   SECTION("a stale read") {
     seen.round_trip.reads[1].bytes_match = false;
@@ -100,7 +106,8 @@ TEST_CASE("smoke judge: the failure paths of reads, ephemerals, watches and sequ
   CHECK(count(judge_sessions(seen, {}), CaseOutcome::failed) == 1);
 }
 
-TEST_CASE("smoke judge: the failure paths of multi, versions, moves, steps and latency name what went wrong", "[smoke]") {
+TEST_CASE("smoke judge: the failure paths of multi, versions, moves, steps and latency name what went wrong",
+          "[smoke]") {
   auto seen = all_good();
   SECTION("a multi that half-applied") {
     seen.multi.creates_left[0].error = ZkError::ok;

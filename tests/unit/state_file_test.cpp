@@ -17,8 +17,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "verifier/store/state_file.hpp"
 #include "model/facts/failure.hpp"
+#include "verifier/store/state_file.hpp"
 
 using namespace zkverify;
 using namespace zkverify::verifier;
@@ -32,7 +32,9 @@ class FailureIs : public Catch::MatcherBase<zkverify::Error> {
  public:
   explicit FailureIs(zkverify::Failure failure) : failure_(failure) {}
   bool match(const zkverify::Error& error) const override { return error.code() == failure_; }
-  std::string describe() const override { return "is a zkverify::Error of " + std::string(zkverify::to_string(failure_)); }
+  std::string describe() const override {
+    return "is a zkverify::Error of " + std::string(zkverify::to_string(failure_));
+  }
 
  private:
   zkverify::Failure failure_;
@@ -59,6 +61,26 @@ struct SharedDir {
     fs::remove_all(path, ignored);
   }
 };
+
+// Runs `body` in a forked child whose files may not grow past `bytes` (RLIMIT_FSIZE, SIGXFSZ
+// ignored: the write fails with EFBIG) and returns its exit code; `body` answers with its code.
+int limited_file_size(rlim_t bytes, const std::function<int()>& body) {
+  auto child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    rlimit limit{bytes, bytes};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(91);
+    try {
+      ::_exit(body());
+    } catch (...) {
+      ::_exit(92);
+    }
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
 
 // Runs `body` in a forked child without root's privileges and returns its exit code. Root bypasses
 // permission bits, so when the tests run as root the child becomes nobody; otherwise it is the
@@ -182,7 +204,9 @@ TEST_CASE("state file: a failed write leaves the old file and no temp file") {
     REQUIRE(child >= 0);
     if (child == 0) {
       ::signal(SIGXFSZ, SIG_IGN);
-      struct rlimit small {64, 64};
+      struct rlimit small {
+        64, 64
+      };
       if (::setrlimit(RLIMIT_FSIZE, &small) != 0) ::_exit(90);
       try {
         StateFile state(file, std::chrono::milliseconds(100));
@@ -294,7 +318,25 @@ TEST_CASE("state file: a ledger that cannot be looked at is unreadable, not a fi
 TEST_CASE("state file: a full disk is unwritable and the old ledger stands") {
   SmallDisk disk("64k");
   if (!disk.mounted()) {
-    WARN("cannot mount a tmpfs (" << disk.error() << "): a full disk is not tested");
+    // Not root: the same promise under a file-size limit (EFBIG where a full disk says ENOSPC).
+    WARN("cannot mount a tmpfs (" << disk.error() << "): a file-size limit stands in for the full disk");
+    Dir dir;
+    auto file = dir.path / "ledger.json";
+    { StateFile(file, std::chrono::milliseconds(100)).write(nlohmann::json{{"a", 1}}); }
+    auto old_bytes = bytes_of(file);
+    auto code = limited_file_size(16384, [&] {
+      nlohmann::json big;
+      big["pad"] = std::string(32768, 'x');
+      try {
+        StateFile(file, std::chrono::milliseconds(100)).write(big);
+      } catch (const zkverify::Error& error) {
+        return error.code() == zkverify::Failure::state_unwritable ? 0 : 2;
+      }
+      return 1;
+    });
+    CHECK(code == 0);
+    CHECK(bytes_of(file) == old_bytes);
+    CHECK_FALSE(has_temp_file(dir.path));
     return;
   }
   auto file = disk.path() / "ledger.json";

@@ -18,17 +18,17 @@
 
 #include <catch2/catch.hpp>
 
-#include "loopback_port.hpp"
 #include <fmt/format.h>
+#include "loopback_port.hpp"
 
 #include "fake_peer.hpp"
-#include "probes/c_keeper.hpp"
-#include "probes/four_letter.hpp"
-#include "model/parse/parsers.hpp"
-#include "probes/round_trip.hpp"
-#include "test_data.hpp"
 #include "model/judge/checks.hpp"
 #include "model/judge/readiness.hpp"
+#include "model/parse/parsers.hpp"
+#include "probes/c_keeper.hpp"
+#include "probes/four_letter.hpp"
+#include "probes/round_trip.hpp"
+#include "test_data.hpp"
 #include "test_executor.hpp"
 
 using namespace zkverify;
@@ -46,11 +46,11 @@ std::string fixture(const std::string& line, const std::string& name) {
 // What zkverify should get out of each line's replies.
 struct LineExpectation {
   std::string line;
-  std::string release;          // srvr's version, up to the first '-'
-  bool conf_has_members;        // 3.5+: "membership:" and the server.N lines
-  bool mntr_has_quorum_size;    // 3.6+: the quorum_size gauge
-  bool has_admin_server;        // 3.5+
-  bool admin_has_voting_view;   // 3.6+
+  std::string release;         // srvr's version, up to the first '-'
+  bool conf_has_members;       // 3.5+: "membership:" and the server.N lines
+  bool mntr_has_quorum_size;   // 3.6+: the quorum_size gauge
+  bool has_admin_server;       // 3.5+
+  bool admin_has_voting_view;  // 3.6+
 };
 
 const std::vector<LineExpectation> kLines{
@@ -98,8 +98,8 @@ TEST_CASE("3.4's srvr, mntr and conf: what is absent", "[versions]") {
   auto mntr = parse_mntr(fixture("3.4", "mntr_leader.txt"));
   REQUIRE(mntr.ok());
   CHECK(mntr.facts.znode_count == 3);
-  CHECK_FALSE(mntr.facts.learners);      // 3.4 and 3.5 print zk_followers, not the zk_learners gauge
-  CHECK_FALSE(mntr.facts.quorum_size);   // so the voters come from conf (3.5) or the listed servers (3.4)
+  CHECK_FALSE(mntr.facts.learners);     // 3.4 and 3.5 print zk_followers, not the zk_learners gauge
+  CHECK_FALSE(mntr.facts.quorum_size);  // so the voters come from conf (3.5) or the listed servers (3.4)
 
   auto conf = parse_conf(fixture("3.4", "conf_follower.txt"));
   REQUIRE(conf.ok());
@@ -176,16 +176,23 @@ enum class Role { leader, follower, not_serving };
 std::map<std::string, fake::Script> answers_of(const std::string& line, Role role, int id, int synced) {
   if (role == Role::not_serving) {  // srvr, mntr and conf print the same line; isro says "null"
     auto refusal = fixture(line, line == "3.8" ? "srvr_no_quorum.txt" : "srvr_not_serving.txt");
-    return {{"srvr", answer(refusal)}, {"mntr", answer(refusal)}, {"conf", answer(refusal)},
-            {"isro", answer("null")}, {"ruok", answer("imok")}};
+    return {{"srvr", answer(refusal)},
+            {"mntr", answer(refusal)},
+            {"conf", answer(refusal)},
+            {"isro", answer("null")},
+            {"ruok", answer("imok")}};
   }
   std::string name = role == Role::leader ? "leader" : "follower";
-  auto conf = replaced(fixture(line, "conf_" + name + ".txt"), fmt::format("serverId={}\n", role == Role::leader ? 5 : 1),
-                       fmt::format("serverId={}\n", id));
+  auto conf = replaced(fixture(line, "conf_" + name + ".txt"),
+                       fmt::format("serverId={}\n", role == Role::leader ? 5 : 1), fmt::format("serverId={}\n", id));
   auto mntr = fixture(line, "mntr_" + name + ".txt");
-  if (role == Role::leader) mntr = replaced(mntr, "zk_synced_followers\t4\n", fmt::format("zk_synced_followers\t{}\n", synced));
-  return {{"srvr", answer(fixture(line, "srvr_" + name + ".txt"))}, {"mntr", answer(mntr)}, {"conf", answer(conf)},
-          {"isro", answer("rw")}, {"ruok", answer("imok")}};
+  if (role == Role::leader)
+    mntr = replaced(mntr, "zk_synced_followers\t4\n", fmt::format("zk_synced_followers\t{}\n", synced));
+  return {{"srvr", answer(fixture(line, "srvr_" + name + ".txt"))},
+          {"mntr", answer(mntr)},
+          {"conf", answer(conf)},
+          {"isro", answer("rw")},
+          {"ruok", answer("imok")}};
 }
 
 // 3.5+ with no 4lw.commands.whitelist in zoo.cfg: srvr answers, every other word is refused.
@@ -257,7 +264,8 @@ const zkverify::Finding* finding(const Report& report, const std::string& code) 
 
 }  // namespace
 
-TEST_CASE("fake 3.4 peers: every word answers, conf has no membership, mntr no quorum size", "[versions][four_letter]") {
+TEST_CASE("fake 3.4 peers: every word answers, conf has no membership, mntr no quorum size",
+          "[versions][four_letter]") {
   FakeEnsemble ensemble(all_on("3.4"), {}, true);
   auto probes = ensemble.probe();
   REQUIRE(probes.size() == 5);
@@ -299,9 +307,9 @@ TEST_CASE("every line's ensemble gets 3.8's verdicts: healthy, one down, no quor
     bool quorum;
     Verdict verdict;
   };
-  for (const auto& situation : {Situation{"healthy", {}, true, Verdict::healthy},
-                                Situation{"one down", {2}, true, Verdict::degraded},
-                                Situation{"no quorum", {3, 4, 5}, false, Verdict::critical}}) {
+  for (const auto& situation :
+       {Situation{"healthy", {}, true, Verdict::healthy}, Situation{"one down", {2}, true, Verdict::degraded},
+        Situation{"no quorum", {3, 4, 5}, false, Verdict::critical}}) {
     auto current = FakeEnsemble(all_on("3.8"), situation.down, situation.quorum).judge();
     CHECK(current.verdict == situation.verdict);
     auto current_codes = codes_of(current);
@@ -347,8 +355,7 @@ TEST_CASE("the AdminServer's zabstate: 3.5.10 and 3.6+ name the phase, and befor
   CHECK(by_count.ready);
 }
 
-TEST_CASE("upgrading 3.4 to 3.5: mixed versions, and the line that lets 3.5 answer the words 3.4 did",
-          "[versions]") {
+TEST_CASE("upgrading 3.4 to 3.5: mixed versions, and the line that lets 3.5 answer the words 3.4 did", "[versions]") {
   std::vector<ServerSpec> specs{{"3.4"}, {"3.4"}, {"3.4"}, {"3.5", true}, {"3.5", true}};
   auto report = FakeEnsemble(specs, {}, true).judge();
   CHECK(report.verdict == Verdict::healthy);
@@ -428,7 +435,8 @@ class JuteIn {
  private:
   std::uint64_t take(int size) {
     std::uint64_t value = 0;
-    for (int i = 0; i < size && at_ < bytes_.size(); ++i) value = (value << 8) | static_cast<unsigned char>(bytes_[at_++]);
+    for (int i = 0; i < size && at_ < bytes_.size(); ++i)
+      value = (value << 8) | static_cast<unsigned char>(bytes_[at_++]);
     return value;
   }
   std::string bytes_;
@@ -559,7 +567,8 @@ class Wire34Server {
     if (type == kPing) return {reply(0), true};
     if (type == kCloseSession) return {reply(0), false};
     if (type == kCreate) return {create(in, reply), true};
-    if (type == kExists || type == kGetData || type == kSync || type == kDelete) return {read_or_delete(type, in, reply), true};
+    if (type == kExists || type == kGetData || type == kSync || type == kDelete)
+      return {read_or_delete(type, in, reply), true};
     if (type == kCreate2) ++create2_requests_;
     return {reply(kUnimplemented), false};
   }

@@ -42,9 +42,9 @@ std::vector<Kind> kinds(const std::vector<WatchEvent>& events) {
 TEST_CASE("watch book: the run's znodes are named after the sessions") {
   auto book = three_sessions();
   CHECK(book.ephemeral_path(1) == "/zkverify/watch/run/session-b");
-  CHECK(book.counter_paths() ==
-        std::vector<std::string>{"/zkverify/watch/run/counter-a", "/zkverify/watch/run/counter-b",
-                                 "/zkverify/watch/run/counter-c"});
+  CHECK(book.counter_paths() == std::vector<std::string>{"/zkverify/watch/run/counter-a",
+                                                         "/zkverify/watch/run/counter-b",
+                                                         "/zkverify/watch/run/counter-c"});
   CHECK(book.totals().sessions == 3);
   CHECK(book.totals().run_path == "/zkverify/watch/run");
   CHECK(unavailability_threshold(50) == milliseconds(250));
@@ -166,10 +166,11 @@ TEST_CASE("watch book: a disconnect and a reconnect are timed and want an epheme
 
 TEST_CASE("watch book: a session away for a third of the session timeout is widened once") {
   auto book = three_sessions();
-  for (std::size_t i = 0; i < 3; ++i) book.session_changed(i, {SessionState::connected, "s", milliseconds(3000)}, at(0));
+  for (std::size_t i = 0; i < 3; ++i)
+    book.session_changed(i, {SessionState::connected, "s", milliseconds(3000)}, at(0));
   book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
   book.session_changed(1, {SessionState::connecting, "", milliseconds(0)}, at(100));
-  CHECK(book.take_sessions_to_widen(at(1099)).empty());  // 999ms away: under 3000ms / 3
+  CHECK(book.take_sessions_to_widen(at(1099)).empty());   // 999ms away: under 3000ms / 3
   book.session_changed(1, connected_to("s3"), at(1050));  // back in time: nothing to widen
   CHECK(book.take_sessions_to_widen(at(1100)) == std::vector<std::size_t>{0});
   CHECK(book.take_sessions_to_widen(at(2500)).empty());  // once: the session stays widened

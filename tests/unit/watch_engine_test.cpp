@@ -135,7 +135,7 @@ TEST_CASE("watch engine: a server that is down costs its own read-back only, not
   WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   std::this_thread::sleep_for(milliseconds(200));
-  ensemble.set_down("s1");  // the first listed: a read-back session pinned to it never connects
+  ensemble.set_down("s1");                       // the first listed: a read-back session pinned to it never connects
   ensemble.delay_completions(milliseconds(20));  // answers take time, as a server's do
   engine.stop();
 
@@ -220,8 +220,9 @@ TEST_CASE("watch engine: a connection lost on a write fails it, reconnects, and 
   CHECK(totals.ephemerals_lost == 0);
 }
 
-TEST_CASE("watch engine: a displaced session tries one other server, and every server once a third of "
-          "the session timeout has passed") {
+TEST_CASE(
+    "watch engine: a displaced session tries one other server, and every server once a third of "
+    "the session timeout has passed") {
   fake::Ensemble ensemble;
   auto settings = quick_settings();
   settings.servers = parse_server_list("s1=127.0.0.1:2181,s2=127.0.0.1:2182,s3=127.0.0.1:2183,s4=127.0.0.1:2184");

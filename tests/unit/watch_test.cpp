@@ -65,8 +65,12 @@ TEST_CASE("watch: expiry, lost or reordered writes, stale reads and long windows
 
 TEST_CASE("watch events: one line each, text or JSON") {
   WatchEvent event{std::chrono::system_clock::time_point(std::chrono::milliseconds(1764500000123)),
-                           milliseconds(2500), WatchEventKind::reconnected, "pzoo-0", "zoo-1",
-                           "after 400ms", milliseconds(400)};
+                   milliseconds(2500),
+                   WatchEventKind::reconnected,
+                   "pzoo-0",
+                   "zoo-1",
+                   "after 400ms",
+                   milliseconds(400)};
   auto text = render_event(event, OutputFormat::text);
   CHECK(std::ranges::count(text, '\n') == 1);
   CHECK_THAT(text, Contains("reconnected") && Contains("session pzoo-0 @zoo-1") && Contains(".123Z"));
@@ -83,7 +87,8 @@ TEST_CASE("watch summary: the figures an operator asks for") {
   auto text = render_watch_summary(totals, {}, OutputFormat::text);
   CHECK_THAT(text, Contains("sessions 5 kept, 0 expired; writes 198 acknowledged, 0 lost, 2 failed"));
   CHECK_THAT(text, Contains("longest write-unavailability 700ms; longest disconnect 400ms (session timeout 10.0s)"));
-  auto json = nlohmann::json::parse(render_watch_summary(totals, judge_watch(totals, milliseconds(100)), OutputFormat::json));
+  auto json =
+      nlohmann::json::parse(render_watch_summary(totals, judge_watch(totals, milliseconds(100)), OutputFormat::json));
   CHECK(json["event"] == "summary");
   CHECK(json["verdict"] == "failed");
   CHECK(json["longest_unavailable_ms"] == 700);

@@ -9,10 +9,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <system_error>
 #include <future>
 #include <memory>
 #include <optional>
+#include <system_error>
 
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
@@ -61,8 +61,12 @@ std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, bo
 class ChildWatch : public std::enable_shared_from_this<ChildWatch> {
  public:
   ChildWatch(probes::Executor& executor, pid_t pid, int pidfd, const ChildLimits& limits)
-      : strand_(asio::make_strand(executor.io().get_executor())), exit_(strand_, pidfd), deadline_(strand_),
-        kill_(strand_), pid_(pid), limits_(limits) {}
+      : strand_(asio::make_strand(executor.io().get_executor())),
+        exit_(strand_, pidfd),
+        deadline_(strand_),
+        kill_(strand_),
+        pid_(pid),
+        limits_(limits) {}
 
   std::future<ChildOutcome> start() {
     exit_.async_wait(asio::posix::stream_descriptor::wait_read,
@@ -70,7 +74,8 @@ class ChildWatch : public std::enable_shared_from_this<ChildWatch> {
     deadline_.expires_at(limits_.deadline);
     deadline_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
       // After our own signal was passed on, the child is already being ended.
-      if (!error && self->outcome_.forwarded_signal == 0) self->terminate(SIGTERM, self->limits_.grace_after_deadline, true);
+      if (!error && self->outcome_.forwarded_signal == 0)
+        self->terminate(SIGTERM, self->limits_.grace_after_deadline, true);
     });
     return done_.get_future();
   }
@@ -142,7 +147,8 @@ ChildOutcome run_child(probes::Executor& executor, const std::vector<std::string
   if (pidfd < 0) {  // a kernel before 5.3: the child runs unwatched; end it rather than lose track of it
     ::kill(-*pid, SIGKILL);
     ::waitpid(*pid, nullptr, 0);
-    return {127, fmt::format("cannot watch {}: pidfd_open: {}", argv.front(), std::generic_category().message(errno)), false, 0};
+    return {127, fmt::format("cannot watch {}: pidfd_open: {}", argv.front(), std::generic_category().message(errno)),
+            false, 0};
   }
   auto watch = std::make_shared<ChildWatch>(executor, *pid, pidfd, limits);
   auto result = watch->start();

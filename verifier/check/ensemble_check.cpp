@@ -14,15 +14,14 @@
 
 #include <fmt/format.h>
 
-#include "probes/four_letter.hpp"
-#include "probes/round_trip.hpp"
-#include "model/render/report_view.hpp"
 #include "model/facts/time_text.hpp"
-#include "verifier/store/ledger_file.hpp"
+#include "model/render/report_view.hpp"
+#include "probes/four_letter.hpp"
 #include "probes/host.hpp"
+#include "probes/round_trip.hpp"
+#include "verifier/store/ledger_file.hpp"
 
 namespace zkverify::verifier {
-
 
 std::string iso_now() { return iso8601(std::chrono::system_clock::now()); }
 
@@ -62,9 +61,10 @@ std::string user_name() {
 }
 
 std::string marker_content() {
-  return fmt::format("zkverify durability marker, written {} by {}@{} (zkverify {}). Its loss means the ensemble "
-                     "lost data.",
-                     iso_now(), user_name(), probes::local_host_name(), ZKVERIFY_VERSION);
+  return fmt::format(
+      "zkverify durability marker, written {} by {}@{} (zkverify {}). Its loss means the ensemble "
+      "lost data.",
+      iso_now(), user_name(), probes::local_host_name(), ZKVERIFY_VERSION);
 }
 
 // The round trip goes through the serving servers, written through the leader when there is one.
@@ -179,7 +179,8 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
         probed->set_value(std::move(probes));
       });
   // The sidecar's SIGTERM ends its cycle at once (the sessions' stop ends the round trip).
-  probes::StopSubscription on_stop(options.abandoned_by_stop ? &executor.stop() : nullptr, [abandon](int, int) { abandon(); });
+  probes::StopSubscription on_stop(options.abandoned_by_stop ? &executor.stop() : nullptr,
+                                   [abandon](int, int) { abandon(); });
   facts.write_skipped = options.no_write;
   if (sessions) {
     // probe_servers' own backstop: every server is reported by then.
@@ -227,7 +228,8 @@ std::optional<Ledger> ledger_to_use(const StateFile& state, LedgerUse& use, std:
     ledger = read_ledger(state);
   } catch (const Error&) {
     if (!use.reset_pending) throw;
-    err << fmt::format("zkverify: --reset-state: discarding {}, which was not a readable ledger\n", state.path().string());
+    err << fmt::format("zkverify: --reset-state: discarding {}, which was not a readable ledger\n",
+                       state.path().string());
   }
   if (use.reset_pending) {
     if (ledger)

@@ -7,24 +7,24 @@
 #include <optional>
 #include <string>
 
-#include "probes/executor.hpp"
-#include "probes/keeper.hpp"
-#include "verifier/check/context.hpp"
+#include "model/facts/failure.hpp"
 #include "model/judge/checks.hpp"
 #include "model/judge/ledger.hpp"
 #include "model/render/format.hpp"
-#include "model/facts/failure.hpp"
+#include "probes/executor.hpp"
+#include "probes/keeper.hpp"
+#include "verifier/check/context.hpp"
 
 namespace zkverify::verifier {
 
 // What every command that looks at the ensemble takes.
 struct EnsembleOptions {
-  std::vector<ServerAddress> servers;  // --servers, with --admin-port applied
-  std::chrono::milliseconds timeout{5000};     // one check: probes and round trip together
+  std::vector<ServerAddress> servers;       // --servers, with --admin-port applied
+  std::chrono::milliseconds timeout{5000};  // one check: probes and round trip together
   OutputFormat output = OutputFormat::text;
-  std::string namespace_path = "/zkverify";    // checked by parse_namespace
+  std::string namespace_path = "/zkverify";  // checked by parse_namespace
   bool no_write = false;
-  std::optional<std::string> auth_file;        // --auth-file, or $ZKVERIFY_AUTH_FILE
+  std::optional<std::string> auth_file;  // --auth-file, or $ZKVERIFY_AUTH_FILE
   // Ask only the four-letter words that can change the verdict (quorum); others keep every word
   // (the sidecar's readiness reads mntr's zk_peer_state on every server).
   bool verdict_words_only = false;

@@ -8,8 +8,8 @@
 
 #include "model/facts/errors.hpp"
 #include "model/facts/failure.hpp"
-#include "probes/restart_poller.hpp"
 #include "model/facts/time_text.hpp"
+#include "probes/restart_poller.hpp"
 #include "verifier/store/ledger_file.hpp"
 
 namespace zkverify::verifier {
@@ -74,7 +74,8 @@ void record_outcome(const StepPlan& plan, const StepRun& run, const Context& con
   if (!plan.state_file) return;
   auto row = std::ranges::find(run.report.servers, plan.restart, &ServerRow::name);
   bool back = row != run.report.servers.end() && is_serving(row->state);
-  bool done = run.outcome.status == 0 && !run.outcome.timed_out && !run.interrupted && back && run.timeline.restart_seen;
+  bool done =
+      run.outcome.status == 0 && !run.outcome.timed_out && !run.interrupted && back && run.timeline.restart_seen;
   // After an interruption the lock is waited for only briefly: the step must end within a second.
   auto wait = run.interrupted ? milliseconds(300) : plan.check_timeout;
   try {
@@ -101,16 +102,14 @@ EnsembleOptions check_options(const StepPlan& plan) {
 StepDecision decide_restart(const StepPlan& plan, LedgerUse& ledger, const Context& context,
                             const ServerChooser& choose) {
   StepDecision decision;
-  decision.report = check_and_record(check_options(plan), ledger, context,
-                                     [&](const Report& report, Ledger& next) {
-                                       decision.server = choose(report, next);
-                                       if (!decision.server) return;
-                                       auto now = std::chrono::system_clock::now();
-                                       decision.safety = restart_safety(report, *decision.server, next.restarted,
-                                                                        going_down(next, *decision.server, now));
-                                       if (report.verdict == Verdict::healthy && decision.safety.safe)
-                                         approve_in_flight(next, report, *decision.server, iso8601(now));
-                                     });
+  decision.report = check_and_record(check_options(plan), ledger, context, [&](const Report& report, Ledger& next) {
+    decision.server = choose(report, next);
+    if (!decision.server) return;
+    auto now = std::chrono::system_clock::now();
+    decision.safety = restart_safety(report, *decision.server, next.restarted, going_down(next, *decision.server, now));
+    if (report.verdict == Verdict::healthy && decision.safety.safe)
+      approve_in_flight(next, report, *decision.server, iso8601(now));
+  });
   return decision;
 }
 
@@ -131,8 +130,7 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
     if (run.outcome.timed_out) {
       probes::RestartPoller::Pause exclusive(poller);  // never a connection more than the checks need
       recovery.report = check_and_record(check_options(plan), ledger, context);
-    }
-    else recovery = wait_for_recovery(plan, ledger, context, poller);
+    } else recovery = wait_for_recovery(plan, ledger, context, poller);
     run.report = std::move(recovery.report);
     run.healthy_streak = recovery.healthy_streak;
     run.interrupted = stop.requested(plan.interrupt_at);
@@ -146,7 +144,8 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
 
 void forget_approval(const StepPlan& plan, const std::string& server) {
   if (plan.state_file)
-    change_ledger(*plan.state_file, plan.check_timeout, iso_now(), [&](Ledger& ledger) { ledger.in_flight.erase(server); });
+    change_ledger(*plan.state_file, plan.check_timeout, iso_now(),
+                  [&](Ledger& ledger) { ledger.in_flight.erase(server); });
 }
 
 StepFacts step_facts(const StepPlan& plan, const StepRun& run) {

@@ -11,26 +11,26 @@
 #include <utility>
 #include <vector>
 
+#include "model/books/restart_timeline.hpp"
+#include "model/judge/restart_plan.hpp"
+#include "model/judge/step.hpp"
 #include "probes/watch_engine.hpp"
 #include "verifier/check/child_process.hpp"
 #include "verifier/check/context.hpp"
 #include "verifier/check/ensemble_check.hpp"
-#include "model/books/restart_timeline.hpp"
-#include "model/judge/restart_plan.hpp"
-#include "model/judge/step.hpp"
 
 namespace zkverify::verifier {
 
 struct StepPlan {
   std::vector<ServerAddress> servers;
-  std::string restart;                        // the server COMMAND restarts
+  std::string restart;  // the server COMMAND restarts
   std::vector<std::string> command;
   std::chrono::milliseconds timeout{600000};  // COMMAND's, then the wait for recovery's
   std::chrono::milliseconds check_timeout{5000};
   std::optional<std::string> state_file;
   std::string namespace_path = "/zkverify";
-  int stable = 3;                             // healthy checks in a row that end the wait
-  std::chrono::milliseconds interval{1000};   // between those checks
+  int stable = 3;                            // healthy checks in a row that end the wait
+  std::chrono::milliseconds interval{1000};  // between those checks
   // The stop signal that interrupts the step (passed on to COMMAND): the first for step, the second
   // for roll (whose first only ends the roll after the step).
   int interrupt_at = 1;
@@ -62,7 +62,7 @@ StepDecision decide_restart(const StepPlan& plan, LedgerUse& ledger, const Conte
 struct StepRun {
   Clock::time_point started, ended;
   ChildOutcome outcome;
-  Report report;          // the last check
+  Report report;  // the last check
   int healthy_streak = 0;
   StepTimeline timeline;
   bool interrupted = false;  // the plan's stop signal came

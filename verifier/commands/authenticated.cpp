@@ -14,6 +14,7 @@ std::optional<Credentials> credentials_of(const std::optional<std::string>& auth
 }  // namespace
 
 AuthenticatedContext::AuthenticatedContext(const std::optional<std::string>& auth_file, const Context& given)
-    : keepers_(given.keepers, credentials_of(auth_file, given.err)), context_{given.executor, keepers_, given.out, given.err} {}
+    : keepers_(given.keepers, credentials_of(auth_file, given.err)),
+      context_{given.executor, keepers_, given.out, given.err} {}
 
 }  // namespace zkverify::verifier

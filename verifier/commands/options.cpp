@@ -18,9 +18,7 @@ OutputFormat parse_output(std::string_view text) {
 }
 
 std::string parse_namespace(std::string_view path) {
-  auto fail = [&](std::string_view why) {
-    return BadInput(fmt::format("--namespace '{}': {}", path, why));
-  };
+  auto fail = [&](std::string_view why) { return BadInput(fmt::format("--namespace '{}': {}", path, why)); };
   if (path.empty() || path.front() != '/') throw fail("must be an absolute znode path, like /zkverify");
   if (path == "/") throw fail("must not be the root: zkverify writes only below its own namespace");
   if (path.back() == '/') throw fail("must not end with '/'");

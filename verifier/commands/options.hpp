@@ -12,9 +12,9 @@
 #include <CLI/CLI.hpp>
 
 #include "model/facts/addresses.hpp"
+#include "model/facts/failure.hpp"
 #include "model/render/format.hpp"
 #include "verifier/check/ensemble_check.hpp"
-#include "model/facts/failure.hpp"
 
 namespace zkverify::verifier {
 
@@ -32,7 +32,8 @@ CLI::Option* add_duration_option(CLI::App& command, const std::string& flag, std
                                  const std::string& help);
 CLI::Option* add_duration_option(CLI::App& command, const std::string& flag,
                                  std::optional<std::chrono::milliseconds>& target, const std::string& help);
-void add_output_option(CLI::App& command, OutputFormat& output, const std::string& help = "text or json (default text)");
+void add_output_option(CLI::App& command, OutputFormat& output,
+                       const std::string& help = "text or json (default text)");
 void add_namespace_option(CLI::App& command, std::string& namespace_path);
 // --state FILE.
 void add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help);

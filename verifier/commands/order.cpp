@@ -4,11 +4,11 @@
 
 #include <fmt/format.h>
 
-#include "verifier/commands/authenticated.hpp"
-#include "verifier/commands/command.hpp"
-#include "verifier/check/ensemble_check.hpp"
 #include "model/judge/restart_plan.hpp"
 #include "model/render/restart_view.hpp"
+#include "verifier/check/ensemble_check.hpp"
+#include "verifier/commands/authenticated.hpp"
+#include "verifier/commands/command.hpp"
 #include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
@@ -35,8 +35,9 @@ class OrderCommand final : public Command {
     auto steps = restart_order(report);
     context.out << render_order(report, steps, options_.output);
     if (report.verdict != Verdict::healthy)
-      context.err << fmt::format("zkverify order: the ensemble is {} now; check it with zkverify quorum before restarting\n",
-                                 to_string(report.verdict));
+      context.err << fmt::format(
+          "zkverify order: the ensemble is {} now; check it with zkverify quorum before restarting\n",
+          to_string(report.verdict));
     return 0;
   }
 

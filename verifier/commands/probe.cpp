@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "probes/host.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
+#include "verifier/commands/local_server.hpp"
 #include "verifier/commands/options.hpp"
 #include "verifier/sidecar/cycle.hpp"
-#include "probes/host.hpp"
-#include "verifier/commands/local_server.hpp"
 
 namespace zkverify::verifier {
 
@@ -41,10 +41,8 @@ class ProbeCommand final : public Command {
     auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
     auto result = run_cycle(options_, local, context.executor, context.keepers);
     const auto& readiness = result.readiness;
-    if (readiness.ready)
-      context.out << fmt::format("ready: {} (sync proof: {})\n", local, to_string(readiness.proof));
-    else
-      context.out << fmt::format("not ready: {}: {}\n", local, first_failure(readiness));
+    if (readiness.ready) context.out << fmt::format("ready: {} (sync proof: {})\n", local, to_string(readiness.proof));
+    else context.out << fmt::format("not ready: {}: {}\n", local, first_failure(readiness));
     context.out << std::flush;
     return readiness.ready ? kExitHealthy : kExitDegraded;
   }

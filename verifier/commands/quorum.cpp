@@ -7,17 +7,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/facts/time_text.hpp"
+#include "verifier/check/ensemble_check.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
-#include "verifier/check/ensemble_check.hpp"
 #include "verifier/commands/exit_codes.hpp"
-#include "model/facts/time_text.hpp"
 #include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
 
 namespace {
-
 
 struct QuorumOptions : EnsembleOptions {
   std::optional<std::string> state_file;          // --state FILE: the ledger
@@ -33,7 +32,8 @@ std::string what_fails(const Report& report) {
   std::vector<std::string> parts;
   for (const auto& finding : report.findings) {
     if (finding.severity == Severity::info) continue;
-    parts.push_back(finding.server.empty() ? std::string(to_string(finding.code)) : fmt::format("{} {}", to_string(finding.code), finding.server));
+    parts.push_back(finding.server.empty() ? std::string(to_string(finding.code))
+                                           : fmt::format("{} {}", to_string(finding.code), finding.server));
   }
   return parts.empty() ? "" : fmt::format(" ({})", fmt::join(parts, ", "));
 }
@@ -79,8 +79,7 @@ class QuorumCommand final : public Command {
     AuthenticatedContext authenticated(options_.auth_file, given);
     const auto& context = authenticated.context();
     LedgerUse ledger{options_.state_file, options_.reset_state};
-    auto report = options_.wait ? wait_until_stable(context, ledger)
-                                : check_and_record(options_, ledger, context);
+    auto report = options_.wait ? wait_until_stable(context, ledger) : check_and_record(options_, ledger, context);
     // The command's, not only the last check's: the ledger's lock, and with --wait every attempt.
     if (report.timings)
       report.timings->total = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
@@ -99,8 +98,9 @@ class QuorumCommand final : public Command {
       auto report = check_and_record(options_, ledger, context);
       streak = report.verdict == Verdict::healthy ? streak + 1 : 0;
       auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - started);
-      context.err << fmt::format("zkverify: [{:>7}] attempt {}: {}{}, healthy {}/{} in a row\n", format_duration(elapsed),
-                                 attempt, to_string(report.verdict), what_fails(report), streak, options_.stable)
+      context.err << fmt::format("zkverify: [{:>7}] attempt {}: {}{}, healthy {}/{} in a row\n",
+                                 format_duration(elapsed), attempt, to_string(report.verdict), what_fails(report),
+                                 streak, options_.stable)
                   << std::flush;
       if (streak >= options_.stable) return report;
       if (has_data_loss(report)) {  // lost data does not come back by waiting

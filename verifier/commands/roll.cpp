@@ -10,22 +10,22 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/facts/time_text.hpp"
+#include "model/judge/roll.hpp"
+#include "model/judge/watch_judge.hpp"
+#include "model/render/json_text.hpp"
+#include "model/render/report_view.hpp"
+#include "model/render/roll_view.hpp"
+#include "model/render/step_view.hpp"
+#include "model/render/watch_view.hpp"
+#include "verifier/check/restart_step.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
-#include "verifier/check/restart_step.hpp"
+#include "verifier/commands/options.hpp"
 #include "verifier/commands/watch.hpp"
-#include "model/judge/watch_judge.hpp"
-#include "model/render/json_text.hpp"
-#include "model/judge/roll.hpp"
-#include "model/render/report_view.hpp"
-#include "model/render/roll_view.hpp"
-#include "model/facts/time_text.hpp"
-#include "model/render/step_view.hpp"
-#include "model/render/watch_view.hpp"
 #include "verifier/store/ledger_file.hpp"
 #include "verifier/store/state_file.hpp"
-#include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
 
@@ -84,7 +84,7 @@ class RollCommand final : public Command {
   bool run_one(const Context& context, LedgerUse& ledger, probes::WatchEngine& engine, const std::string& server);
   int finish(const Context& context, probes::WatchEngine& engine);
 
-  StepPlan plan_;  // restart and command are set per step
+  StepPlan plan_;                         // restart and command are set per step
   std::optional<std::string> auth_file_;  // --auth-file
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
@@ -98,10 +98,12 @@ class RollCommand final : public Command {
 
 CLI::App& RollCommand::add_to(CLI::App& app) {
   auto& command = *app.add_subcommand(
-      "roll", "Restart every server in turn, each as one verified step, the leader last, with one watch across the roll");
+      "roll",
+      "Restart every server in turn, each as one verified step, the leader last, with one watch across the roll");
   add_servers_option(command, plan_.servers);
   add_auth_file_option(command, auth_file_);
-  command.add_option("--state", plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
+  command
+      .add_option("--state", plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
       ->required();
   add_duration_option(command, "--timeout", plan_.timeout,
                       "Per step: bounds COMMAND, then the wait for the server and the ensemble (default 10m)");
@@ -111,7 +113,8 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
   command.add_option("--report", html_report_, "Write an HTML report of the roll (a timeline and the tables) to FILE");
   add_namespace_option(command, plan_.namespace_path);
   add_watch_tuning_options(command, tuning_);
-  command.add_option("COMMAND", plan_.command, "After --: restarts one server; {} is replaced by its name")->expected(-1);
+  command.add_option("COMMAND", plan_.command, "After --: restarts one server; {} is replaced by its name")
+      ->expected(-1);
   command.final_callback([this] {
     if (plan_.command.empty()) throw_usage("no COMMAND after --: what restarts a server? ({} is its name)");
     plan_.command_stdout_to_stderr = output_ == OutputFormat::json;
@@ -127,8 +130,7 @@ std::set<std::string> RollCommand::round_at_start() const {
 probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) const {
   auto order = restart_order(judge(gather(check_options(plan_), context.executor, context.keepers)));
   std::vector<ServerAddress> servers;
-  for (const auto& step : order)
-    servers.push_back(*std::ranges::find(plan_.servers, step.name, &ServerAddress::name));
+  for (const auto& step : order) servers.push_back(*std::ranges::find(plan_.servers, step.name, &ServerAddress::name));
   auto settings = watch_settings(servers, plan_.namespace_path, tuning_);
   settings.fail_over_backwards = true;
   return settings;
@@ -179,9 +181,10 @@ void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::W
       return;
     }
     if (!decision.go()) {
-      roll_.refused = RollRefusal{*decision.server, decision.report.verdict != Verdict::healthy
-                                                        ? fmt::format("the ensemble is {}", to_string(decision.report.verdict))
-                                                        : "not safe to restart: " + decision.safety.reason};
+      roll_.refused =
+          RollRefusal{*decision.server, decision.report.verdict != Verdict::healthy
+                                            ? fmt::format("the ensemble is {}", to_string(decision.report.verdict))
+                                            : "not safe to restart: " + decision.safety.reason};
       return;
     }
     if (stop.requested()) {  // came while the check ran: the approval it just recorded is not used
@@ -224,7 +227,8 @@ int RollCommand::run(const Context& given) {
                              [&](const WatchEvent& event) {
                                std::lock_guard lock(out_mutex_);
                                roll_.events.push_back(event);
-                               if (output_ == OutputFormat::text) context.out << render_event(event, output_) << std::flush;
+                               if (output_ == OutputFormat::text)
+                                 context.out << render_event(event, output_) << std::flush;
                              });
   if (auto error = engine.start(Clock::now() + plan_.check_timeout)) {
     context.err << "zkverify roll: the watch could not start: " << *error << "; nothing restarted\n";

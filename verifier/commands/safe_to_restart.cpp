@@ -6,12 +6,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "verifier/commands/authenticated.hpp"
-#include "verifier/commands/command.hpp"
-#include "verifier/check/ensemble_check.hpp"
-#include "verifier/commands/exit_codes.hpp"
 #include "model/judge/restart_plan.hpp"
 #include "model/render/restart_view.hpp"
+#include "verifier/check/ensemble_check.hpp"
+#include "verifier/commands/authenticated.hpp"
+#include "verifier/commands/command.hpp"
+#include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {

@@ -60,8 +60,9 @@ class ServeCommand final : public Command {
 
   CLI::App& add_to(CLI::App& app) override {
     auto& command = *app.add_subcommand(
-        "serve", "Readiness sidecar: /readyz is 200 while the local server serves and is synced; also /livez, "
-                 "/ensemble, /metrics, /");
+        "serve",
+        "Readiness sidecar: /readyz is 200 while the local server serves and is synced; also /livez, "
+        "/ensemble, /metrics, /");
     add_servers_option(command, options_.servers);
     add_local_check_options(command, options_, options_.local);
     command.add_option_function<std::string>(

@@ -8,19 +8,19 @@
 
 #include <fmt/format.h>
 
-#include "probes/smoke_cases.hpp"
-#include "verifier/commands/authenticated.hpp"
-#include "verifier/commands/command.hpp"
-#include "verifier/check/ensemble_check.hpp"
-#include "verifier/commands/exit_codes.hpp"
-#include "verifier/commands/watch.hpp"
+#include "model/facts/time_text.hpp"
 #include "model/judge/smoke_judge.hpp"
 #include "model/render/junit.hpp"
 #include "model/render/smoke_view.hpp"
-#include "model/facts/time_text.hpp"
-#include "verifier/store/state_file.hpp"
 #include "probes/host.hpp"
+#include "probes/smoke_cases.hpp"
+#include "verifier/check/ensemble_check.hpp"
+#include "verifier/commands/authenticated.hpp"
+#include "verifier/commands/command.hpp"
+#include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
+#include "verifier/commands/watch.hpp"
+#include "verifier/store/state_file.hpp"
 
 namespace zkverify::verifier {
 
@@ -35,9 +35,7 @@ struct SmokeOptions : EnsembleOptions {
   std::optional<milliseconds> max_latency;  // --max-latency D
 };
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 int serving_count(const Report& report) { return static_cast<int>(serving_servers(report).size()); }
 
@@ -75,7 +73,8 @@ class SmokeCommand final : public Command {
 
   CLI::App& add_to(CLI::App& app) override {
     auto& command = *app.add_subcommand(
-        "smoke", "CI smoke check: named cases (JUnit XML with --junit); exit 0 all passed, 1 a case failed, 2 unreachable");
+        "smoke",
+        "CI smoke check: named cases (JUnit XML with --junit); exit 0 all passed, 1 a case failed, 2 unreachable");
     add_servers_option(command, options_.servers);
     add_auth_file_option(command, options_.auth_file);
     add_admin_port_option(command, options_.servers);
@@ -104,14 +103,15 @@ class SmokeCommand final : public Command {
     context.executor.stop().install();
     auto started = Clock::now();
     auto wall = std::chrono::system_clock::now();
-    auto [report, was_ready] = options_.wait ? wait_for_ensemble(context, started)
-                                             : std::pair{look(options_, context), true};
+    auto [report, was_ready] =
+        options_.wait ? wait_for_ensemble(context, started) : std::pair{look(options_, context), true};
     std::vector<CaseResult> cases;
     bool unreachable = !was_ready;
     if (!was_ready) {
       cases = judge_ensemble(report);
-      auto not_run = sessions_not_run(names_of(options_.servers),
-                                      fmt::format("the ensemble was not ready within --wait {}", format_duration(*options_.wait)));
+      auto not_run =
+          sessions_not_run(names_of(options_.servers),
+                           fmt::format("the ensemble was not ready within --wait {}", format_duration(*options_.wait)));
       cases.insert(cases.end(), not_run.begin(), not_run.end());
     } else {
       cases = judge_ensemble(report);
@@ -130,7 +130,7 @@ class SmokeCommand final : public Command {
     // A case skipped because it cannot apply (one server: no session move) fails nothing; an
     // interrupted run verified less than it should have.
     return count(cases, CaseOutcome::failed) == 0 && !context.executor.stop().requested() ? kExitHealthy
-                                                                                           : kExitDegraded;
+                                                                                          : kExitDegraded;
   }
 
  private:
@@ -148,8 +148,8 @@ class SmokeCommand final : public Command {
     for (;;) {
       auto attempt = Clock::now();
       auto probing = options_;  // a probe ends by the end of --wait, whatever --timeout says
-      probing.timeout = std::clamp(std::chrono::duration_cast<milliseconds>(give_up - attempt), milliseconds(200),
-                                   options_.timeout);
+      probing.timeout =
+          std::clamp(std::chrono::duration_cast<milliseconds>(give_up - attempt), milliseconds(200), options_.timeout);
       auto report = look(probing, context);
       if (ready_for_smoke(report)) return {std::move(report), true};
       context.err << fmt::format("waiting for the ensemble: {}/{} serving, {} ({:.1f}s)\n", serving_count(report),

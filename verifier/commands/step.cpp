@@ -10,22 +10,21 @@
 
 #include <fmt/format.h>
 
-#include "verifier/commands/authenticated.hpp"
-#include "verifier/commands/command.hpp"
-#include "verifier/commands/exit_codes.hpp"
-#include "verifier/check/restart_step.hpp"
-#include "verifier/commands/watch.hpp"
 #include "model/judge/watch_judge.hpp"
 #include "model/render/json_text.hpp"
 #include "model/render/report_view.hpp"
 #include "model/render/step_view.hpp"
 #include "model/render/watch_view.hpp"
+#include "verifier/check/restart_step.hpp"
+#include "verifier/commands/authenticated.hpp"
+#include "verifier/commands/command.hpp"
+#include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
+#include "verifier/commands/watch.hpp"
 
 namespace zkverify::verifier {
 
 namespace {
-
 
 class StepCommand final : public Command {
  public:
@@ -38,8 +37,7 @@ class StepCommand final : public Command {
   bool ready_to_restart(const Context& context, LedgerUse& ledger);
   // SIGINT/SIGTERM while COMMAND ran: COMMAND got it too; clean up at once and say what is known.
   int report_interrupted(const Context& context, probes::WatchEngine& engine, const StepRun& run);
-  void print_result(const Context& context, const Report& result, const StepRun& run,
-                    const WatchTotals& totals);
+  void print_result(const Context& context, const Report& result, const StepRun& run, const WatchTotals& totals);
 
   StepPlan plan_;
   std::optional<std::string> auth_file_;  // --auth-file
@@ -75,25 +73,29 @@ bool StepCommand::ready_to_restart(const Context& context, LedgerUse& ledger) {
   plan_.leader_before = decision.report.leader;
   if (decision.go()) return true;
   context.out << render(decision.report, output_);
-  context.out << fmt::format("step {}: {}; COMMAND not run\n", plan_.restart,
-                             decision.report.verdict != Verdict::healthy
-                                 ? fmt::format("the ensemble is {} before the step", to_string(decision.report.verdict))
-                                 : "not safe to restart: " + decision.safety.reason);
+  // With --output json, stdout stays one JSON document: the refusal in words goes to stderr.
+  (output_ == OutputFormat::json ? context.err : context.out)
+      << fmt::format("step {}: {}; COMMAND not run\n", plan_.restart,
+                     decision.report.verdict != Verdict::healthy
+                         ? fmt::format("the ensemble is {} before the step", to_string(decision.report.verdict))
+                         : "not safe to restart: " + decision.safety.reason);
   return false;
 }
 
 int StepCommand::report_interrupted(const Context& context, probes::WatchEngine& engine, const StepRun& run) {
-  auto message = fmt::format("step {}: interrupted by {} while COMMAND ran (passed on to it; it exited {}); the "
-                             "ensemble was not checked after it: run zkverify quorum",
-                             plan_.restart, context.executor.stop().signal() == SIGINT ? "SIGINT" : "SIGTERM",
-                             run.outcome.status);
+  auto message = fmt::format(
+      "step {}: interrupted by {} while COMMAND ran (passed on to it; it exited {}); the "
+      "ensemble was not checked after it: run zkverify quorum",
+      plan_.restart, context.executor.stop().signal() == SIGINT ? "SIGINT" : "SIGTERM", run.outcome.status);
   std::lock_guard lock(out_mutex_);
   if (output_ == OutputFormat::json)
-    context.out << json_text({{"verdict", "degraded"}, {"interrupted", true}, {"summary", message},
-                              {"step", step_json(plan_.restart, run.outcome.status, run.timeline, message)}, {"watch", to_json(engine.totals())}})
+    context.out << json_text({{"verdict", "degraded"},
+                              {"interrupted", true},
+                              {"summary", message},
+                              {"step", step_json(plan_.restart, run.outcome.status, run.timeline, message)},
+                              {"watch", to_json(engine.totals())}})
                 << "\n";
-  else
-    context.out << "\n" << message << "\n";
+  else context.out << "\n" << message << "\n";
   return kExitDegraded;
 }
 
@@ -121,8 +123,7 @@ int StepCommand::run(const Context& given) {
   if (!ready_to_restart(context, ledger)) return kExitDegraded;
 
   probes::WatchEngine engine(watch_settings(plan_.servers, plan_.namespace_path, tuning_), context.executor,
-                             context.keepers,
-                             [&](const WatchEvent& event) {
+                             context.keepers, [&](const WatchEvent& event) {
                                if (output_ == OutputFormat::json) return;  // one JSON object at the end
                                std::lock_guard lock(out_mutex_);
                                context.out << render_event(event, OutputFormat::text) << std::flush;

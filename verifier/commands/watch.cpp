@@ -6,14 +6,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "model/facts/time_text.hpp"
+#include "model/judge/checks.hpp"
+#include "model/judge/watch_judge.hpp"
+#include "model/render/watch_view.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
-#include "model/judge/checks.hpp"
-#include "model/judge/watch_judge.hpp"
-#include "model/render/watch_view.hpp"
-#include "model/facts/time_text.hpp"
 
 namespace zkverify::verifier {
 
@@ -64,7 +64,8 @@ class WatchCommand final : public Command {
         "watch", "Client sessions and ordered writes beside an upgrade: events as they happen, a summary at the end");
     add_servers_option(command, options_.servers);
     add_auth_file_option(command, options_.auth_file);
-    add_duration_option(command, "--duration", options_.duration, "Stop after this long (default: at SIGINT or SIGTERM)");
+    add_duration_option(command, "--duration", options_.duration,
+                        "Stop after this long (default: at SIGINT or SIGTERM)");
     add_output_option(command, options_.output, "text or json lines (default text)");
     add_namespace_option(command, options_.namespace_path);
     add_watch_tuning_options(command, options_.tuning);

@@ -25,5 +25,4 @@ void add_watch_tuning_options(CLI::App& command, WatchTuning& tuning);
 probes::WatchSettings watch_settings(std::vector<ServerAddress> servers, const std::string& namespace_path,
                                      const WatchTuning& tuning);
 
-
 }  // namespace zkverify::verifier

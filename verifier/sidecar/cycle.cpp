@@ -5,9 +5,9 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/judge/checks.hpp"
 #include "probes/four_letter.hpp"
 #include "verifier/check/ensemble_check.hpp"
-#include "model/judge/checks.hpp"
 
 namespace zkverify::verifier {
 

@@ -4,12 +4,12 @@
 // session pinned to it (LocalSessionLender), so that server sees at most that session and one
 // four-letter-word connection from the sidecar: never more than 2 (maxClientCnxns is per IP).
 
-#include "probes/io.hpp"
 #include <string>
+#include "probes/io.hpp"
 
+#include "model/judge/sidecar_status.hpp"
 #include "probes/keeper.hpp"
 #include "verifier/check/ensemble_check.hpp"
-#include "model/judge/sidecar_status.hpp"
 
 namespace zkverify::verifier {
 
@@ -17,6 +17,5 @@ namespace zkverify::verifier {
 // LocalSessionLender for serve (any factory for probe).
 CycleResult run_cycle(const EnsembleOptions& options, const std::string& local, probes::Executor& executor,
                       probes::KeeperFactory& keepers);
-
 
 }  // namespace zkverify::verifier

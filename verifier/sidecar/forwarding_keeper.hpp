@@ -16,13 +16,11 @@ class ForwardingKeeper : public probes::Keeper {
   std::optional<std::int64_t> session_id() const override { return session_->session_id(); }
   std::string connected_server() const override { return session_->connected_server(); }
   std::chrono::milliseconds negotiated_timeout() const override { return session_->negotiated_timeout(); }
-  void create(const std::string& path, const std::string& data, CreateMode mode,
-              Callback<CreateResult> done) override {
+  void create(const std::string& path, const std::string& data, CreateMode mode, Callback<CreateResult> done) override {
     session_->create(path, data, mode, std::move(done));
   }
   void get(const std::string& path, Callback<GetResult> done) override { session_->get(path, std::move(done)); }
-  void set(const std::string& path, const std::string& data, std::int32_t version,
-           Callback<StatResult> done) override {
+  void set(const std::string& path, const std::string& data, std::int32_t version, Callback<StatResult> done) override {
     session_->set(path, data, version, std::move(done));
   }
   void exists(const std::string& path, Callback<StatResult> done) override { session_->exists(path, std::move(done)); }
@@ -36,9 +34,7 @@ class ForwardingKeeper : public probes::Keeper {
   void multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done) override {
     session_->multi(ops, std::move(done));
   }
-  void get_acl(const std::string& path, Callback<AclResult> done) override {
-    session_->get_acl(path, std::move(done));
-  }
+  void get_acl(const std::string& path, Callback<AclResult> done) override { session_->get_acl(path, std::move(done)); }
   bool presents_credentials() const override { return session_->presents_credentials(); }
   void get_and_watch(const std::string& path, Callback<GetResult> done,
                      std::function<void(WatchNotice)> fired) override {

@@ -3,21 +3,21 @@
 #include <array>
 
 #include <atomic>
-#include <map>
-#include <system_error>
 #include <condition_variable>
+#include <map>
 #include <mutex>
+#include <system_error>
 
+#include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http.hpp>
-#include <fmt/format.h>
 
 #include "model/facts/errors.hpp"
 #include "model/facts/failure.hpp"
@@ -131,7 +131,8 @@ asio::awaitable<void> serve_connection(Impl& impl, std::shared_ptr<beast::tcp_st
     auto response = impl.handler(route(request.method_string(), request.target()));
     bool keep_alive = request.keep_alive();
     stream->expires_after(impl.limits.idle);
-    co_await write_response(*stream, response, request.method() == http::verb::head, keep_alive, request.version(), error);
+    co_await write_response(*stream, response, request.method() == http::verb::head, keep_alive, request.version(),
+                            error);
     if (error || !keep_alive) break;
   }
   stream->socket().shutdown(tcp::socket::shutdown_send, error);

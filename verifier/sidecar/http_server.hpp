@@ -5,12 +5,12 @@
 // stream's own timer closes the socket), and a cap on connections at which the oldest is dropped,
 // so idle connections cannot crowd out the kubelet's /readyz.
 
-#include "probes/io.hpp"
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include "probes/io.hpp"
 
 #include "model/render/sidecar_pages.hpp"
 #include "probes/executor.hpp"
@@ -18,9 +18,9 @@
 namespace zkverify::verifier {
 
 struct HttpLimits {
-  std::size_t max_head = 8 * 1024;             // request line + headers, bytes
-  std::chrono::milliseconds idle{5000};        // to receive a whole request, or to send a response
-  std::size_t max_connections = 64;            // beyond: the oldest connection is closed
+  std::size_t max_head = 8 * 1024;       // request line + headers, bytes
+  std::chrono::milliseconds idle{5000};  // to receive a whole request, or to send a response
+  std::size_t max_connections = 64;      // beyond: the oldest connection is closed
 };
 
 class HttpServer {

@@ -15,8 +15,7 @@ class LentSession final : public ForwardingKeeper {
 };
 
 bool is_finished(SessionState state) {
-  return state == SessionState::expired || state == SessionState::auth_failed ||
-         state == SessionState::closed;
+  return state == SessionState::expired || state == SessionState::auth_failed || state == SessionState::closed;
 }
 
 }  // namespace
@@ -29,7 +28,8 @@ LocalSessionLender::~LocalSessionLender() { close(Clock::now() + std::chrono::se
 std::unique_ptr<probes::Keeper> LocalSessionLender::open(const std::vector<ServerAddress>& servers,
                                                          const probes::KeeperOptions& options,
                                                          probes::Keeper::Listener listener) {
-  if (servers.size() != 1 || servers.front().name != local_.name) return keepers_.open(servers, options, std::move(listener));
+  if (servers.size() != 1 || servers.front().name != local_.name)
+    return keepers_.open(servers, options, std::move(listener));
   std::lock_guard lock(mutex_);
   if (!session_ || is_finished(session_->state())) {
     if (session_) session_->close(Clock::now());  // already over: abandons at once

@@ -1,10 +1,10 @@
 #pragma once
 // The sidecar's long-lived session on its own server, lent to every cycle's round trip.
 
-#include "probes/io.hpp"
 #include <memory>
 #include <mutex>
 #include <vector>
+#include "probes/io.hpp"
 
 #include "probes/keeper.hpp"
 
@@ -17,8 +17,8 @@ class LocalSessionLender final : public probes::KeeperFactory {
  public:
   LocalSessionLender(probes::KeeperFactory& keepers, ServerAddress local);
   ~LocalSessionLender() override;
-  std::unique_ptr<probes::Keeper> open(const std::vector<ServerAddress>& servers,
-                                       const probes::KeeperOptions& options, probes::Keeper::Listener listener) override;
+  std::unique_ptr<probes::Keeper> open(const std::vector<ServerAddress>& servers, const probes::KeeperOptions& options,
+                                       probes::Keeper::Listener listener) override;
   // Closes the long-lived session by `deadline` (its ephemeral znodes go with it); true when it closed in time.
   bool close(Clock::time_point deadline);
 

@@ -1,10 +1,10 @@
 #pragma once
 // Sessions that one call closes at once: the sidecar's answer to SIGTERM.
 
-#include "probes/io.hpp"
 #include <memory>
 #include <mutex>
 #include <vector>
+#include "probes/io.hpp"
 
 #include "probes/keeper.hpp"
 
@@ -17,8 +17,8 @@ namespace zkverify::verifier {
 class StoppableFactory final : public probes::KeeperFactory {
  public:
   explicit StoppableFactory(probes::KeeperFactory& keepers);
-  std::unique_ptr<probes::Keeper> open(const std::vector<ServerAddress>& servers,
-                                       const probes::KeeperOptions& options, probes::Keeper::Listener listener) override;
+  std::unique_ptr<probes::Keeper> open(const std::vector<ServerAddress>& servers, const probes::KeeperOptions& options,
+                                       probes::Keeper::Listener listener) override;
   // Closes every session opened and not yet gone, together, by `deadline`; true when all closed in
   // time. A deadline already passed only starts the closes; a later call waits for the same ones.
   bool stop(Clock::time_point deadline);

@@ -6,9 +6,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <system_error>
 #include <ostream>
 #include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -62,13 +62,15 @@ Credentials read_credentials_file(const std::string& path, std::ostream& err) {
   Descriptor file(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK));
   if (file.get() < 0) fail(path, fmt::format("cannot open it: {}", std::generic_category().message(errno)));
   struct stat status {};
-  if (::fstat(file.get(), &status) != 0) fail(path, fmt::format("cannot stat it: {}", std::generic_category().message(errno)));
+  if (::fstat(file.get(), &status) != 0)
+    fail(path, fmt::format("cannot stat it: {}", std::generic_category().message(errno)));
   if (!S_ISREG(status.st_mode)) fail(path, "is not a regular file");
   if (status.st_size > kMaxSize) fail(path, fmt::format("is larger than {} bytes: not a credentials file", kMaxSize));
   if ((status.st_mode & (S_IRWXG | S_IRWXO)) != 0)  // ssh refuses such a key; a warning is enough here
-    err << fmt::format("zkverify: warning: permissions {:04o} for auth file '{}' are too open (group or others may "
-                       "read it): chmod 600 it\n",
-                       status.st_mode & 07777, path);
+    err << fmt::format(
+        "zkverify: warning: permissions {:04o} for auth file '{}' are too open (group or others may "
+        "read it): chmod 600 it\n",
+        status.st_mode & 07777, path);
   try {
     return parse_credentials(read_all(file, path, status.st_size));
   } catch (const BadInput& bad) {

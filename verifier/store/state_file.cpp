@@ -10,8 +10,8 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <system_error>
 #include <random>
+#include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
@@ -60,7 +60,9 @@ std::string read_all(int fd, const fs::path& path) {
   while (true) {
     auto n = ::read(fd, buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(Failure::state_unreadable, fmt::format("state file {}: cannot be read: {}", path.string(), os_error()));
+    if (n < 0)
+      throw Error(Failure::state_unreadable,
+                  fmt::format("state file {}: cannot be read: {}", path.string(), os_error()));
     if (n == 0) return bytes;
     bytes.append(buffer, static_cast<std::size_t>(n));
   }
@@ -104,8 +106,7 @@ int create_temp(const fs::path& temp, bool replacing) {
 // then restores. It is best effort: only root may give a file away, and a user may give it only a
 // group it belongs to; short of that, the replacement has the writer's group.
 void keep_access(int fd, const struct stat& old, const fs::path& temp) {
-  static_cast<void>(::fchown(fd, old.st_uid, old.st_gid) == 0 ||
-                    ::fchown(fd, static_cast<uid_t>(-1), old.st_gid) == 0);
+  static_cast<void>(::fchown(fd, old.st_uid, old.st_gid) == 0 || ::fchown(fd, static_cast<uid_t>(-1), old.st_gid) == 0);
   if (::fchmod(fd, old.st_mode & 07777) != 0)
     throw Error(Failure::state_unwritable, fmt::format("chmod {}: {}", temp.string(), os_error()));
 }
@@ -154,12 +155,14 @@ std::optional<nlohmann::json> StateFile::read() const {
   UniqueFd fd(::open(path_.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0 && errno == ENOENT) return std::nullopt;  // a first run; any other error is not
   if (fd.get() < 0)
-    throw Error(Failure::state_unreadable, fmt::format("state file {}: cannot be read: {}", path_.string(), os_error()));
+    throw Error(Failure::state_unreadable,
+                fmt::format("state file {}: cannot be read: {}", path_.string(), os_error()));
   try {
     return nlohmann::json::parse(read_all(fd.get(), path_));
   } catch (const nlohmann::json::parse_error& error) {
-    throw Error(Failure::state_unreadable, fmt::format("state file {} is not valid JSON ({}); fix it, or start over with --reset-state",
-                                     path_.string(), error.what()));
+    throw Error(Failure::state_unreadable,
+                fmt::format("state file {} is not valid JSON ({}); fix it, or start over with --reset-state",
+                            path_.string(), error.what()));
   }
 }
 
@@ -174,10 +177,12 @@ void StateFile::write(const nlohmann::json& content) const {
   try {
     if (old) keep_access(fd.get(), *old, temp);
     write_all(fd.get(), content.dump(2) + "\n", temp);
-    if (::fsync(fd.get()) != 0) throw Error(Failure::state_unwritable, fmt::format("fsync {}: {}", temp.string(), os_error()));
+    if (::fsync(fd.get()) != 0)
+      throw Error(Failure::state_unwritable, fmt::format("fsync {}: {}", temp.string(), os_error()));
     if (!fd.close()) throw Error(Failure::state_unwritable, fmt::format("close {}: {}", temp.string(), os_error()));
     if (::rename(temp.c_str(), path_.c_str()) != 0)
-      throw Error(Failure::state_unwritable, fmt::format("rename {} to {}: {}", temp.string(), path_.string(), os_error()));
+      throw Error(Failure::state_unwritable,
+                  fmt::format("rename {} to {}: {}", temp.string(), path_.string(), os_error()));
   } catch (const Error& error) {  // the temp file's name alone would not tell which ledger failed
     ::unlink(temp.c_str());
     throw Error(Failure::state_unwritable,
@@ -202,14 +207,17 @@ void write_file_atomically(const fs::path& path, const std::string& bytes) {
   auto temp = temp_beside(path, dir);
   UniqueFd fd(create_temp(temp, old.has_value()));
   if (fd.get() < 0)
-    throw Error(Failure::state_unwritable, fmt::format("{}: cannot create {}: {}", path.string(), temp.string(), os_error()));
+    throw Error(Failure::state_unwritable,
+                fmt::format("{}: cannot create {}: {}", path.string(), temp.string(), os_error()));
   try {
     if (old) keep_access(fd.get(), *old, temp);
     write_all(fd.get(), bytes, temp);
-    if (::fsync(fd.get()) != 0) throw Error(Failure::state_unwritable, fmt::format("fsync {}: {}", temp.string(), os_error()));
+    if (::fsync(fd.get()) != 0)
+      throw Error(Failure::state_unwritable, fmt::format("fsync {}: {}", temp.string(), os_error()));
     if (!fd.close()) throw Error(Failure::state_unwritable, fmt::format("close {}: {}", temp.string(), os_error()));
     if (::rename(temp.c_str(), path.c_str()) != 0)
-      throw Error(Failure::state_unwritable, fmt::format("rename {} to {}: {}", temp.string(), path.string(), os_error()));
+      throw Error(Failure::state_unwritable,
+                  fmt::format("rename {} to {}: {}", temp.string(), path.string(), os_error()));
   } catch (...) {
     ::unlink(temp.c_str());
     throw;

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Weakens, one at a time, each rule a user relies on, and checks that the unit tests notice.
+
+Each mutant is one small edit of one source line (the text must occur exactly once). For each, in a
+scratch copy of the tree: apply it, rebuild the unit tests, run them; "killed" when a test fails
+(or the mutant no longer builds: reported apart, as that proves nothing), "survived" when every
+test passes. Not part of CI (about a minute a mutant); README's testing notes give the last result.
+
+  scripts/mutate.py [--only NAME_SUBSTRING] [--keep]    (scripts/mutate.sh is the same)
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parent.parent
+
+# (name, file, original text, weakened text)
+MUTANTS = [
+    ("verdict: a critical finding makes the ensemble only degraded", "model/judge/checks.cpp",
+     "if (finding.severity == Severity::critical) report.verdict = Verdict::critical;",
+     "if (finding.severity == Severity::critical) report.verdict = Verdict::degraded;"),
+    ("verdict: a warning leaves the ensemble healthy", "model/judge/checks.cpp",
+     "      report.verdict = Verdict::degraded;", "      report.verdict = Verdict::healthy;"),
+    ("majority of voters: half is enough", "model/judge/checks.cpp",
+     "int majority = report_.expected_voters / 2 + 1;", "int majority = report_.expected_voters / 2;"),
+    ("two leaders are not reported", "model/judge/checks.cpp",
+     "} else if (leaders.size() > 1) {", "} else if (leaders.size() > 2) {"),
+    ("sync proof: a leader is not taken as synced", "model/judge/checks.cpp",
+     "if (row.state == ServerState::leader) return true;", "if (row.state == ServerState::leader) return false;"),
+    ("sync proof: the leader's synced followers count one short", "model/judge/checks.cpp",
+     "mntr_counts_every_follower = synced >= expected;", "mntr_counts_every_follower = synced + 1 >= expected;"),
+    ("a slow write is degraded even without a quorum", "model/judge/checks.cpp",
+     "if (!timed_out || !report_.leader || has_finding(report_.findings, FindingCode::no_quorum)) return false;",
+     "if (!timed_out || !report_.leader) return false;"),
+    ("safe-to-restart: a quorum may be left short by one", "model/judge/restart_plan.cpp",
+     "  if (remaining < majority) {", "  if (remaining + 1 < majority) {"),
+    ("safe-to-restart: approvals in flight are not counted as going down", "model/judge/restart_plan.cpp",
+     "if (row.name != name && going_down.contains(row.name) && is_synced_voter(row)) leaving.push_back(row.name);",
+     "if (row.name != name && going_down.contains(row.name) && is_synced_voter(row)) {}"),
+    ("order: the leader is not last", "model/judge/restart_plan.cpp",
+     "    case ServerState::leader: return 3;", "    case ServerState::leader: return 0;"),
+    ("a restart round forgets a server seen down and back", "model/judge/restart_plan.cpp",
+     "    if (!serving) approval.seen_down = true;", "    if (!serving) approval.seen_down = false;"),
+    ("restart seen: one poll without the server is taken as a restart", "model/books/restart_timeline.cpp",
+     "if (polls_not_serving_ >= 2 || counter_fell) timeline_.restart_seen = true;",
+     "if (polls_not_serving_ >= 1 || counter_fell) timeline_.restart_seen = true;"),
+    ("restart seen: a Received count that fell is not a restart", "model/books/restart_timeline.cpp",
+     "*seen.target_received < *last_received_;", "*seen.target_received < 0;"),
+    ("step: an unseen restart is not reported", "model/judge/step.cpp",
+     "  else if (!step.timed_out && !step.restart_seen)", "  else if (false)"),
+    ("step: --stable is reached one check early", "model/judge/step.cpp",
+     "  else if (!step.timed_out && step.healthy_streak < step.stable)",
+     "  else if (!step.timed_out && step.healthy_streak + 1 < step.stable)"),
+    ("step and roll: the watch's findings do not count", "model/judge/step.cpp",
+     "  all.findings.insert(all.findings.end(), watch_findings.begin(), watch_findings.end());", ""),
+    ("step and roll: the step's own findings do not count", "model/judge/step.cpp",
+     "  all.findings.insert(all.findings.end(), step_findings.begin(), step_findings.end());", ""),
+    ("step: goes ahead on a degraded ensemble", "verifier/check/restart_step.hpp",
+     "return server && report.verdict == Verdict::healthy && safety.safe;",
+     "return server && report.verdict != Verdict::critical && safety.safe;"),
+    ("--stable: an unhealthy check does not reset the streak", "verifier/check/restart_step.cpp",
+     "recovery.healthy_streak = counts ? recovery.healthy_streak + 1 : 0;",
+     "recovery.healthy_streak = counts ? recovery.healthy_streak + 1 : recovery.healthy_streak;"),
+    ("--stable: healthy checks count before the restart was seen", "verifier/check/restart_step.cpp",
+     "bool counts = recovery.report.verdict == Verdict::healthy && restart_seen;",
+     "bool counts = recovery.report.verdict == Verdict::healthy;"),
+    ("quorum --wait: an unhealthy attempt does not reset the streak", "verifier/commands/quorum.cpp",
+     "streak = report.verdict == Verdict::healthy ? streak + 1 : 0;",
+     "streak = report.verdict == Verdict::healthy ? streak + 1 : streak;"),
+    ("readiness: ready when any check passes", "model/judge/readiness.cpp",
+     "readiness.ready = std::ranges::all_of(readiness.checks, &ReadinessCheck::passed);",
+     "readiness.ready = std::ranges::any_of(readiness.checks, &ReadinessCheck::passed);"),
+    ("liveness: a stuck cycle loop stays alive ten times longer", "model/judge/readiness.cpp",
+     "return now - last_cycle_end <= 3 * interval + timeout;", "return now - last_cycle_end <= 30 * interval + timeout;"),
+    ("ledger: a zxid that went backwards is no data loss", "model/judge/ledger.cpp",
+     "if (previous_ && *current < previous_->high_zxid && !previous_->data_loss)",
+     "if (previous_ && *current < previous_->high_zxid && false)"),
+    ("ledger: a durability marker gone is no data loss", "model/judge/ledger.cpp",
+     "    if (!gone.empty())", "    if (false)"),
+    ("ledger: the data-loss alarm is not sticky", "model/judge/ledger.cpp",
+     "    carry_data_loss_alarm();", ""),
+    ("watch: lost writes are not reported", "model/judge/watch_judge.cpp",
+     "  if (totals.writes_lost > 0)", "  if (totals.writes_lost > 1)"),
+    ("watch: an expired session is not reported", "model/judge/watch_judge.cpp",
+     "  if (totals.sessions_expired > 0)", "  if (totals.sessions_expired > 1)"),
+    ("round trip: other bytes read back still match", "probes/round_trip.cpp",
+     "read.bytes_match = probe.result.data == plan.payload;", "read.bytes_match = true;"),
+    ("smoke: a failed case still exits 0", "verifier/commands/smoke.cpp",
+     "return count(cases, CaseOutcome::failed) == 0 && !context.executor.stop().requested() ? kExitHealthy",
+     "return count(cases, CaseOutcome::failed) >= 0 && !context.executor.stop().requested() ? kExitHealthy"),
+    ("JUnit: failures are not counted", "model/render/junit.cpp",
+     "auto failures = count(suite.cases, CaseOutcome::failed);", "auto failures = 0;"),
+    ("exit codes: degraded exits 0", "verifier/commands/exit_codes.cpp",
+     "    case Verdict::degraded: return kExitDegraded;", "    case Verdict::degraded: return kExitHealthy;"),
+]
+
+
+def run(cmd, cwd, timeout=1800):
+    return subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+
+
+def scratch_copy():
+    scratch = Path(tempfile.mkdtemp(prefix="zkverify-mutate-"))
+    files = subprocess.check_output(["git", "ls-files"], cwd=TOP, text=True).split()
+    for name in files:
+        source = TOP / name
+        if source.is_file():
+            target = scratch / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    return scratch
+
+
+def build_and_test(scratch):
+    built = run(["cmake", "--build", "build", "--target", "unit_tests", "-j", str(os.cpu_count() or 2)], scratch)
+    if built.returncode != 0:
+        return "no-build", built.stdout[-2000:]
+    tested = run(["build/tests/unit_tests", "--order", "decl", "--abort"], scratch, timeout=900)
+    return ("passed" if tested.returncode == 0 else "failed"), tested.stdout[-3000:]
+
+
+def main():
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    keep = "--keep" in sys.argv
+    mutants = [m for m in MUTANTS if not only or only in m[0]]
+    scratch = scratch_copy()
+    print(f"mutate: {len(mutants)} mutants in {scratch}", flush=True)
+    launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
+    configured = run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Debug", *launcher], scratch)
+    if configured.returncode != 0:
+        sys.exit(f"mutate: configure failed:\n{configured.stdout}")
+    baseline, log = build_and_test(scratch)
+    if baseline != "passed":
+        sys.exit(f"mutate: the unmutated tree does not pass ({baseline}):\n{log}")
+    results = []
+    for name, path, original, weakened in mutants:
+        source = scratch / path
+        text = source.read_text()
+        if text.count(original) != 1:
+            results.append((name, "stale", f"{path}: the original text occurs {text.count(original)} times"))
+            continue
+        started = time.monotonic()
+        source.write_text(text.replace(original, weakened))
+        outcome, _ = build_and_test(scratch)
+        source.write_text(text)
+        verdict = {"failed": "killed", "passed": "SURVIVED", "no-build": "no-build"}[outcome]
+        results.append((name, verdict, f"{path} ({time.monotonic() - started:.0f}s)"))
+        print(f"  {verdict:9} {name}  [{path}]", flush=True)
+    killed = sum(1 for _, verdict, _ in results if verdict == "killed")
+    print(f"mutate: {killed} of {len(results)} mutants killed")
+    for name, verdict, detail in results:
+        if verdict != "killed":
+            print(f"  {verdict}: {name}: {detail}")
+    if not keep:
+        shutil.rmtree(scratch, ignore_errors=True)
+    sys.exit(0 if killed == len(results) else 1)
+
+
+if __name__ == "__main__":
+    main()
