@@ -263,7 +263,9 @@ TEST_CASE("state files: corrupt, locked, concurrent", "[integration][promises]")
   CHECK(read_json(corrupt)["high_zxid"] == 7);  // never silently replaced
 
   auto locked = scratch.file("locked.json");
-  auto holder = "flock " + locked + ".lock sleep 5 & sleep 0.5; ";
+  auto held = scratch.file("held");  // the holder has the lock once this exists (bounded wait: 10 s)
+  auto holder = "flock " + locked + ".lock sh -c 'touch " + held + "; sleep 5' & i=0; while [ ! -e " + held +
+                " ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done; ";
   auto blocked = lab::sh(holder + "$ZKVERIFY " + quorum + locked);
   CHECK(blocked.exit_code == 64);
   CHECK_THAT(blocked.err, Contains("is locked by another zkverify"));

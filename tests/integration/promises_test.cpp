@@ -222,10 +222,14 @@ void check_wait_default_timeout(const std::string& servers) {
 
 // The report and the exit code are the last attempt's: degraded first, healthy once resumed.
 void check_last_attempt_reported(const lab::Lab& ensemble, const std::string& paused) {
-  auto run = lab::sh("(sleep 2; " + std::string(ZKLAB) + " resume " + ensemble.dir() + " " + paused +
-                     " >/dev/null 2>&1) & $ZKVERIFY quorum --output json --timeout 1s --wait 60s --interval 200ms"
-                     " --stable 2 --servers " +
-                     ensemble.servers() + "; code=$?; wait; exit $code");
+  // Resumed once the first attempt has been reported (a bounded wait of 30 s on its progress line).
+  auto progress = ensemble.dir() + "/wait-progress";
+  auto run =
+      lab::sh("(i=0; while ! grep -q 'attempt 1:' " + progress + " 2>/dev/null && [ $i -lt 1500 ]; do sleep 0.02;" +
+              " i=$((i+1)); done; " + ZKLAB + " resume " + ensemble.dir() + " " + paused +
+              " >/dev/null 2>&1) & $ZKVERIFY quorum --output json --timeout 1s --wait 60s --interval 200ms"
+              " --stable 2 --servers " +
+              ensemble.servers() + " 2>" + progress + "; code=$?; wait; cat " + progress + " >&2; exit $code");
   INFO(run.out << run.err);
   CHECK(run.exit_code == 0);
   auto attempts = attempt_lines(run.err);

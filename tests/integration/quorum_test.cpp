@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "../unit/fake_peer.hpp"
+#include "../unit/loopback_port.hpp"
 #include "integration/lab.hpp"
 
 using Catch::Matchers::Contains;
@@ -74,6 +75,24 @@ void check_timings(const nlohmann::json& timings) {
     CHECK(timings[phase].is_number_integer());
     CHECK(timings[phase] <= timings["total"]);
   }
+}
+
+// One --admin-port for all servers, bound and never listening: each server's AdminServer request is
+// refused, and each says so.
+void check_one_refusing_admin_port(const lab::Lab& ensemble) {
+  // One port for all servers: each asks a port that is bound and never listens, and says so.
+  loopback::RefusingPort refusing;
+  auto refusing_port = std::to_string(refusing.port());
+  auto one_port = zkverify(quorum_json(ensemble, "--admin-port " + refusing_port));
+  INFO(one_port.out << one_port.err);
+  int unavailable = 0;
+  for (const auto& finding : one_port.json()["findings"])
+    if (finding["code"] == "admin-unavailable") {
+      ++unavailable;
+      CHECK_THAT(finding["message"].get<std::string>(),
+                 Contains("AdminServer 127.0.0.1:" + refusing_port + " /commands/"));
+    }
+  CHECK(unavailable == 5);
 }
 
 }  // namespace
@@ -229,16 +248,7 @@ TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correc
                Contains("ids not listed: 5"));
     CHECK_FALSE(lab::find_finding(four.json(), "voters-counted"));
 
-    // One port for all servers: each asks 127.0.0.1:1, where nothing listens, and says so.
-    auto one_port = zkverify(quorum_json(ensemble, "--admin-port 1"));
-    INFO(one_port.out << one_port.err);
-    int unavailable = 0;
-    for (const auto& finding : one_port.json()["findings"])
-      if (finding["code"] == "admin-unavailable") {
-        ++unavailable;
-        CHECK_THAT(finding["message"].get<std::string>(), Contains("AdminServer 127.0.0.1:1 /commands/"));
-      }
-    CHECK(unavailable == 5);
+    check_one_refusing_admin_port(ensemble);
   }
   SECTION("and a lost follower is still seen") {
     auto stopped = ensemble.leader() == "pzoo-2" ? "pzoo-1" : "pzoo-2";

@@ -222,13 +222,21 @@ std::string other_follower(const lab::Lab& ensemble, const std::string& local) {
   return "";
 }
 
+// The sidecar's zkverify_cycles_total, read from its own /metrics (-1 when absent).
+long cycles_of(std::uint16_t port) {
+  auto metrics = sidecar_client::get(port, "/metrics").body;
+  auto at = metrics.find("\nzkverify_cycles_total ");
+  return at == std::string::npos ? -1 : std::stol(metrics.substr(at + 23));
+}
+
 // On the leader's pod the sidecar writes through its own long-lived session, which outlives each
 // cycle: the cycle deletes its node, or one would stay per cycle. At most the cycle in progress has one.
 void serve_on_the_leader_leaves_no_round_trip_nodes(const lab::Lab& ensemble, std::uint16_t port, const fs::path& log) {
   auto serve = start_serve(ensemble, ensemble.leader(), port, log);
   INFO("serve's log:\n" << serve->log());
   REQUIRE(within(seconds(30), [&] { return status_of(port, "/readyz") == 200; }));
-  std::this_thread::sleep_for(milliseconds(3500));  // three more cycles, 1 s apart
+  auto cycles = cycles_of(port);
+  REQUIRE(within(seconds(30), [&] { return cycles_of(port) >= cycles + 3; }));  // three more cycles
   auto round_trips = [](const std::vector<std::string>& children) {
     return std::ranges::count_if(children, [](const std::string& child) { return child.starts_with("roundtrip-"); });
   };

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "../unit/loopback_port.hpp"
 #include "integration/lab.hpp"
 #include "integration/lab_sessions.hpp"
 #include "probes/c_keeper.hpp"
@@ -177,8 +178,9 @@ TEST_CASE("smoke usage errors exit 64 naming the flag, an unwritable --junit fil
   CHECK_THAT(bad_wait.err, Contains("'soon' is not a duration"));
   auto no_servers = lab::zkverify("smoke");
   CHECK(no_servers.exit_code == 64);
-  auto unwritable =
-      lab::zkverify("smoke --servers a=127.0.0.1:1 --timeout 1s --junit /nonexistent-zkverify-dir/smoke.xml");
+  loopback::RefusingPort nobody;
+  auto unwritable = lab::zkverify("smoke --servers a=127.0.0.1:" + std::to_string(nobody.port()) +
+                                  " --timeout 1s --junit /nonexistent-zkverify-dir/smoke.xml");
   CHECK(unwritable.exit_code == 74);
   CHECK_THAT(unwritable.err, Contains("/nonexistent-zkverify-dir/smoke.xml"));
   CHECK_THAT(unwritable.out, Contains("smoke: 1 passed, 11 failed"));  // the cases were printed first

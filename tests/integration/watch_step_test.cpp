@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../unit/loopback_port.hpp"
 #include "integration/lab.hpp"
 #include "model/facts/addresses.hpp"
 #include "probes/c_keeper.hpp"
@@ -88,10 +89,12 @@ TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify
     const auto& step = report["step"];
     CHECK(step["server"] == name);
     CHECK(step["command_status"] == 0);
-    CHECK(step["downtime_ms"].is_number());  // it really went down and came back
+    CHECK(step["downtime_ms"].get<long>() > 0);  // it really went down and came back
     CHECK(step["leader_before"] == leader_before);
     CHECK(step["leader_after"] == ensemble.leader());
-    CHECK(step["longest_leaderless_ms"].is_number());
+    // A follower's restart leaves the leader leading; the leader's own is issue 26's (measured from evidence).
+    if (name != leader_before) CHECK(step["longest_leaderless_ms"] == 0);
+    else CHECK(step["longest_leaderless_ms"].get<long>() >= 0);
     // Only the leader's restart moves the leadership (order puts it last).
     CHECK((step["leader_after"] != step["leader_before"]) == (name == leader_before));
     CHECK_THAT(step["summary"].get<std::string>(), Catch::Matchers::StartsWith("step " + name + ": command exited 0"));
@@ -413,7 +416,8 @@ TEST_CASE(
   a_stopped_server_skips_its_read_back(ensemble);
   wiped_data_is_lost_writes(ensemble);
 
-  auto nothing = lab::zkverify("watch --duration 5s --servers nobody=127.0.0.1:1");
+  loopback::RefusingPort refusing;
+  auto nothing = lab::zkverify("watch --duration 5s --servers nobody=127.0.0.1:" + std::to_string(refusing.port()));
   INFO(nothing.out << nothing.err);
   CHECK(nothing.exit_code == 2);
   CHECK_THAT(nothing.err, Contains("zkverify watch: cannot start"));

@@ -73,6 +73,15 @@ class Peer {
     std::unique_lock lock(connected_mutex_);
     return connected_.wait_until(lock, deadline, [&] { return total_ >= count; });
   }
+  // How many times `word` was asked (its four bytes read), and a wait until it was `count` times.
+  int asked(const std::string& word) {
+    std::lock_guard lock(connected_mutex_);
+    return asked_[word];
+  }
+  bool wait_for_asked(const std::string& word, int count, std::chrono::steady_clock::time_point deadline) {
+    std::unique_lock lock(connected_mutex_);
+    return connected_.wait_until(lock, deadline, [&] { return asked_[word] >= count; });
+  }
   // Bytes written after the replies by stream and flood: how far a client read before it hung up.
   std::uint64_t bytes_streamed() const { return streamed_; }
   // From the next connection on, `word` gets `script` (a server that goes down, or restarts). Waits
@@ -114,6 +123,11 @@ class Peer {
     boost::system::error_code ec;
     co_await asio::async_read(socket, asio::buffer(word), asio::redirect_error(asio::use_awaitable, ec));
     if (ec) co_return;
+    {
+      std::lock_guard lock(connected_mutex_);
+      ++asked_[std::string(word, 4)];
+    }
+    connected_.notify_all();
     if (std::string(word, 4) == "GET ") {  // the rest of the request: unread bytes would make close() a reset
       std::string request;
       co_await asio::async_read_until(socket, asio::dynamic_buffer(request), "\r\n\r\n",
@@ -194,6 +208,7 @@ class Peer {
   std::thread thread_;
   std::atomic<int> open_{0}, max_concurrent_{0}, total_{0}, limit_{0}, cut_off_{0};
   std::mutex connected_mutex_;
+  std::map<std::string, int> asked_;  // guarded by connected_mutex_
   std::condition_variable connected_;
   std::atomic<std::uint64_t> streamed_{0};
 };

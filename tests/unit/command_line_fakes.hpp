@@ -1,0 +1,91 @@
+#pragma once
+// Whole commands run as main() runs them, against fakes: four-letter-word peers that answer srvr as
+// a healthy 5-server ensemble (under a ruok-only whitelist), and the fake keeper for the sessions.
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fake_keeper.hpp"
+#include "fake_peer.hpp"
+#include "test_data.hpp"
+#include "test_executor.hpp"
+#include "verifier/commands/command.hpp"
+
+namespace command_line {
+
+// Five servers answering srvr (pzoo-0 leads), refusing every other word as a ruok-only whitelist does.
+class FakeEnsemble {
+ public:
+  FakeEnsemble() {
+    const char* names[] = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
+    for (int i = 0; i < 5; ++i) {
+      peers_.push_back(std::make_unique<::fake::Peer>(
+          std::map<std::string, ::fake::Script>{
+              {"srvr", {::fake::Behaviour::answer, capture(i == 0 ? "srvr_leader.txt" : "srvr_follower.txt")}}},
+          ::fake::Script{::fake::Behaviour::answer, capture("mntr_whitelist_ruok_only.txt")}));
+      zookeeper.set_server_id(names[i], i + 1);
+      if (i) servers_ += ',';
+      servers_ += std::string(names[i]) + "=127.0.0.1:" + std::to_string(peers_.back()->port());
+    }
+  }
+  const std::string& servers() const { return servers_; }
+  // Server `index` (0 = pzoo-0 ... 4 = zoo-1) answers srvr with `script` from now on.
+  void srvr_answers(std::size_t index, ::fake::Script script) {
+    peers_.at(index)->replace_script("srvr", std::move(script));
+  }
+  // Waits (at most 10 s) until server `index` has been asked srvr `more` times more than now.
+  bool wait_for_asks(std::size_t index, int more) {
+    auto& peer = *peers_.at(index);
+    return peer.wait_for_asked("srvr", peer.asked("srvr") + more,
+                               std::chrono::steady_clock::now() + std::chrono::seconds(10));
+  }
+  zkverify::fake::Ensemble zookeeper;
+
+ private:
+  std::vector<std::unique_ptr<::fake::Peer>> peers_;
+  std::string servers_;
+};
+
+struct Ran {
+  int exit_code = 0;
+  std::string out, err;
+  nlohmann::json json() const { return nlohmann::json::parse(out); }
+};
+
+inline Ran run(zkverify::fake::Ensemble& zookeeper, std::vector<std::string> args) {
+  std::ostringstream out, err;
+  std::vector<const char*> argv{"zkverify"};
+  for (const auto& arg : args) argv.push_back(arg.c_str());
+  // The tests' shared executor: the fake's sessions, and the watch engines their listeners keep,
+  // outlive the run, and nothing that holds a strand may outlive its executor.
+  zkverify::verifier::Context context{test_executor(), zookeeper.factory(), out, err};
+  int code = zkverify::verifier::run_command_line(static_cast<int>(argv.size()), argv.data(), context);
+  return {code, out.str(), err.str()};
+}
+
+inline bool has_finding(const nlohmann::json& report, const std::string& code, const std::string& server = "") {
+  for (const auto& finding : report["findings"])
+    if (finding["code"] == code && (server.empty() || finding["server"] == server)) return true;
+  return false;
+}
+
+// A file that a COMMAND or a test thread touches to say that something happened; named, so that one
+// test can hold several.
+struct Witness {
+  std::filesystem::path path;
+  explicit Witness(const std::string& name = "ran")
+      : path(std::filesystem::temp_directory_path() / ("zkverify-step-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove(path);
+  }
+  ~Witness() { std::filesystem::remove(path); }
+};
+
+}  // namespace command_line

@@ -1,0 +1,163 @@
+// The go/no-go rules of step and roll, whole commands on fakes: a degraded ensemble is refused even
+// when the restart itself would be safe, and a roll stops at the first step whose watch saw harm.
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "command_line_fakes.hpp"
+
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+using namespace command_line;
+
+namespace {
+
+const char* const kNames[] = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
+
+// A scratch ledger path, removed (with its lock file) at the end.
+struct Ledger {
+  fs::path path;
+  explicit Ledger(const std::string& name)
+      : path(fs::temp_directory_path() / ("zkverify-" + name + "-" + std::to_string(::getpid()) + ".json")) {
+    fs::remove(path);
+  }
+  ~Ledger() {
+    fs::remove(path);
+    fs::remove(path.string() + ".lock");
+  }
+};
+
+// Plays the part of a restart: when COMMAND touches DIR/NAME, server NAME stops answering srvr for
+// a few polls and comes back with its Received count from 0 (and, if `expire`, its sessions expire).
+class Restarter {
+ public:
+  Restarter(FakeEnsemble& ensemble, bool expire) : ensemble_(ensemble), expire_(expire) {
+    fs::create_directories(dir_);
+    thread_ = std::thread([this] { loop(); });
+  }
+  ~Restarter() {
+    done_ = true;
+    thread_.join();
+    fs::remove_all(dir_);
+  }
+  Restarter(const Restarter&) = delete;
+  Restarter& operator=(const Restarter&) = delete;
+  std::string command() const { return "touch " + (dir_ / "{}").string(); }
+  int restarts() const { return restarts_; }
+
+ private:
+  void loop() {
+    for (int ticks = 0; !done_ && ticks < 4000; ++ticks) {
+      for (std::size_t i = 0; i < 5; ++i)
+        if (fs::exists(dir_ / kNames[i])) {
+          fs::remove(dir_ / kNames[i]);
+          restart(i);
+        }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  void restart(std::size_t index) {
+    ++restarts_;
+    if (expire_) ensemble_.zookeeper.expire_sessions_on(kNames[index]);
+    ensemble_.srvr_answers(index, {::fake::Behaviour::close_at_once, ""});
+    ensemble_.wait_for_asks(index, 4);  // not serving in two polls in a row (an empty reply is asked again)
+    auto fresh = capture(index == 0 ? "srvr_leader.txt" : "srvr_follower.txt");
+    auto received = fresh.find("Received: ");
+    fresh.replace(received, fresh.find('\n', received) - received, "Received: 0");
+    ensemble_.srvr_answers(index, {::fake::Behaviour::answer, fresh});
+  }
+
+  FakeEnsemble& ensemble_;
+  bool expire_;
+  fs::path dir_ = fs::temp_directory_path() / ("zkverify-restarts-" + std::to_string(::getpid()));
+  std::atomic<bool> done_{false};
+  std::atomic<int> restarts_{0};
+  std::thread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("step refuses a degraded ensemble even when its own restart would be safe: COMMAND not run") {
+  FakeEnsemble ensemble;
+  ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});  // zoo-1 down: 4 of 5, a quorum still
+  Witness witness;
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "3s",
+                                      "--", "touch", witness.path.string()});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);
+  CHECK_THAT(ran.out, Contains("step zoo-0: the ensemble is degraded before the step; COMMAND not run"));
+  CHECK_FALSE(fs::exists(witness.path));
+}
+
+TEST_CASE("roll refuses a degraded ensemble before its first step, and says so in its JSON") {
+  FakeEnsemble ensemble;
+  ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});
+  Ledger ledger("roll-refused");
+  Restarter restarter(ensemble, false);
+  auto ran = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
+                                      "--timeout", "5s", "--output", "json", "--", "sh", "-c", restarter.command()});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);
+  auto record = ran.json();
+  CHECK(record["steps"].empty());
+  CHECK(record["complete"] == false);
+  REQUIRE(record["refused"].is_object());
+  CHECK(record["refused"]["reason"] == "the ensemble is degraded");
+  CHECK(restarter.restarts() == 0);
+}
+
+TEST_CASE("roll restarts every server, the leader last, when each step is clean") {
+  FakeEnsemble ensemble;
+  Ledger ledger("roll-clean");
+  Restarter restarter(ensemble, false);
+  auto ran = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
+                                      "--timeout", "10s", "--output", "json", "--", "sh", "-c", restarter.command()});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 0);
+  auto record = ran.json();
+  CHECK(record["complete"] == true);
+  REQUIRE(record["steps"].size() == 5);
+  CHECK(record["steps"][4]["server"] == "pzoo-0");  // the leader
+  CHECK(restarter.restarts() == 5);
+}
+
+TEST_CASE("roll stops after the first step whose watch saw sessions expire: exit 2, nothing more restarted") {
+  FakeEnsemble ensemble;
+  Ledger ledger("roll-expired");
+  Restarter restarter(ensemble, true);
+  auto ran = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
+                                      "--timeout", "10s", "--output", "json", "--", "sh", "-c", restarter.command()});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 2);
+  auto record = ran.json();
+  CHECK(record["verdict"] == "critical");
+  CHECK(record["complete"] == false);
+  CHECK(record["steps"].size() == 1);
+  CHECK(record["remaining"].size() == 4);
+  CHECK(record["watch"]["sessions_expired"].get<int>() >= 1);
+  CHECK(restarter.restarts() == 1);
+}
+
+TEST_CASE("quorum --wait --stable counts healthy attempts in a row: a degraded one starts the count again") {
+  FakeEnsemble ensemble;
+  std::thread flapper([&] {  // zoo-1 is down for the third attempt only
+    ensemble.wait_for_asks(4, 2);
+    ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});
+    ensemble.wait_for_asks(4, 2);  // the attempt's srvr, and its second try (an empty reply may be a limit)
+    ensemble.srvr_answers(4, {::fake::Behaviour::answer, capture("srvr_follower.txt")});
+  });
+  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--wait", "30s", "--interval", "100ms",
+                                      "--stable", "3", "--timeout", "2s"});
+  flapper.join();
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 0);
+  CHECK_THAT(ran.err, Contains("attempt 2: healthy, healthy 2/3 in a row"));
+  CHECK_THAT(ran.err, Contains("attempt 3: degraded"));
+  CHECK_THAT(ran.err, Contains("attempt 4: healthy, healthy 1/3 in a row"));
+  CHECK_THAT(ran.err, Contains("attempt 6: healthy, healthy 3/3 in a row"));
+}
