@@ -121,7 +121,7 @@ def run(cmd, cwd, timeout=1800):
 
 def scratch_copy():
     scratch = Path(tempfile.mkdtemp(prefix="zkverify-mutate-"))
-    files = subprocess.check_output(["git", "ls-files"], cwd=TOP, text=True).split()
+    files = subprocess.check_output(["git", "ls-files", "--cached", "--others", "--exclude-standard"], cwd=TOP, text=True).split()
     for name in files:
         source = TOP / name
         if source.is_file():

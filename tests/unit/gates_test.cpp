@@ -48,6 +48,12 @@ class Restarter {
   Restarter(const Restarter&) = delete;
   Restarter& operator=(const Restarter&) = delete;
   std::string command() const { return "touch " + (dir_ / "{}").string(); }
+  // COMMAND for one server that returns once its restart is over (as kubectl delete pod --wait does).
+  std::string command_waiting(const std::string& name) const {
+    auto back = (dir_ / (name + ".back")).string();
+    return "touch " + (dir_ / name).string() + "; i=0; while [ ! -e " + back +
+           " ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done; sleep 0.3";
+  }
   int restarts() const { return restarts_; }
 
  private:
@@ -70,6 +76,7 @@ class Restarter {
     auto received = fresh.find("Received: ");
     fresh.replace(received, fresh.find('\n', received) - received, "Received: 0");
     ensemble_.srvr_answers(index, {::fake::Behaviour::answer, fresh});
+    std::ofstream{dir_ / (std::string(kNames[index]) + ".back")};
   }
 
   FakeEnsemble& ensemble_;
@@ -111,18 +118,22 @@ TEST_CASE("roll refuses a degraded ensemble before its first step, and says so i
   CHECK(restarter.restarts() == 0);
 }
 
-TEST_CASE("roll restarts every server, the leader last, when each step is clean") {
+TEST_CASE("roll restarts every server, the leader last, --pause between steps, when each step is clean") {
   FakeEnsemble ensemble;
   Ledger ledger("roll-clean");
   Restarter restarter(ensemble, false);
-  auto ran = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
-                                      "--timeout", "10s", "--output", "json", "--", "sh", "-c", restarter.command()});
+  auto ran =
+      run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(), "--timeout",
+                               "10s", "--pause", "300ms", "--output", "json", "--", "sh", "-c", restarter.command()});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 0);
   auto record = ran.json();
   CHECK(record["complete"] == true);
   REQUIRE(record["steps"].size() == 5);
-  CHECK(record["steps"][4]["server"] == "pzoo-0");  // the leader
+  CHECK(record["steps"][4]["server"] == "pzoo-0");          // the leader
+  for (std::size_t i = 1; i < record["steps"].size(); ++i)  // at least the pause between one step's end and the next
+    CHECK(record["steps"][i]["started_ms"].get<long>() - record["steps"][i - 1]["ended_ms"].get<long>() >= 300);
+  CHECK(record["watch"]["sessions_expired"] == 0);
   CHECK(restarter.restarts() == 5);
 }
 
@@ -160,4 +171,47 @@ TEST_CASE("quorum --wait --stable counts healthy attempts in a row: a degraded o
   CHECK_THAT(ran.err, Contains("attempt 3: degraded"));
   CHECK_THAT(ran.err, Contains("attempt 4: healthy, healthy 1/3 in a row"));
   CHECK_THAT(ran.err, Contains("attempt 6: healthy, healthy 3/3 in a row"));
+}
+
+TEST_CASE("step's --stable counts healthy checks in a row: a failed check between them starts the count again") {
+  FakeEnsemble ensemble;
+  Restarter restarter(ensemble, false);
+  // Round trips: the check before the step, then the recovery checks; from the third recovery check
+  // on, every other one fails. Two in a row at most: never three, so zoo-0 never counts as recovered.
+  for (int nth = 4; nth <= 20; nth += 2)
+    ensemble.zookeeper.inject(zkverify::fake::Rule{
+        "", zkverify::fake::OpKind::create, zkverify::fake::Fault::connection_loss, nth, "/zkverify/roundtrip-"});
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "7s",
+                                      "--output", "json", "--", "sh", "-c", restarter.command_waiting("zoo-0")});
+  INFO(ran.out << ran.err);
+  CHECK((ran.exit_code == 1 || ran.exit_code == 2));
+  CHECK(has_finding(ran.json(), "not-recovered", "zoo-0"));
+  CHECK_FALSE(has_finding(ran.json(), "not-restarted"));
+  CHECK(restarter.restarts() == 1);
+}
+
+TEST_CASE("step counts no healthy check before it saw the restart: a slow restart after three healthy checks") {
+  FakeEnsemble ensemble;
+  Witness started("started");
+  auto round_trips = [&] { return ensemble.zookeeper.operations(zkverify::fake::OpKind::create, "pzoo-0"); };
+  std::thread late_restart([&] {  // the old process answers three recovery checks, then zoo-0 restarts
+    for (int i = 0; i < 500 && !fs::exists(started.path); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    auto before = round_trips();
+    for (int i = 0; i < 1000 && round_trips() < before + 3; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ensemble.srvr_answers(3, {::fake::Behaviour::close_at_once, ""});
+    ensemble.wait_for_asks(3, 4);
+    auto fresh = capture("srvr_follower.txt");
+    auto received = fresh.find("Received: ");
+    fresh.replace(received, fresh.find('\n', received) - received, "Received: 0");
+    ensemble.srvr_answers(3, {::fake::Behaviour::answer, fresh});
+  });
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "20s",
+                                      "--output", "json", "--", "touch", started.path.string()});
+  late_restart.join();
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 0);
+  CHECK_FALSE(has_finding(ran.json(), "not-restarted"));
+  CHECK(ran.json()["step"]["downtime_ms"].is_number());
 }

@@ -1,0 +1,91 @@
+// The judge of one restart step (model/judge/step): its own findings and the verdict step and roll
+// share, from facts alone.
+
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "model/judge/findings.hpp"
+#include "model/judge/report.hpp"
+#include "model/judge/step.hpp"
+
+using namespace zkverify;
+
+namespace {
+
+StepFacts clean_step() {
+  StepFacts step;
+  step.server = "zoo-0";
+  step.command = "kubectl delete pod zoo-0";
+  step.timeout = std::chrono::minutes(10);
+  step.stable = 3;
+  step.restart_seen = true;
+  step.healthy_streak = 3;
+  return step;
+}
+
+// A last check whose one finding has `severity` (the verdict follows from the findings).
+Report check_with(Severity severity) {
+  Report report;
+  auto finding = make_finding(FindingCode::unreachable, "zoo-1", "zoo-1 is unreachable");
+  finding.severity = severity;
+  report.findings.push_back(finding);
+  return report;
+}
+
+std::vector<FindingCode> codes(const std::vector<Finding>& findings) {
+  std::vector<FindingCode> out;
+  for (const auto& finding : findings) out.push_back(finding.code);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("step judge: a clean step has no finding of its own and its verdict is the last check's") {
+  CHECK(step_findings(clean_step()).empty());
+  Report healthy;
+  healthy.verdict = Verdict::healthy;
+  CHECK(step_verdict(healthy, {}, {}) == Verdict::healthy);
+  CHECK(step_verdict(check_with(Severity::warning), {}, {}) == Verdict::degraded);
+  CHECK(step_verdict(check_with(Severity::critical), {}, {}) == Verdict::critical);
+}
+
+TEST_CASE("step judge: --stable is counted in full: one healthy check short is not-recovered") {
+  auto step = clean_step();
+  step.healthy_streak = step.stable - 1;
+  CHECK(codes(step_findings(step)) == std::vector{FindingCode::not_recovered});
+  step.last_verdict = Verdict::critical;  // critical when the last check was
+  CHECK(step_findings(step).front().severity == Severity::critical);
+  step.healthy_streak = 0;
+  step.last_verdict = Verdict::degraded;
+  CHECK(step_findings(step).front().severity == Severity::warning);
+}
+
+TEST_CASE("step judge: COMMAND's failures and a restart never seen are the step's findings") {
+  auto failed = clean_step();
+  failed.command_status = 3;
+  CHECK(codes(step_findings(failed)) == std::vector{FindingCode::command_failed});
+  auto timed_out = clean_step();
+  timed_out.timed_out = true;
+  timed_out.command_status = 143;
+  CHECK(codes(step_findings(timed_out)) == std::vector{FindingCode::command_timed_out});
+  auto unseen = clean_step();
+  unseen.restart_seen = false;
+  CHECK(codes(step_findings(unseen)) == std::vector{FindingCode::not_restarted});
+  auto interrupted = clean_step();
+  interrupted.interrupted = true;
+  CHECK(codes(step_findings(interrupted)) == std::vector{FindingCode::interrupted});
+}
+
+TEST_CASE("step judge: the step's and the watch's findings make a healthy check worse, never better") {
+  Report healthy;
+  healthy.verdict = Verdict::healthy;
+  auto warning = make_finding(FindingCode::not_recovered, "zoo-0", "not healthy 3 times in a row");
+  warning.severity = Severity::warning;
+  auto critical = make_finding(FindingCode::session_expired, "zoo-0", "a session expired");
+  critical.severity = Severity::critical;
+  CHECK(step_verdict(healthy, {warning}, {}) == Verdict::degraded);
+  CHECK(step_verdict(healthy, {}, {critical}) == Verdict::critical);
+  CHECK(step_verdict(healthy, {warning}, {critical}) == Verdict::critical);
+  CHECK(step_verdict(check_with(Severity::critical), {warning}, {}) == Verdict::critical);
+}
