@@ -268,7 +268,13 @@ void ready_on_every_page(const Scenario& s) {
   // The last cycle, seconds ago at most: --interval 1s, and a cycle takes well under its --timeout.
   CHECK(ensemble_json["age_ms"].get<int>() >= 0);
   CHECK(ensemble_json["age_ms"].get<int>() < 6000);
-  CHECK_THAT(sidecar_client::get(s.port, "/metrics").body, Contains("zkverify_local_ready 1\n"));
+  auto metrics = sidecar_client::get(s.port, "/metrics").body;
+  CHECK_THAT(metrics, Contains("zkverify_local_ready 1\n"));
+  auto round_trip = metrics.find("\nzkverify_round_trip_seconds ");  // measured: the cycle's sync and read
+  REQUIRE(round_trip != std::string::npos);
+  auto round_trip_seconds = std::stod(metrics.substr(round_trip + 29));
+  CHECK(round_trip_seconds > 0);
+  CHECK(round_trip_seconds < 5);
   CHECK(status_of(s.port, "/nope") == 404);
   CHECK(sidecar_client::request(s.port, "POST", "/readyz").status == 405);
   auto probe = lab::zkverify("probe --servers " + s.ensemble.servers() + " --local pzoo-0");

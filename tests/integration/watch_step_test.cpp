@@ -203,21 +203,63 @@ TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, r
   std::filesystem::remove(state + ".lock");
 }
 
+namespace {
+
+// The zkverify process started by `sh` whose pid it wrote to `pid_file` (waits up to 5 s for it).
+std::string read_pid(const std::string& pid_file) {
+  std::string pid;
+  for (int i = 0; i < 50 && pid.empty(); ++i) {
+    std::ifstream(pid_file) >> pid;
+    if (pid.empty()) std::this_thread::sleep_for(100ms);
+  }
+  return pid;
+}
+
+// A watch run in the background of `sh`, with its pid known; its stdout is read back at the end
+// (and can be watched meanwhile: it flushes every event).
+struct BackgroundWatch {
+  std::string pid_file = temp_path("watch-bg"), out_file = temp_path("watch-bg-out");
+  lab::Run run;
+  std::thread thread;
+
+  explicit BackgroundWatch(const std::string& args) {
+    thread = std::thread([this, args] {
+      run = lab::sh("$ZKVERIFY watch " + args + " >" + out_file + " & echo $! > " + pid_file +
+                    "; wait $!; code=$?; cat " + out_file + "; exit $code");
+    });
+  }
+  std::string pid() const { return read_pid(pid_file); }
+  // Waits (at most 20 s) until every one of `sessions` sessions printed its first connection (a
+  // `connected` event, as a JSON line or a text line): the watch is writing.
+  bool wait_connected(int sessions = 5) const {
+    for (int i = 0; i < 200; ++i, std::this_thread::sleep_for(100ms)) {
+      std::ifstream in(out_file);
+      int connected = 0;
+      for (std::string line; std::getline(in, line);)
+        if (line.find("\"event\":\"connected\"") != std::string::npos || line.find(" connected ") != std::string::npos)
+          ++connected;
+      if (connected >= sessions) return true;
+    }
+    return false;
+  }
+  void join() {
+    thread.join();
+    std::filesystem::remove(pid_file);
+    std::filesystem::remove(out_file);
+  }
+};
+
+}  // namespace
+
 TEST_CASE("a session that really expires is reported and fails the watch", "[integration]") {
   lab::Lab ensemble;
-  auto pid_file = temp_path("watch-pid");
-  lab::Run run;
-  std::thread watcher([&] {
-    run = lab::sh("$ZKVERIFY watch --output json --duration 12s --session-timeout 2s --servers " + ensemble.servers() +
-                  " & echo $! > " + pid_file + "; wait $!");
-  });
-  std::this_thread::sleep_for(std::chrono::seconds(2));
-  std::string pid;
-  std::ifstream(pid_file) >> pid;
+  BackgroundWatch watch("--output json --duration 12s --session-timeout 2s --servers " + ensemble.servers());
+  auto pid = watch.pid();
   REQUIRE_FALSE(pid.empty());
+  REQUIRE(watch.wait_connected());
   lab::sh("kill -STOP " + pid + "; sleep 6; kill -CONT " + pid);  // longer than the 2s session timeout
-  watcher.join();
-  std::filesystem::remove(pid_file);
+  watch.join();
+  const auto& run = watch.run;
   INFO(run.out << run.err);
   CHECK(run.exit_code == 2);
   auto lines = json_lines(run.out);
@@ -233,15 +275,14 @@ TEST_CASE("a session that really expires is reported and fails the watch", "[int
 
 TEST_CASE("three of five down for 10s: a write-unavailability window of at least 10s", "[integration]") {
   lab::Lab ensemble;
-  lab::Run run;
-  std::thread watcher([&] {
-    run = lab::zkverify("watch --output json --duration 25s --max-unavailable 5s --servers " + ensemble.servers());
-  });
-  std::this_thread::sleep_for(std::chrono::seconds(3));
+  BackgroundWatch watch("--output json --duration 25s --max-unavailable 5s --servers " + ensemble.servers());
+  REQUIRE(watch.wait_connected());
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("stop", name);
-  std::this_thread::sleep_for(std::chrono::seconds(10));
+  std::this_thread::sleep_for(std::chrono::seconds(10));  // the outage itself
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("start", name);
-  watcher.join();
+  watch.join();
+  lab::check_schema("watch", watch.run.out);
+  const auto& run = watch.run;
   INFO(run.out << run.err);
   CHECK(run.exit_code == 2);
   auto lines = json_lines(run.out);
@@ -257,40 +298,13 @@ TEST_CASE("three of five down for 10s: a write-unavailability window of at least
 
 namespace {
 
-// The zkverify process started by `sh` whose pid it wrote to `pid_file` (waits up to 5 s for it).
-std::string read_pid(const std::string& pid_file) {
-  std::string pid;
-  for (int i = 0; i < 50 && pid.empty(); ++i) {
-    std::ifstream(pid_file) >> pid;
-    if (pid.empty()) std::this_thread::sleep_for(100ms);
-  }
-  return pid;
-}
-
-// A watch run in the background of `sh`, with its pid known.
-struct BackgroundWatch {
-  std::string pid_file = temp_path("watch-bg");
-  lab::Run run;
-  std::thread thread;
-
-  explicit BackgroundWatch(const std::string& args) {
-    thread = std::thread(
-        [this, args] { run = lab::sh("$ZKVERIFY watch " + args + " & echo $! > " + pid_file + "; wait $!"); });
-  }
-  std::string pid() const { return read_pid(pid_file); }
-  void join() {
-    thread.join();
-    std::filesystem::remove(pid_file);
-  }
-};
-
 // Every event kind of a leader restart, at most 3 connections to one server, nothing left behind.
 void watch_through_a_leader_restart(const lab::Lab& ensemble) {
   {
     BackgroundWatch watch("--output json --duration 16s --max-unavailable 30s --servers " + ensemble.servers());
     auto pid = watch.pid();
     REQUIRE_FALSE(pid.empty());
-    std::this_thread::sleep_for(3s);
+    REQUIRE(watch.wait_connected());
     int most = 0;
     std::thread sampler([&] {
       for (int i = 0; i < 40; ++i, std::this_thread::sleep_for(200ms))
@@ -321,7 +335,7 @@ void signals_end_it_cleanly(const lab::Lab& ensemble) {
     BackgroundWatch watch("--duration 60s --servers " + ensemble.servers());
     auto pid = watch.pid();
     REQUIRE_FALSE(pid.empty());
-    std::this_thread::sleep_for(3s);
+    REQUIRE(watch.wait_connected());
     auto signalled = std::chrono::steady_clock::now();
     lab::sh(std::string("kill -") + signal + " " + pid);
     watch.join();
@@ -345,7 +359,7 @@ void two_neighbours_down_widen_a_session(const lab::Lab& ensemble) {
   BackgroundWatch watch("--output json --duration 18s --session-timeout 4s --max-unavailable 30s --servers " +
                         ensemble.servers());
   REQUIRE_FALSE(watch.pid().empty());
-  std::this_thread::sleep_for(2s);
+  REQUIRE(watch.wait_connected());
   ensemble.act("stop", names[first]);
   ensemble.act("stop", names[first + 1]);
   std::this_thread::sleep_for(7s);
@@ -374,7 +388,7 @@ void a_stopped_server_skips_its_read_back(const lab::Lab& ensemble) {
   auto follower = ensemble.leader() == "zoo-0" ? std::string("zoo-1") : std::string("zoo-0");
   BackgroundWatch watch("--output json --duration 6s --servers " + ensemble.servers());
   REQUIRE_FALSE(watch.pid().empty());
-  std::this_thread::sleep_for(2s);
+  REQUIRE(watch.wait_connected());
   ensemble.act("stop", follower);
   watch.join();
   INFO(watch.run.out << watch.run.err);
@@ -390,7 +404,7 @@ void a_stopped_server_skips_its_read_back(const lab::Lab& ensemble) {
 void wiped_data_is_lost_writes(const lab::Lab& ensemble) {
   BackgroundWatch watch("--output json --duration 30s --session-timeout 4s --servers " + ensemble.servers());
   REQUIRE_FALSE(watch.pid().empty());
-  std::this_thread::sleep_for(3s);
+  REQUIRE(watch.wait_connected());
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("kill", name);
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("wipe", name);
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("start", name);

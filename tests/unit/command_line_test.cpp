@@ -282,3 +282,21 @@ TEST_CASE("command line: bad input is a usage error naming it, for every command
                     "--admin-port takes one port or one per server (2 servers, 3 ports given)");
   CHECK(zookeeper.sessions_opened() == 0);
 }
+
+TEST_CASE("command line: smoke on fakes passes on a healthy ensemble, and one failed case makes it exit 1") {
+  FakeEnsemble ensemble;
+  auto healthy =
+      run(ensemble.zookeeper, {"smoke", "--servers", ensemble.servers(), "--output", "json", "--timeout", "5s"});
+  INFO(healthy.out << healthy.err);
+  CHECK(healthy.exit_code == 0);
+  ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});  // zoo-1 down: its server-serving case fails
+  auto one_down =
+      run(ensemble.zookeeper, {"smoke", "--servers", ensemble.servers(), "--output", "json", "--timeout", "5s"});
+  INFO(one_down.out << one_down.err);
+  CHECK(one_down.exit_code == 1);
+  bool failed = false;
+  auto report = one_down.json();  // a value: iterating over a temporary's member would outlive it
+  for (const auto& smoke_case : report["cases"])
+    if (smoke_case["id"] == "server-serving/zoo-1") failed = smoke_case["outcome"] == "failed";
+  CHECK(failed);
+}

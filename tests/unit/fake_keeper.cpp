@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <type_traits>
 #include <utility>
 
 namespace zkverify::fake {
@@ -326,6 +327,8 @@ void Ensemble::State::start(const std::shared_ptr<Session>& session, OpKind op, 
     return;
   }
   if (apply(*this, result)) ++last_zxid;
+  if constexpr (std::is_same_v<R, GetResult>)
+    if (fault == Fault::other_bytes) result.data = result.data.empty() ? "?" : result.data.substr(1) + "?";
   complete(std::move(done), std::move(result));
 }
 

@@ -27,6 +27,7 @@ enum class Fault {
   never_complete,   // the operation (or connect, or close) never completes
   connection_loss,  // completes with connection_loss; the session disconnects, then reconnects (its next server)
   session_expired,  // completes with session_expired; the session is expired: its ephemerals are gone, it is dead
+  other_bytes,      // completes ok, but a read returns bytes other than the node holds (a server gone wrong)
 };
 
 // Which operations a fault hits.

@@ -90,6 +90,17 @@ TEST_CASE("round trip: a healthy ensemble reads the write back through every ser
   CHECK(lab.ensemble.closes_completed() == 3);
 }
 
+TEST_CASE("round trip: a server that reads back other bytes than were written is no match", "[round_trip]") {
+  ThreeServers lab;
+  lab.ensemble.inject({"s3", OpKind::get, zkverify::fake::Fault::other_bytes, 0, kProbePrefix});
+  auto trip = lab.run(lab.plan());
+  REQUIRE(trip.reads.size() == 3);
+  check_read_ok(trip.reads[0], trip);
+  check_read_ok(trip.reads[1], trip);
+  CHECK(trip.reads[2].error == ZkError::ok);
+  CHECK_FALSE(trip.reads[2].bytes_match);
+}
+
 TEST_CASE("round trip: the namespace is created only when the write finds it missing", "[round_trip]") {
   ThreeServers lab;
   auto first = lab.run(lab.plan());

@@ -47,6 +47,10 @@ TEST_CASE("watch: expiry, lost or reordered writes, stale reads and long windows
   CHECK(has(judge_watch(totals, std::nullopt), "ephemeral-lost"));
 
   totals = calm();
+  totals.writes_lost = 1;  // one acknowledged write lost is a loss
+  CHECK(has(judge_watch(totals, std::nullopt), "writes-lost"));
+
+  totals = calm();
   totals.writes_lost = 3;
   totals.writes_out_of_order = 1;
   totals.stale_reads = 2;
