@@ -6,7 +6,7 @@ scratch copy of the tree: apply it, rebuild the unit tests, run them; "killed" w
 (or the mutant no longer builds: reported apart, as that proves nothing), "survived" when every
 test passes. Not part of CI (about a minute a mutant); README's testing notes give the last result.
 
-  scripts/mutate.py [--only NAME_SUBSTRING] [--keep]    (scripts/mutate.sh is the same)
+  scripts/mutate.py [--only 'NAME_SUBSTRING|...'] [--keep]    (scripts/mutate.sh is the same)
 """
 import os
 import shutil
@@ -142,7 +142,8 @@ def build_and_test(scratch):
 def main():
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     keep = "--keep" in sys.argv
-    mutants = [m for m in MUTANTS if not only or only in m[0]]
+    wanted = only.split("|") if only else []  # --only 'a|b': the mutants whose name contains a or b
+    mutants = [m for m in MUTANTS if not wanted or any(w in m[0] for w in wanted)]
     scratch = scratch_copy()
     print(f"mutate: {len(mutants)} mutants in {scratch}", flush=True)
     launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []

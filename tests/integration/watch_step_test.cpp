@@ -218,27 +218,25 @@ std::string read_pid(const std::string& pid_file) {
 // A watch run in the background of `sh`, with its pid known; its stdout is read back at the end
 // (and can be watched meanwhile: it flushes every event).
 struct BackgroundWatch {
-  std::string pid_file = temp_path("watch-bg"), out_file = temp_path("watch-bg-out");
+  std::string pid_file = temp_path("watch-bg"), out_file = temp_path("watch-bg-out"),
+              err_file = temp_path("watch-bg-err");
   lab::Run run;
   std::thread thread;
 
   explicit BackgroundWatch(const std::string& args) {
     thread = std::thread([this, args] {
-      run = lab::sh("$ZKVERIFY watch " + args + " >" + out_file + " & echo $! > " + pid_file +
-                    "; wait $!; code=$?; cat " + out_file + "; exit $code");
+      run = lab::sh("$ZKVERIFY watch " + args + " >" + out_file + " 2>" + err_file + " & echo $! > " + pid_file +
+                    "; wait $!; code=$?; cat " + out_file + "; cat " + err_file + " >&2; exit $code");
     });
   }
   std::string pid() const { return read_pid(pid_file); }
-  // Waits (at most 20 s) until every one of `sessions` sessions printed its first connection (a
-  // `connected` event, as a JSON line or a text line): the watch is writing.
-  bool wait_connected(int sessions = 5) const {
+  // Waits (at most 20 s) until the watch said it started: every session connected, with its znodes.
+  bool wait_started() const {
     for (int i = 0; i < 200; ++i, std::this_thread::sleep_for(100ms)) {
-      std::ifstream in(out_file);
-      int connected = 0;
-      for (std::string line; std::getline(in, line);)
-        if (line.find("\"event\":\"connected\"") != std::string::npos || line.find(" connected ") != std::string::npos)
-          ++connected;
-      if (connected >= sessions) return true;
+      std::ifstream in(err_file);
+      std::stringstream text;
+      text << in.rdbuf();
+      if (text.str().find("zkverify watch: started:") != std::string::npos) return true;
     }
     return false;
   }
@@ -246,6 +244,7 @@ struct BackgroundWatch {
     thread.join();
     std::filesystem::remove(pid_file);
     std::filesystem::remove(out_file);
+    std::filesystem::remove(err_file);
   }
 };
 
@@ -256,7 +255,7 @@ TEST_CASE("a session that really expires is reported and fails the watch", "[int
   BackgroundWatch watch("--output json --duration 12s --session-timeout 2s --servers " + ensemble.servers());
   auto pid = watch.pid();
   REQUIRE_FALSE(pid.empty());
-  REQUIRE(watch.wait_connected());
+  REQUIRE(watch.wait_started());
   lab::sh("kill -STOP " + pid + "; sleep 6; kill -CONT " + pid);  // longer than the 2s session timeout
   watch.join();
   const auto& run = watch.run;
@@ -276,7 +275,7 @@ TEST_CASE("a session that really expires is reported and fails the watch", "[int
 TEST_CASE("three of five down for 10s: a write-unavailability window of at least 10s", "[integration]") {
   lab::Lab ensemble;
   BackgroundWatch watch("--output json --duration 25s --max-unavailable 5s --servers " + ensemble.servers());
-  REQUIRE(watch.wait_connected());
+  REQUIRE(watch.wait_started());
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("stop", name);
   std::this_thread::sleep_for(std::chrono::seconds(10));  // the outage itself
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("start", name);
@@ -304,7 +303,7 @@ void watch_through_a_leader_restart(const lab::Lab& ensemble) {
     BackgroundWatch watch("--output json --duration 16s --max-unavailable 30s --servers " + ensemble.servers());
     auto pid = watch.pid();
     REQUIRE_FALSE(pid.empty());
-    REQUIRE(watch.wait_connected());
+    REQUIRE(watch.wait_started());
     int most = 0;
     std::thread sampler([&] {
       for (int i = 0; i < 40; ++i, std::this_thread::sleep_for(200ms))
@@ -335,7 +334,7 @@ void signals_end_it_cleanly(const lab::Lab& ensemble) {
     BackgroundWatch watch("--duration 60s --servers " + ensemble.servers());
     auto pid = watch.pid();
     REQUIRE_FALSE(pid.empty());
-    REQUIRE(watch.wait_connected());
+    REQUIRE(watch.wait_started());
     auto signalled = std::chrono::steady_clock::now();
     lab::sh(std::string("kill -") + signal + " " + pid);
     watch.join();
@@ -359,7 +358,7 @@ void two_neighbours_down_widen_a_session(const lab::Lab& ensemble) {
   BackgroundWatch watch("--output json --duration 18s --session-timeout 4s --max-unavailable 30s --servers " +
                         ensemble.servers());
   REQUIRE_FALSE(watch.pid().empty());
-  REQUIRE(watch.wait_connected());
+  REQUIRE(watch.wait_started());
   ensemble.act("stop", names[first]);
   ensemble.act("stop", names[first + 1]);
   std::this_thread::sleep_for(7s);
@@ -388,7 +387,7 @@ void a_stopped_server_skips_its_read_back(const lab::Lab& ensemble) {
   auto follower = ensemble.leader() == "zoo-0" ? std::string("zoo-1") : std::string("zoo-0");
   BackgroundWatch watch("--output json --duration 6s --servers " + ensemble.servers());
   REQUIRE_FALSE(watch.pid().empty());
-  REQUIRE(watch.wait_connected());
+  REQUIRE(watch.wait_started());
   ensemble.act("stop", follower);
   watch.join();
   INFO(watch.run.out << watch.run.err);
@@ -404,7 +403,7 @@ void a_stopped_server_skips_its_read_back(const lab::Lab& ensemble) {
 void wiped_data_is_lost_writes(const lab::Lab& ensemble) {
   BackgroundWatch watch("--output json --duration 30s --session-timeout 4s --servers " + ensemble.servers());
   REQUIRE_FALSE(watch.pid().empty());
-  REQUIRE(watch.wait_connected());
+  REQUIRE(watch.wait_started());
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("kill", name);
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("wipe", name);
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}) ensemble.act("start", name);

@@ -300,3 +300,13 @@ TEST_CASE("command line: smoke on fakes passes on a healthy ensemble, and one fa
     if (smoke_case["id"] == "server-serving/zoo-1") failed = smoke_case["outcome"] == "failed";
   CHECK(failed);
 }
+
+TEST_CASE("command line: watch says on stderr when it has started, and ends clean after --duration") {
+  FakeEnsemble ensemble;
+  auto ran = run(ensemble.zookeeper, {"watch", "--servers", ensemble.servers(), "--duration", "1s"});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 0);
+  CHECK_THAT(ran.err, Contains("zkverify watch: started: 5 sessions writing under /zkverify\n"));
+  CHECK_THAT(ran.out, Contains("summary: sessions 5 kept, 0 expired"));
+  CHECK(ensemble.zookeeper.paths() == std::vector<std::string>{"/zkverify"});  // its znodes went with it
+}

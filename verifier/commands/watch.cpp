@@ -89,6 +89,10 @@ class WatchCommand final : public Command {
       context.err << "zkverify watch: cannot start: " << *error << "\n";
       return kExitCritical;
     }
+    // Said once every session is connected and has its znodes: from here on the watch counts.
+    context.err << fmt::format("zkverify watch: started: {} sessions writing under {}\n", options_.servers.size(),
+                               options_.namespace_path)
+                << std::flush;
     if (options_.duration) {
       stop.wait_until(Clock::now() + *options_.duration);
     } else {
