@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 quick=0
 [[ ${1:-} == --quick ]] && quick=1
 
+# phase NAME: a header with the time spent so far, so a slow CI run shows where its minutes went.
+phase() { echo "== $* (at ${SECONDS}s)"; }
+
 scripts/install-deps.sh
 
 # Every lab the tests start lives below this directory; whatever happens to the test run, the trap
@@ -32,13 +35,13 @@ trap cleanup EXIT
 # (one ensemble at a time).
 run_tests() {
   local dir=$1; shift
-  echo "== test $dir $*"
+  phase "test $dir $*"
   (cd "$dir" && ctest -j 2 --output-on-failure "$@")
 }
 
 # README's from-source commands, as a user runs them: a user's build never fails on a compiler's
 # warning (ZKVERIFY_WERROR is off by default), so this one fails on its log instead.
-echo "== build build (README: cmake -S . -B build -DCMAKE_BUILD_TYPE=Release)"
+phase "build build (README: cmake -S . -B build -DCMAKE_BUILD_TYPE=Release)"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 if ! cmake --build build -j"$(nproc)" >build/build.log 2>&1; then
   grep -E -A8 'error' build/build.log | head -150 >&2
@@ -55,24 +58,26 @@ run_tests build
 # Packaging, from the GCC build just tested (nothing is recompiled): the .deb built, installed (dpkg -i
 # under $CI, else into a throwaway root), run against a lab, removed and lintian-checked; the sidecar
 # image built with buildah and its filesystem run in a chroot (root) against a lab.
-echo "== packaging"
+phase packaging
 tests/install/test-package.sh build
 tests/install/test-image.sh build
 
 if ((quick)); then
   scripts/lint.sh
+  phase "done"
   exit 0
 fi
 # clang-14 with ASan+UBSan and the libFuzzer targets in one build: the second compiler's warnings
 # (as errors), the sanitizers' run of every unit test, clang-tidy on its compile commands, and each
 # fuzz target for a few seconds.
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-echo "== build build-clang (clang-14, ASan+UBSan, -Werror, fuzz targets)"
+phase "build build-clang (clang-14, ASan+UBSan, -Werror, fuzz targets)"
 cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DZKVERIFY_WERROR=ON \
   -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON >/dev/null
 cmake --build build-clang -j"$(nproc)"
 run_tests build-clang -LE integration
-echo "== lint"
+phase lint
 scripts/lint.sh build-clang
-echo "== fuzz"
+phase fuzz
 BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5
+phase "done"
