@@ -30,12 +30,13 @@ subcommands() { zkverify --help | help_section Subcommands | awk '/^  [a-z]/ { p
 summary() { zkverify "$@" --help | head -n 1; }
 
 # Every spelling of every option of `zkverify SUB --help` ("-h,--help" gives -h and --help); with
-# --valued, only the options that take a value (a TEXT, INT, FLOAT... after the names).
+# --valued, only the options that take a value (a placeholder after the names: DURATION, FILE,
+# [NAME=]HOST:PORT,..., text|json...).
 option_names() {
   local valued=0
   [[ ${1:-} == --valued ]] && { valued=1; shift; }
   zkverify "$@" --help | help_section Options |
-    awk -v valued="$valued" '/^  -/ { if (!valued || $2 ~ /^[A-Z]+$/) { n = split($1, a, ","); for (i = 1; i <= n; i++) print a[i] } }'
+    awk -v valued="$valued" '/^  -/ { if (!valued || $2 ~ /^[][A-Z=:,.]+$/ || $2 ~ /^[a-z]+([|][a-z]+)+$/) { n = split($1, a, ","); for (i = 1; i <= n; i++) print a[i] } }'
 }
 
 write_completion() {

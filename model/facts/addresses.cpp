@@ -23,6 +23,12 @@ ServerAddress parse_entry(std::string_view entry) {
     if (server.name.find('/') != std::string::npos)
       throw BadInput(fmt::format("server name '{}' has a '/'; use letters, digits, '-' or '.'", server.name));
   }
+  // Habits from other tools' connect strings, named instead of failing on their symptoms.
+  if (endpoint.find("://") != std::string_view::npos)
+    throw BadInput(fmt::format("server entry '{}': no scheme: HOST:PORT", entry));
+  if (auto colon = endpoint.rfind(':');
+      colon != std::string_view::npos && endpoint.find('/', colon) != std::string_view::npos)
+    throw BadInput(fmt::format("server entry '{}': a chroot path is not supported; use --namespace", entry));
   std::string_view host, port;
   if (endpoint.starts_with('[')) {
     auto close = endpoint.find(']');
@@ -70,6 +76,8 @@ std::vector<ServerAddress> parse_server_list(std::string_view list) {
   std::vector<ServerAddress> servers;
   std::set<std::string> names, endpoints;
   for (auto entry : split(list, ',')) {
+    if (entry.find_first_of(" \t\n") != std::string_view::npos)  // "h:1 h:2": spaces are not separators
+      throw BadInput(fmt::format("the server list '{}': separate servers with ','", list));
     if (entry.empty()) throw BadInput(fmt::format("the server list '{}' has an empty entry", list));
     auto server = parse_entry(entry);
     if (!names.insert(server.name).second)
@@ -92,12 +100,13 @@ void assign_admin_ports(std::vector<ServerAddress>& servers, std::string_view po
 
 ListenAddress parse_listen(std::string_view text) {
   auto fail = [&](std::string_view why) {
-    throw BadInput(fmt::format("--listen '{}': {} (expected HOST:PORT, e.g. 0.0.0.0:9181 or [::]:9181)", text, why));
+    throw BadInput(
+        fmt::format("--listen '{}': {} (expected HOST:PORT, e.g. :9181, 0.0.0.0:9181 or [::1]:9181)", text, why));
   };
   auto colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0) fail("no host and port");
-  auto host = text.substr(0, colon);
-  if (host.front() == '[') {
+  if (colon == std::string_view::npos) fail("no port");
+  auto host = text.substr(0, colon);  // "" (":9181"): every address
+  if (host.starts_with('[')) {
     if (host.size() < 3 || host.back() != ']') fail("an IPv6 host needs its closing bracket");
     host = host.substr(1, host.size() - 2);
   } else if (host.find(':') != std::string_view::npos) {
@@ -110,6 +119,10 @@ ListenAddress parse_listen(std::string_view text) {
   if (port_text.empty() || error != std::errc{} || end != port_text.data() + port_text.size() || port > 65535)
     fail("the port must be a number from 0 to 65535");
   return {std::string(host), static_cast<std::uint16_t>(port)};
+}
+
+std::string server_label(std::string_view name, std::string_view address) {
+  return name == address ? std::string(name) : fmt::format("{} ({})", name, address);
 }
 
 }  // namespace zkverify

@@ -13,7 +13,7 @@ namespace zkverify {
 
 struct ServerAddress {
   std::string name;  // "pzoo-0", or the entry itself ("127.0.0.1:2181") when unnamed
-  std::string host;  // without brackets, also for IPv6
+  std::string host;  // without brackets; "" is every address (IPv6 and IPv4), also for IPv6
   std::uint16_t port = 0;
   std::optional<std::uint16_t> admin_port;  // the AdminServer's HTTP port, when known
 
@@ -34,9 +34,12 @@ std::uint16_t parse_port(std::string_view text, std::string_view what);
 
 // --listen HOST:PORT ("0.0.0.0:9181", "[::]:9181", "127.0.0.1:0"): throws BadInput naming --listen.
 struct ListenAddress {
-  std::string host;  // without brackets
+  std::string host;  // without brackets; "" is every address (IPv6 and IPv4)
   std::uint16_t port = 0;
 };
 ListenAddress parse_listen(std::string_view text);
+
+// "pzoo-0 (10.0.0.5:2181)" for messages; the address alone when it is the name (unnamed entries).
+std::string server_label(std::string_view name, std::string_view address);
 
 }  // namespace zkverify

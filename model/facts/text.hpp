@@ -27,6 +27,16 @@ inline std::vector<std::string_view> split(std::string_view s, char separator) {
   }
 }
 
+// "1 voter", "3 voters": a count with its noun in the right number (`plural` when not noun + "s").
+inline std::string counted(long long count, std::string_view noun, std::string_view plural = "") {
+  std::string text = std::to_string(count) + " ";
+  if (count == 1) return text.append(noun);
+  return plural.empty() ? text.append(noun).append("s") : text.append(plural);
+}
+
+// "was" or "were", for `count` things.
+inline std::string_view was_or_were(long long count) { return count == 1 ? "was" : "were"; }
+
 // A short, printable excerpt of a reply for error messages: control bytes escaped, long text cut.
 std::string excerpt(std::string_view bytes, std::size_t limit = 60);
 

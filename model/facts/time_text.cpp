@@ -1,27 +1,70 @@
 #include "model/facts/time_text.hpp"
 
+#include <cctype>
 #include <charconv>
+#include <cmath>
 #include <ctime>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
 namespace zkverify {
 
+namespace {
+
+// One unit of a Go duration, in nanoseconds; 0 when `unit` is none.
+double nanoseconds_per(std::string_view unit) {
+  if (unit == "ns") return 1;
+  if (unit == "us" || unit == "\u00b5s" || unit == "\u03bcs") return 1e3;
+  if (unit == "ms") return 1e6;
+  if (unit == "s") return 1e9;
+  if (unit == "m") return 60e9;
+  if (unit == "h") return 3600e9;
+  return 0;
+}
+
+// "1.5" of "1.5s": the number at the front of `rest`, which it consumes; none when there is none.
+std::optional<double> take_number(std::string_view& rest) {
+  std::size_t length = 0;
+  bool digits = false;
+  while (length < rest.size() && (std::isdigit(static_cast<unsigned char>(rest[length])) != 0 || rest[length] == '.')) {
+    digits = digits || rest[length] != '.';
+    ++length;
+  }
+  double value = 0;
+  auto [end, ec] = std::from_chars(rest.data(), rest.data() + length, value, std::chars_format::fixed);
+  if (!digits || ec != std::errc{} || end != rest.data() + length) return std::nullopt;
+  rest.remove_prefix(length);
+  return value;
+}
+
+}  // namespace
+
 std::chrono::milliseconds parse_duration(std::string_view text) {
-  auto fail = [&] { return BadInput(fmt::format("'{}' is not a duration (use e.g. 500ms, 2s, 5m, 1h)", text)); };
-  std::int64_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end == text.data() || value <= 0) throw fail();
-  std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
-  std::int64_t scale = 0;
-  if (unit == "ms") scale = 1;
-  else if (unit == "s") scale = 1000;
-  else if (unit == "m") scale = 60'000;
-  else if (unit == "h") scale = 3'600'000;
-  else throw fail();
-  if (value > (std::int64_t{1} << 40) / scale) throw fail();  // ~35 years: a typo, not a deadline
-  return std::chrono::milliseconds(value * scale);
+  auto fail = [&](std::string_view why) { return BadInput(fmt::format("'{}' {}", text, why)); };
+  auto syntax = "is not a duration (use e.g. 250ms, 1.5s, 1m30s, 1h)";
+  if (text.starts_with('-')) throw fail("must be greater than 0");
+  if (text == "0" || text == "+0") throw fail("must be greater than 0");
+  std::string_view rest = text.starts_with('+') ? text.substr(1) : text;
+  if (rest.empty()) throw fail(syntax);
+  double total_ns = 0;
+  while (!rest.empty()) {
+    auto value = take_number(rest);
+    if (!value) throw fail(syntax);
+    auto unit_length = rest.find_first_of("0123456789.");
+    auto unit = rest.substr(0, unit_length);
+    auto scale = nanoseconds_per(unit);
+    if (scale == 0) throw fail(unit.empty() ? "is not a duration: give a unit (ms, s, m, h), e.g. 5s" : syntax);
+    total_ns += *value * scale;
+    rest.remove_prefix(unit.size());
+  }
+  if (total_ns <= 0) throw fail("must be greater than 0");
+  auto milliseconds = std::llround(total_ns / 1e6);
+  if (milliseconds == 0) throw fail("is shorter than 1ms");
+  if (total_ns / 1e6 > static_cast<double>(std::int64_t{1} << 40))
+    throw fail("is not a duration: too long");  // ~35 years
+  return std::chrono::milliseconds(milliseconds);
 }
 
 std::string format_duration(std::chrono::milliseconds duration) {

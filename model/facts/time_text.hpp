@@ -10,8 +10,9 @@
 
 namespace zkverify {
 
-// Parses "500ms", "2s", "5m", "1h" (a positive whole number and a unit). Throws BadInput
-// naming the text and the accepted forms.
+// Parses a duration as Go and Kubernetes write it: "250ms", "1.5s", "1m30s", "1h2m3s" (units ns, us,
+// ms, s, m, h), rounded to milliseconds. Throws BadInput naming the text: not a duration, not
+// greater than 0, or shorter than 1ms.
 std::chrono::milliseconds parse_duration(std::string_view text);
 
 // "1.5s", "250ms", "2m03s": short, for humans.

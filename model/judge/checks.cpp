@@ -1,4 +1,6 @@
 #include "model/judge/checks.hpp"
+#include "model/facts/addresses.hpp"
+#include "model/facts/text.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -104,7 +106,7 @@ class Judge {
       const auto& row = report_.servers[i];
       const auto& name = probe.address.name;
       if (row.state == ServerState::unreachable) {
-        add(FindingCode::unreachable, name, fmt::format("{} ({}): {}", name, row.address, row.error));
+        add(FindingCode::unreachable, name, fmt::format("{}: {}", server_label(name, row.address), row.error));
       } else if (row.state == ServerState::not_serving) {
         add(FindingCode::not_serving, name,
             fmt::format("{} is up but not serving requests: it has no quorum or is still joining", name));
@@ -137,17 +139,18 @@ class Judge {
     for (const auto& probe : facts_.probes)
       if (has_facts(probe.mntr) && probe.mntr->facts.quorum_size) {
         add(FindingCode::voters_counted, "",
-            fmt::format("{} voters, from {}'s mntr (zk_quorum_size): no membership was available",
-                        *probe.mntr->facts.quorum_size, probe.address.name));
+            fmt::format("{}, from {}'s mntr (zk_quorum_size): no membership was available",
+                        counted(*probe.mntr->facts.quorum_size, "voter"), probe.address.name));
         return static_cast<int>(*probe.mntr->facts.quorum_size);
       }
     auto observers =
         std::ranges::count_if(facts_.probes, [](const ServerProbe& probe) { return mode_of(probe) == Mode::observer; });
     auto voters = static_cast<int>(facts_.probes.size() - static_cast<std::size_t>(observers));
     add(FindingCode::voters_counted, "",
-        fmt::format("{} voters: the {} listed servers less {} observers; no membership or zk_quorum_size was "
+        fmt::format("{}: the {} listed less {}; no membership or zk_quorum_size was "
                     "available (unlisted voters would not be counted)",
-                    voters, facts_.probes.size(), observers));
+                    counted(voters, "voter"), counted(static_cast<long long>(facts_.probes.size()), "server"),
+                    counted(observers, "observer")));
     return voters;
   }
 
@@ -261,8 +264,8 @@ class Judge {
       mntr_counts_every_follower = synced >= expected;
       if (synced < expected)
         add(FindingCode::followers_not_synced, leader->address.name,
-            fmt::format("leader {} has {} synced followers; the ensemble has {} other voters", leader->address.name,
-                        synced, expected));
+            fmt::format("leader {} has {}; the ensemble has {}", leader->address.name,
+                        counted(synced, "synced follower"), counted(expected, "other voter")));
       for (auto& row : report_.servers)
         if (row.name == leader->address.name) row.note = fmt::format("synced followers {}/{}", synced, expected);
     }

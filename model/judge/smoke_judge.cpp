@@ -1,4 +1,6 @@
 #include "model/judge/smoke_judge.hpp"
+#include "model/facts/addresses.hpp"
+#include "model/facts/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -72,7 +74,7 @@ CaseResult server_serving(const Report& report, const ServerRow& row) {
   auto id = "server-serving/" + row.name;
   auto result = serves(report, row)
                     ? passed(id, fmt::format("{} serves as {}", row.name, to_string(row.state)))
-                    : failed(id, fmt::format("{} ({}) is {}{}", row.name, row.address, to_string(row.state),
+                    : failed(id, fmt::format("{} is {}{}", server_label(row.name, row.address), to_string(row.state),
                                              row.error.empty() ? "" : ": " + row.error));
   if (row.latency_ms) result.seconds = *row.latency_ms / 1000.0;
   return result;

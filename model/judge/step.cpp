@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "model/facts/text.hpp"
 #include "model/facts/time_text.hpp"
 #include "model/judge/checks.hpp"
 
@@ -11,10 +12,11 @@ std::vector<Finding> step_findings(const StepFacts& step) {
   std::vector<Finding> findings;
   auto bound = format_duration(step.timeout);
   if (step.timed_out)
-    findings.push_back(make_finding(FindingCode::command_timed_out, step.server,
-                                    fmt::format("COMMAND ({}) was still running after --timeout {}: its process group "
-                                                "got SIGTERM, then SIGKILL if it had not exited; it exited {}",
-                                                step.command, bound, step.command_status)));
+    findings.push_back(
+        make_finding(FindingCode::command_timed_out, step.server,
+                     fmt::format("COMMAND ({}) was still running after --step-timeout {}: its process group "
+                                 "got SIGTERM, then SIGKILL if it had not exited; it exited {}",
+                                 step.command, bound, step.command_status)));
   else if (step.command_status != 0)
     findings.push_back(make_finding(FindingCode::command_failed, step.server,
                                     fmt::format("COMMAND exited {}{}", step.command_status,
@@ -29,9 +31,10 @@ std::vector<Finding> step_findings(const StepFacts& step) {
                     "to stop)",
                     step.server, bound, step.command_status)));
   else if (!step.timed_out && step.healthy_streak < step.stable)
-    findings.push_back({step.last_verdict == Verdict::critical ? Severity::critical : Severity::warning,
-                        FindingCode::not_recovered, step.server,
-                        fmt::format("the ensemble was not healthy {} times in a row within {}", step.stable, bound)});
+    findings.push_back(
+        {step.last_verdict == Verdict::critical ? Severity::critical : Severity::warning, FindingCode::not_recovered,
+         step.server,
+         fmt::format("the ensemble was not healthy {} in a row within {}", counted(step.stable, "time"), bound)});
   return findings;
 }
 

@@ -68,7 +68,7 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
   ensemble.act("wait");
 
   // step works on IPv6: sessions, writes and read-backs through the C client.
-  auto step = zkverify("step --servers " + ensemble.servers() + " --restart zoo-0 --timeout 60s -- " + ZKLAB +
+  auto step = zkverify("step --servers " + ensemble.servers() + " --restart zoo-0 --step-timeout 60s -- " + ZKLAB +
                        " restart " + ensemble.dir() + " zoo-0");
   INFO(step.out << step.err);
   CHECK(step.exit_code == 0);

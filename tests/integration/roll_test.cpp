@@ -112,8 +112,8 @@ void check_stop_and_resume(const lab::Lab& ensemble, const std::string& roll, co
   names >> first >> second;
   auto breaking = std::string("sh -c 'if [ {} = ") + second + " ]; then " + ZKLAB + " stop " + ensemble.dir() +
                   " {}; else " + restart + "; fi'";
-  auto stopped =
-      lab::zkverify("roll --servers " + servers + " --state " + state + " --timeout 15s --output json -- " + breaking);
+  auto stopped = lab::zkverify("roll --servers " + servers + " --state " + state +
+                               " --step-timeout 15s --output json -- " + breaking);
   INFO(stopped.out << stopped.err);
   CHECK(stopped.exit_code == 1);
   CHECK(stopped.json()["complete"] == false);
@@ -138,7 +138,7 @@ TEST_CASE("roll: five servers in one verified command, a stop at a failed step, 
   auto servers = ensemble.servers();
   auto state = temp_path("roll-ledger.json");
   auto restart = std::string(ZKLAB) + " restart " + ensemble.dir() + " {}";
-  auto roll = "roll --servers " + servers + " --state " + state + " --timeout 60s ";
+  auto roll = "roll --servers " + servers + " --state " + state + " --step-timeout 60s ";
 
   auto marker = temp_path("roll-ran");
   auto dry = lab::zkverify(roll + "--dry-run -- touch " + marker);

@@ -75,7 +75,7 @@ TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify
     auto leader_before = ensemble.leader();
     // COMMAND's stdio is step's; with --output json its stdout goes to step's stderr, so that the
     // JSON on stdout still parses (kubectl delete pod prints a line).
-    auto run = lab::zkverify("step --output json --timeout 2m --state " + state + " --servers " + servers +
+    auto run = lab::zkverify("step --output json --step-timeout 2m --state " + state + " --servers " + servers +
                              " --restart " + name + " -- sh -c 'echo restarting-" + name + "; exec " + ZKLAB +
                              " restart " + ensemble.dir() + " " + name + "'");
     INFO(name << ": " << run.out << run.err);
@@ -160,16 +160,16 @@ TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, r
   auto state = temp_path("step-outcome.json");
 
   // A COMMAND that hangs is terminated at --timeout: exit 1, naming it.
-  auto hung = lab::zkverify("step --output json --timeout 4s --state " + state + " --servers " + servers +
+  auto hung = lab::zkverify("step --output json --step-timeout 4s --state " + state + " --servers " + servers +
                             " --restart " + followers[0] + " -- bash -c 'exec sleep 600'");
   INFO(hung.out << hung.err);
   CHECK(hung.exit_code == 1);
   CHECK(lab::find_finding(hung.json(), "command-timed-out"));
   CHECK(hung.json()["step"]["command_status"] == 143);
-  WARN("step with a hung COMMAND and --timeout 4s took " << hung.elapsed.count() << "ms");
+  WARN("step with a hung COMMAND and --step-timeout 4s took " << hung.elapsed.count() << "ms");
 
   // A COMMAND that fails leaves the restart round as it was.
-  auto failed = lab::zkverify("step --timeout 10s --state " + state + " --servers " + servers + " --restart " +
+  auto failed = lab::zkverify("step --step-timeout 10s --state " + state + " --servers " + servers + " --restart " +
                               followers[0] + " -- false");
   CHECK(failed.exit_code == 1);
   auto ledger = nlohmann::json::parse(std::ifstream(state));
@@ -178,7 +178,7 @@ TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, r
 
   // A COMMAND that exits 0 without restarting anything is not a restart: the old process's healthy
   // answers do not count, step waits for the restart until --timeout, then says so.
-  auto unrestarted = lab::zkverify("step --output json --timeout 6s --state " + state + " --servers " + servers +
+  auto unrestarted = lab::zkverify("step --output json --step-timeout 6s --state " + state + " --servers " + servers +
                                    " --restart " + followers[0] + " -- true");
   INFO(unrestarted.out << unrestarted.err);
   CHECK(unrestarted.exit_code == 1);

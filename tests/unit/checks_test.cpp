@@ -240,7 +240,7 @@ TEST_CASE("observers without a membership: voters are the listed servers less th
   CHECK(report.verdict == Verdict::degraded);
   REQUIRE(find(report, "voters-counted"));
   CHECK(find(report, "voters-counted")->severity == Severity::info);
-  CHECK_THAT(find(report, "voters-counted")->message, Contains("3 voters: the 5 listed servers less 2 observers"));
+  CHECK_THAT(find(report, "voters-counted")->message, Contains("3 voters: the 5 servers listed less 2 observers"));
 
   // mntr's zk_quorum_size, where allowed, is the better estimate.
   facts.probes[0].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"follower", 5, {}, {}, 3}, {}};

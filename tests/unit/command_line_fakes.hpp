@@ -47,6 +47,8 @@ class FakeEnsemble {
     return peer.wait_for_asked("srvr", peer.asked("srvr") + more,
                                std::chrono::steady_clock::now() + std::chrono::seconds(10));
   }
+  // How many times server `index` has been asked srvr so far.
+  int srvr_asks(std::size_t index) { return peers_.at(index)->asked("srvr"); }
   zkverify::fake::Ensemble zookeeper;
 
  private:

@@ -86,8 +86,8 @@ TEST_CASE("command line: step does not run COMMAND when its watch cannot start")
   FakeEnsemble ensemble;
   Witness witness;
   ensemble.zookeeper.inject(Rule{"", OpKind::create, Fault::connection_loss, 0, "/zkverify/watch/"});
-  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "2s",
-                                      "--", "touch", witness.path.string()});
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
+                                      "2s", "--", "touch", witness.path.string()});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 1);
   CHECK_THAT(ran.err, Contains("the watch could not start: cannot create") && Contains("connection_loss") &&
@@ -106,8 +106,8 @@ TEST_CASE("command line: a session expired while COMMAND runs fails the step, an
   });
   auto command = "touch " + started.path.string() + "; i=0; while [ ! -e " + expired.path.string() +
                  " ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i+1)); done; sleep 0.2; touch " + witness.path.string();
-  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "10s",
-                                      "--output", "json", "--", "sh", "-c", command});
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
+                                      "10s", "--output", "json", "--", "sh", "-c", command});
   expirer.join();
   INFO(ran.out << ran.err);
   CHECK(fs::exists(witness.path));
@@ -149,8 +149,8 @@ TEST_CASE("command line: step records its server in the round only after COMMAND
   auto state = fs::temp_directory_path() / ("zkverify-step-round-" + std::to_string(::getpid()) + ".json");
   fs::remove(state);
   auto step = [&](const std::string& command) {
-    return run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "5s",
-                                    "--state", state.string(), "--", "sh", "-c", command});
+    return run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
+                                    "5s", "--state", state.string(), "--", "sh", "-c", command});
   };
   auto failed = step("exit 3");
   INFO(failed.out << failed.err);
@@ -183,8 +183,8 @@ TEST_CASE("command line: step counts no healthy check before it saw the restart,
   auto state = fs::temp_directory_path() / ("zkverify-step-unseen-" + std::to_string(::getpid()) + ".json");
   fs::remove(state);
   auto step = [&](const std::string& command, const std::string& timeout) {
-    return run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", timeout,
-                                    "--output", "json", "--state", state.string(), "--", "sh", "-c", command});
+    return run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
+                                    timeout, "--output", "json", "--state", state.string(), "--", "sh", "-c", command});
   };
   // COMMAND exits 0, but zoo-0 answered srvr throughout with the same counters: no restart happened.
   auto unseen = step("true", "2s");
@@ -214,7 +214,7 @@ TEST_CASE("command line: step counts no healthy check before it saw the restart,
   fs::remove(state.string() + ".lock");
 }
 
-TEST_CASE("command line: a server seen going down and not back by --timeout: step exits 1, not-recovered") {
+TEST_CASE("command line: a server seen going down and not back by --step-timeout: step exits 1, not-recovered") {
   FakeEnsemble ensemble;
   Witness started;
   std::thread restart([&] {  // zoo-0 stops answering srvr once COMMAND runs, and stays down
@@ -223,7 +223,7 @@ TEST_CASE("command line: a server seen going down and not back by --timeout: ste
     ensemble.srvr_answers(3, {::fake::Behaviour::close_at_once, ""});
   });
   auto ran =
-      run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "3s",
+      run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout", "3s",
                                "--output", "json", "--", "sh", "-c", "touch " + started.path.string() + " && sleep 1"});
   restart.join();
   INFO(ran.out << ran.err);
@@ -234,10 +234,10 @@ TEST_CASE("command line: a server seen going down and not back by --timeout: ste
   CHECK(ran.json()["step"]["command_status"] == 0);
 }
 
-TEST_CASE("command line: a COMMAND still running at --timeout is terminated and step exits 1 naming it") {
+TEST_CASE("command line: a COMMAND still running at --step-timeout is terminated and step exits 1 naming it") {
   FakeEnsemble ensemble;
-  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "1s",
-                                      "--output", "json", "--", "sh", "-c", "exec sleep 60"});
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
+                                      "1s", "--output", "json", "--", "sh", "-c", "exec sleep 60"});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 1);
   CHECK(has_finding(ran.json(), "command-timed-out", "zoo-0"));

@@ -93,8 +93,8 @@ TEST_CASE("step refuses a degraded ensemble even when its own restart would be s
   FakeEnsemble ensemble;
   ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});  // zoo-1 down: 4 of 5, a quorum still
   Witness witness;
-  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "3s",
-                                      "--", "touch", witness.path.string()});
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
+                                      "3s", "--", "touch", witness.path.string()});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 1);
   CHECK_THAT(ran.out, Contains("step zoo-0: the ensemble is degraded before the step; COMMAND not run"));
@@ -106,8 +106,9 @@ TEST_CASE("roll refuses a degraded ensemble before its first step, and says so i
   ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});
   Ledger ledger("roll-refused");
   Restarter restarter(ensemble, false);
-  auto ran = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
-                                      "--timeout", "5s", "--output", "json", "--", "sh", "-c", restarter.command()});
+  auto ran =
+      run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
+                               "--step-timeout", "5s", "--output", "json", "--", "sh", "-c", restarter.command()});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 1);
   auto record = ran.json();
@@ -122,9 +123,9 @@ TEST_CASE("roll restarts every server, the leader last, --pause between steps, w
   FakeEnsemble ensemble;
   Ledger ledger("roll-clean");
   Restarter restarter(ensemble, false);
-  auto ran =
-      run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(), "--timeout",
-                               "10s", "--pause", "300ms", "--output", "json", "--", "sh", "-c", restarter.command()});
+  auto ran = run(ensemble.zookeeper,
+                 {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(), "--step-timeout", "10s",
+                  "--pause", "300ms", "--output", "json", "--", "sh", "-c", restarter.command()});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 0);
   auto record = ran.json();
@@ -141,8 +142,9 @@ TEST_CASE("roll stops after the first step whose watch saw sessions expire: exit
   FakeEnsemble ensemble;
   Ledger ledger("roll-expired");
   Restarter restarter(ensemble, true);
-  auto ran = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
-                                      "--timeout", "10s", "--output", "json", "--", "sh", "-c", restarter.command()});
+  auto ran =
+      run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
+                               "--step-timeout", "10s", "--output", "json", "--", "sh", "-c", restarter.command()});
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 2);
   auto record = ran.json();
@@ -181,8 +183,8 @@ TEST_CASE("step's --stable counts healthy checks in a row: a failed check betwee
   for (int nth = 4; nth <= 20; nth += 2)
     ensemble.zookeeper.inject(zkverify::fake::Rule{
         "", zkverify::fake::OpKind::create, zkverify::fake::Fault::connection_loss, nth, "/zkverify/roundtrip-"});
-  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "7s",
-                                      "--output", "json", "--", "sh", "-c", restarter.command_waiting("zoo-0")});
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
+                                      "7s", "--output", "json", "--", "sh", "-c", restarter.command_waiting("zoo-0")});
   INFO(ran.out << ran.err);
   CHECK((ran.exit_code == 1 || ran.exit_code == 2));
   CHECK(has_finding(ran.json(), "not-recovered", "zoo-0"));
@@ -207,8 +209,8 @@ TEST_CASE("step counts no healthy check before it saw the restart: a slow restar
     fresh.replace(received, fresh.find('\n', received) - received, "Received: 0");
     ensemble.srvr_answers(3, {::fake::Behaviour::answer, fresh});
   });
-  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "20s",
-                                      "--output", "json", "--", "touch", started.path.string()});
+  auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
+                                      "20s", "--output", "json", "--", "touch", started.path.string()});
   late_restart.join();
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 0);

@@ -2,9 +2,86 @@
 
 #include <ostream>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "verifier/commands/command_words.hpp"
 #include "verifier/commands/exit_codes.hpp"
+#include "verifier/commands/help_text.hpp"
 
 namespace zkverify::verifier {
+namespace {
+
+// The commands --help lists (not the hidden ones), in its order.
+std::vector<std::string> listed_commands(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const auto* command : app.get_subcommands([](const CLI::App* sub) { return !sub->get_group().empty(); }))
+    names.push_back(command->get_name());
+  return names;
+}
+
+const CLI::App* find_command(const CLI::App& app, const std::string& name) {
+  auto found = app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == name; });
+  return found.empty() ? nullptr : found.front();
+}
+
+int usage_error(const Context& context, std::string_view where, const std::string& what) {
+  context.err << "zkverify" << (where.empty() ? "" : " ") << where << ": " << what << "\n";
+  return kExitUsage;
+}
+
+// `zkverify help [COMMAND]`: the help of zkverify or of COMMAND.
+int print_help(const CLI::App& app, std::span<const std::string> words, const Context& context) {
+  if (words.empty()) {
+    context.out << app.help();
+    return kExitHealthy;
+  }
+  if (const auto* command = find_command(app, words.front())) {
+    context.out << command->help("zkverify");
+    return kExitHealthy;
+  }
+  return usage_error(
+      context, "help",
+      fmt::format("unknown command '{}'{}", words.front(), did_you_mean(words.front(), listed_commands(app))));
+}
+
+// A first word that is an option, not a command: zkverify's own (--help, --version) go to CLI11.
+std::optional<int> check_leading_option(const CLI::App& app, const std::string& word, const Context& context) {
+  auto spelling = word.substr(0, word.find('='));
+  if (spelling == "-h" || spelling == "--help" || spelling == "--version") return std::nullopt;
+  for (const auto* command : app.get_subcommands({}))
+    if (!first_unknown_word(*command, std::span(&spelling, 1)))
+      return usage_error(context, "",
+                         fmt::format("{} is an option of a command: put the command first (zkverify COMMAND {} ...)",
+                                     spelling, spelling));
+  return usage_error(context, "",
+                     fmt::format("unknown option {}{}", spelling, did_you_mean(spelling, {"--help", "--version"})));
+}
+
+// What CLI11 would get wrong or say badly about the words (argv less the program): no command, an
+// unknown one, `help` and `version`, a mistyped option of the command. None: CLI11 may parse them.
+std::optional<int> check_words(const CLI::App& app, std::span<const std::string> words, const Context& context) {
+  if (words.empty())
+    return usage_error(
+        context, "",
+        fmt::format("no command given (commands: {}); see zkverify --help", fmt::join(listed_commands(app), ", ")));
+  const auto& first = words.front();
+  if (first == "help") return print_help(app, words.subspan(1), context);
+  if (first == "version") {
+    context.out << "zkverify " ZKVERIFY_VERSION "\n";
+    return kExitHealthy;
+  }
+  if (first.starts_with('-')) return check_leading_option(app, first, context);
+  const auto* command = find_command(app, first);
+  if (!command)
+    return usage_error(
+        context, "",
+        fmt::format("unknown command '{}'{}; see zkverify --help", first, did_you_mean(first, listed_commands(app))));
+  if (auto unknown = first_unknown_word(*command, words.subspan(1))) return usage_error(context, first, *unknown);
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::vector<std::unique_ptr<Command>> all_commands() {
   std::vector<std::unique_ptr<Command>> commands;
@@ -21,11 +98,16 @@ std::vector<std::unique_ptr<Command>> all_commands() {
 }
 
 int run_command_line(int argc, const char* const* argv, const Context& context) {
-  CLI::App app{"zkverify: verifies a ZooKeeper ensemble is safe to operate on (quorum, leader, sync, continuity)"};
+  // Named here, not from argv[0]: the usage lines say `zkverify`, however it was called.
+  CLI::App app{"zkverify: verifies a ZooKeeper ensemble is safe to operate on (quorum, leader, sync, continuity)",
+               "zkverify"};
   app.set_version_flag("--version", "zkverify " ZKVERIFY_VERSION);
   app.require_subcommand(1);
+  app.footer(top_level_footer());
   auto commands = all_commands();
-  for (auto& command : commands) command->add_to(app);
+  for (auto& command : commands) command->add_to(app).footer(command_footer(command->name()));
+  std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
+  if (auto answered = check_words(app, words, context)) return *answered;
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& success) {

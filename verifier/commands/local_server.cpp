@@ -8,7 +8,8 @@
 namespace zkverify::verifier {
 
 void add_local_check_options(CLI::App& command, EnsembleOptions& options, std::string& local) {
-  command.add_option("--local", local, "This pod's server, one of --servers (default: the host name)");
+  command.add_option("--local", local, "This pod's server, one of --servers (default: the host name)")
+      ->type_name("NAME");
   add_admin_port_option(command, options.servers);
   add_auth_file_option(command, options.auth_file);
   add_namespace_option(command, options.namespace_path);

@@ -1,6 +1,7 @@
 #include "verifier/commands/options.hpp"
 
 #include <algorithm>
+#include <ostream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -8,8 +9,21 @@
 
 #include "model/facts/errors.hpp"
 #include "model/facts/time_text.hpp"
+#include "verifier/store/output_path.hpp"
 
 namespace zkverify::verifier {
+namespace {
+
+// parse_duration's verdict, naming the flag: "--timeout '0s' must be greater than 0".
+std::chrono::milliseconds parse_flag_duration(const std::string& flag, std::string_view text) {
+  try {
+    return parse_duration(text);
+  } catch (const BadInput& bad) {
+    throw BadInput(fmt::format("{} {}", flag, bad.what()));
+  }
+}
+
+}  // namespace
 
 OutputFormat parse_output(std::string_view text) {
   if (text == "text") return OutputFormat::text;
@@ -38,44 +52,67 @@ void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers) 
   command
       .add_option_function<std::string>(
           "--servers", [&servers](const std::string& list) { servers = parse_server_list(list); },
-          "Connect string host:port,...; entries may be NAME=host:port")
+          "The servers, comma-separated; each NAME=HOST:PORT or HOST:PORT (named HOST:PORT)")
+      ->type_name("[NAME=]HOST:PORT,...")
       ->required();
 }
 
 void add_admin_port_option(CLI::App& command, std::vector<ServerAddress>& servers) {
   // CLI11 runs option callbacks once every flag was read, in the order the options were added, so
   // --servers (added first) is parsed by now, wherever the flags stand on the command line.
-  command.add_option_function<std::string>(
-      "--admin-port", [&servers](const std::string& ports) { assign_admin_ports(servers, ports); },
-      "AdminServer HTTP port: one for all servers, or one per server in list order");
+  command
+      .add_option_function<std::string>(
+          "--admin-port", [&servers](const std::string& ports) { assign_admin_ports(servers, ports); },
+          "AdminServer HTTP port: one for all servers, or one per server in list order")
+      ->type_name("PORT[,PORT...]");
 }
 
 CLI::Option* add_duration_option(CLI::App& command, const std::string& flag, std::chrono::milliseconds& target,
                                  const std::string& help) {
-  return command.add_option_function<std::string>(
-      flag, [&target](const std::string& text) { target = parse_duration(text); }, help);
+  return command
+      .add_option_function<std::string>(
+          flag, [&target, flag](const std::string& text) { target = parse_flag_duration(flag, text); }, help)
+      ->type_name("DURATION");
 }
 
 CLI::Option* add_duration_option(CLI::App& command, const std::string& flag,
                                  std::optional<std::chrono::milliseconds>& target, const std::string& help) {
-  return command.add_option_function<std::string>(
-      flag, [&target](const std::string& text) { target = parse_duration(text); }, help);
+  return command
+      .add_option_function<std::string>(
+          flag, [&target, flag](const std::string& text) { target = parse_flag_duration(flag, text); }, help)
+      ->type_name("DURATION");
 }
 
 void add_output_option(CLI::App& command, OutputFormat& output, const std::string& help) {
-  command.add_option_function<std::string>(
-      "--output", [&output](const std::string& text) { output = parse_output(text); }, help);
+  command
+      .add_option_function<std::string>(
+          "--output", [&output](const std::string& text) { output = parse_output(text); }, help)
+      ->type_name("text|json");
 }
 
 void add_namespace_option(CLI::App& command, std::string& namespace_path) {
-  command.add_option_function<std::string>(
-      "--namespace", [&namespace_path](const std::string& path) { namespace_path = parse_namespace(path); },
-      "Znode under which zkverify writes (default /zkverify)");
+  command
+      .add_option_function<std::string>(
+          "--namespace", [&namespace_path](const std::string& path) { namespace_path = parse_namespace(path); },
+          "Znode under which zkverify writes (default /zkverify)")
+      ->type_name("PATH");
 }
 
-void add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help) {
-  command.add_option_function<std::string>(
-      "--state", [&state_file](const std::string& path) { state_file = path; }, help);
+CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help) {
+  return add_output_file_option(command, "--state", state_file, help);
+}
+
+CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, std::optional<std::string>& file,
+                                    const std::string& help) {
+  return command
+      .add_option_function<std::string>(
+          flag,
+          [&file, flag](const std::string& path) {
+            check_output_path(flag, path);
+            file = path;
+          },
+          help)
+      ->type_name("FILE");
 }
 
 void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_file) {
@@ -84,6 +121,7 @@ void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_fi
           "--auth-file", [&auth_file](const std::string& path) { auth_file = path; },
           "File holding the credentials every session presents, one line digest:USER:PASSWORD (keep it mode "
           "600)")
+      ->type_name("FILE")
       ->envname("ZKVERIFY_AUTH_FILE");
 }
 
@@ -96,6 +134,28 @@ void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with
   if (!with_write_flags) return;
   add_namespace_option(command, options.namespace_path);
   command.add_flag("--no-write", options.no_write, "Skip the write/read round trip");
+}
+
+void add_step_timeout_options(CLI::App& command, std::chrono::milliseconds& step_timeout, bool& old_name_used) {
+  auto* bound = add_duration_option(command, "--step-timeout", step_timeout,
+                                    "Bounds one step: COMMAND, then the wait for the server and the ensemble (default "
+                                    "10m)");
+  auto* old = command.add_option_function<std::string>(
+      "--timeout",
+      [&step_timeout, &old_name_used](const std::string& text) {
+        step_timeout = parse_flag_duration("--timeout", text);
+        old_name_used = true;
+      },
+      "Deprecated: the old name of --step-timeout, with its meaning (a warning says so)");
+  old->type_name("DURATION")->excludes(bound);
+}
+
+void warn_old_step_timeout(std::ostream& err, std::string_view command) {
+  err << fmt::format(
+      "zkverify {}: warning: --timeout is deprecated here: it still bounds the whole step in this release, as "
+      "--step-timeout does; use --step-timeout (in the next release --timeout is one check's deadline, as for every "
+      "other command)\n",
+      command);
 }
 
 void require_listed(const std::vector<ServerAddress>& servers, const std::string& name, std::string_view what) {

@@ -4,6 +4,7 @@
 // and never parses them again. A bad value is a usage error naming the flag.
 
 #include <chrono>
+#include <iosfwd>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,8 +36,11 @@ CLI::Option* add_duration_option(CLI::App& command, const std::string& flag,
 void add_output_option(CLI::App& command, OutputFormat& output,
                        const std::string& help = "text or json (default text)");
 void add_namespace_option(CLI::App& command, std::string& namespace_path);
-// --state FILE.
-void add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help);
+// --state FILE, checked as an output file.
+CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help);
+// FLAG FILE for a file zkverify writes: checked when read (check_output_path), before any probe.
+CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, std::optional<std::string>& file,
+                                    const std::string& help);
 
 // --auth-file FILE, or the file $ZKVERIFY_AUTH_FILE names (the flag wins): the credentials every
 // session presents. Only the path is kept here; the command reads the file when it runs.
@@ -44,6 +48,13 @@ void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_fi
 
 // --servers, --timeout, --output, --admin-port, --auth-file; with `with_write_flags`, --namespace and --no-write too.
 void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags);
+
+// --step-timeout DURATION: what bounds one step of step or roll (COMMAND, then the wait for
+// recovery). --timeout is its old name, kept for one release: `old_name_used` says it was given, so
+// that the command warns (--timeout will be one check's deadline there too, as everywhere else).
+void add_step_timeout_options(CLI::App& command, std::chrono::milliseconds& step_timeout, bool& old_name_used);
+// The warning for --timeout on step or roll, on `err`.
+void warn_old_step_timeout(std::ostream& err, std::string_view command);
 
 // Throws a usage error unless `name` is one of `servers`: "--restart 'x' is not in --servers (names: a,b)".
 void require_listed(const std::vector<ServerAddress>& servers, const std::string& name, std::string_view what);

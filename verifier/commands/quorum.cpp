@@ -107,11 +107,13 @@ class QuorumCommand final : public Command {
         context.err << "zkverify: data loss: not waiting any longer\n";
         return report;
       }
-      if (Clock::now() + options_.interval >= give_up) {
+      // The whole --wait is used: the last pause may be shorter than --interval, so that one more
+      // attempt starts at the end of --wait (and takes up to --timeout of its own).
+      if (Clock::now() >= give_up) {
         context.err << fmt::format("zkverify: --wait {} is over\n", format_duration(*options_.wait));
         return report;
       }
-      context.executor.stop().wait_until(Clock::now() + options_.interval);
+      context.executor.stop().wait_until(std::min(Clock::now() + options_.interval, give_up));
     }
   }
 

@@ -86,6 +86,7 @@ class RollCommand final : public Command {
 
   StepPlan plan_;                         // restart and command are set per step
   std::optional<std::string> auth_file_;  // --auth-file
+  bool old_timeout_used_ = false;         // --timeout, step-timeout's deprecated name
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
   milliseconds pause_{0};
@@ -102,18 +103,18 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
       "Restart every server in turn, each as one verified step, the leader last, with one watch across the roll");
   add_servers_option(command, plan_.servers);
   add_auth_file_option(command, auth_file_);
-  command
-      .add_option("--state", plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
+  add_state_option(command, plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
       ->required();
-  add_duration_option(command, "--timeout", plan_.timeout,
-                      "Per step: bounds COMMAND, then the wait for the server and the ensemble (default 10m)");
+  add_step_timeout_options(command, plan_.timeout, old_timeout_used_);
   add_duration_option(command, "--pause", pause_, "Wait between steps (default 0)");
   command.add_flag("--dry-run", dry_run_, "Print the plan and the pre-checks; run nothing");
   add_output_option(command, output_);
-  command.add_option("--report", html_report_, "Write an HTML report of the roll (a timeline and the tables) to FILE");
+  add_output_file_option(command, "--report", html_report_,
+                         "Write an HTML report of the roll (a timeline and the tables) to FILE");
   add_namespace_option(command, plan_.namespace_path);
   add_watch_tuning_options(command, tuning_);
   command.add_option("COMMAND", plan_.command, "After --: restarts one server; {} is replaced by its name")
+      ->type_name("")
       ->expected(-1);
   command.final_callback([this] {
     if (plan_.command.empty()) throw_usage("no COMMAND after --: what restarts a server? ({} is its name)");
@@ -216,6 +217,7 @@ int RollCommand::finish(const Context& context, probes::WatchEngine& engine) {
 int RollCommand::run(const Context& given) {
   AuthenticatedContext authenticated(auth_file_, given);
   const auto& context = authenticated.context();
+  if (old_timeout_used_) warn_old_step_timeout(context.err, name());
   plan_.interrupt_at = 2;
   context.executor.stop().install();
   for (const auto& server : plan_.servers) roll_.servers.push_back(server.name);

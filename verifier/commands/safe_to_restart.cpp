@@ -25,7 +25,7 @@ class SafeToRestartCommand final : public Command {
   CLI::App& add_to(CLI::App& app) override {
     auto& command = *app.add_subcommand(
         "safe-to-restart", "Exit 0 if restarting NAME now keeps a quorum of synced voters; 1 if not, with the reason");
-    command.add_option("NAME", name_, "The server to restart, as named in --servers")->required();
+    command.add_option("NAME", name_, "The server to restart, as named in --servers")->type_name("")->required();
     add_ensemble_options(command, options_, true);
     add_state_option(command, state_file_,
                      "Ledger file: remembers which servers this restart round has approved, so the leader can go last");

@@ -65,9 +65,11 @@ class ServeCommand final : public Command {
         "/ensemble, /metrics, /");
     add_servers_option(command, options_.servers);
     add_local_check_options(command, options_, options_.local);
-    command.add_option_function<std::string>(
-        "--listen", [this](const std::string& text) { options_.listen = parse_listen(text); },
-        "HOST:PORT to serve HTTP on (default 0.0.0.0:9181; IPv6 as [::]:9181)");
+    command
+        .add_option_function<std::string>(
+            "--listen", [this](const std::string& text) { options_.listen = parse_listen(text); },
+            "HOST:PORT to serve HTTP on (default 0.0.0.0:9181; :9181 is every address, IPv6 too; IPv6 as [::1]:9181)")
+        ->type_name("HOST:PORT");
     add_duration_option(command, "--interval", options_.interval, "Time between cycles (default 10s)");
     add_duration_option(command, "--timeout", options_.timeout, "Deadline for one cycle (default 5s)");
     return command;

@@ -82,7 +82,7 @@ class SmokeCommand final : public Command {
     add_duration_option(command, "--timeout", options_.timeout, "Deadline of each case, and of probing (default 10s)");
     add_duration_option(command, "--wait", options_.wait,
                         "First wait up to this long for every server to serve and one to lead (exit 2 after)");
-    command.add_option("--junit", options_.junit, "Write the cases as JUnit XML to FILE (atomically)");
+    add_output_file_option(command, "--junit", options_.junit, "Write the cases as JUnit XML to FILE (atomically)");
     add_output_option(command, options_.output);
     add_namespace_option(command, options_.namespace_path);
     command.add_option_function<int>(
@@ -156,8 +156,8 @@ class SmokeCommand final : public Command {
                                  report.servers.size(), report.leader ? "leader " + *report.leader : "no leader yet",
                                  seconds_since(started))
                   << std::flush;
-      auto next = attempt + std::chrono::seconds(1);
-      if (next >= give_up || context.executor.stop().requested()) {
+      auto next = std::min(attempt + std::chrono::seconds(1), give_up);  // the whole --wait, as quorum's
+      if (Clock::now() >= give_up || context.executor.stop().requested()) {
         context.err << fmt::format("zkverify smoke: --wait {} ran out: the ensemble is not ready\n",
                                    format_duration(*options_.wait));
         return {std::move(report), false};

@@ -41,6 +41,7 @@ class StepCommand final : public Command {
 
   StepPlan plan_;
   std::optional<std::string> auth_file_;  // --auth-file
+  bool old_timeout_used_ = false;         // --timeout, step-timeout's deprecated name
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
   std::mutex out_mutex_;  // the engine's events and the final report take turns on stdout
@@ -51,14 +52,17 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
       "step", "Wrap one restart: check it is safe, run COMMAND with a watch running, wait until healthy, verify");
   add_servers_option(command, plan_.servers);
   add_auth_file_option(command, auth_file_);
-  command.add_option("--restart", plan_.restart, "The server COMMAND restarts, as named in --servers")->required();
-  add_duration_option(command, "--timeout", plan_.timeout,
-                      "Bounds COMMAND, then the wait for the server and the ensemble afterwards (default 10m)");
+  command.add_option("--restart", plan_.restart, "The server COMMAND restarts, as named in --servers")
+      ->type_name("NAME")
+      ->required();
+  add_step_timeout_options(command, plan_.timeout, old_timeout_used_);
   add_state_option(command, plan_.state_file, "Ledger file, as for quorum --state");
   add_output_option(command, output_);
   add_namespace_option(command, plan_.namespace_path);
   add_watch_tuning_options(command, tuning_);
-  command.add_option("COMMAND", plan_.command, "After --: the command that restarts the server")->expected(-1);
+  command.add_option("COMMAND", plan_.command, "After --: the command that restarts the server")
+      ->type_name("")
+      ->expected(-1);
   command.final_callback([this] {
     require_listed(plan_.servers, plan_.restart, "--restart ");
     if (plan_.command.empty()) throw_usage("no COMMAND after --: what restarts the server?");
@@ -117,6 +121,7 @@ void StepCommand::print_result(const Context& context, const Report& result, con
 int StepCommand::run(const Context& given) {
   AuthenticatedContext authenticated(auth_file_, given);
   const auto& context = authenticated.context();
+  if (old_timeout_used_) warn_old_step_timeout(context.err, name());
   plan_.interrupt_at = 1;
   context.executor.stop().install();  // from here a signal is passed on to COMMAND, or keeps it from starting
   LedgerUse ledger{plan_.state_file, false};

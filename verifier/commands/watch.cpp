@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "model/facts/text.hpp"
 #include "model/facts/time_text.hpp"
 #include "model/judge/checks.hpp"
 #include "model/judge/watch_judge.hpp"
@@ -67,6 +68,8 @@ class WatchCommand final : public Command {
     add_duration_option(command, "--duration", options_.duration,
                         "Stop after this long (default: at SIGINT or SIGTERM)");
     add_output_option(command, options_.output, "text or json lines (default text)");
+    add_duration_option(command, "--timeout", options_.timeout,
+                        "Deadline for the start: every session connected and its znodes created (default 10s)");
     add_namespace_option(command, options_.namespace_path);
     add_watch_tuning_options(command, options_.tuning);
     return command;
@@ -90,7 +93,8 @@ class WatchCommand final : public Command {
       return kExitCritical;
     }
     // Said once every session is connected and has its znodes: from here on the watch counts.
-    context.err << fmt::format("zkverify watch: started: {} sessions writing under {}\n", options_.servers.size(),
+    context.err << fmt::format("zkverify watch: started: {} writing under {}\n",
+                               counted(static_cast<long long>(options_.servers.size()), "session"),
                                options_.namespace_path)
                 << std::flush;
     if (options_.duration) {

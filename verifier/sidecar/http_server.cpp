@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ip/v6_only.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/strand.hpp>
@@ -161,22 +162,38 @@ tcp::endpoint endpoint_of(const ListenAddress& address) {
   return {ip, address.port};
 }
 
+// Binds and listens on `address`; an empty host (":9181", as Prometheus exporters take it) is every
+// address: IPv6 and IPv4 on one dual-stack socket, or IPv4 alone where the host has no IPv6.
+void listen_on(tcp::acceptor& acceptor, const ListenAddress& address) {
+  auto listen = [&](const tcp::endpoint& endpoint, bool dual_stack) {
+    acceptor.open(endpoint.protocol());
+    acceptor.set_option(tcp::acceptor::reuse_address(true));
+    if (dual_stack) acceptor.set_option(asio::ip::v6_only(false));
+    acceptor.bind(endpoint);
+    acceptor.listen(asio::socket_base::max_listen_connections);
+  };
+  try {
+    if (!address.host.empty()) return listen(endpoint_of(address), false);
+    try {
+      return listen({tcp::v6(), address.port}, true);
+    } catch (const boost::system::system_error&) {
+      boost::system::error_code ignored;
+      acceptor.close(ignored);
+      return listen({tcp::v4(), address.port}, false);
+    }
+  } catch (const boost::system::system_error& e) {
+    // The address the user chose is taken or not ours: nothing was checked, a usage error (64).
+    throw_usage(fmt::format("--listen: cannot listen on {}:{}: {}", address.host, address.port, e.code().message()));
+  }
+}
+
 }  // namespace
 
 HttpServer::HttpServer(probes::Executor& executor, const ListenAddress& address, Handler handler, HttpLimits limits)
     : impl_(std::make_unique<Impl>(executor)) {
   impl_->handler = std::move(handler);
   impl_->limits = limits;
-  auto endpoint = endpoint_of(address);
-  try {
-    impl_->acceptor.open(endpoint.protocol());
-    impl_->acceptor.set_option(tcp::acceptor::reuse_address(true));
-    impl_->acceptor.bind(endpoint);
-    impl_->acceptor.listen(asio::socket_base::max_listen_connections);
-  } catch (const boost::system::system_error& e) {
-    // The address the user chose is taken or not ours: nothing was checked, a usage error (64).
-    throw_usage(fmt::format("--listen: cannot listen on {}:{}: {}", address.host, address.port, e.code().message()));
-  }
+  listen_on(impl_->acceptor, address);
   impl_->port = impl_->acceptor.local_endpoint().port();
   impl_->spawn(accept_loop(*impl_));
 }

@@ -1,0 +1,206 @@
+// The command line as people type it, with the mistakes they make: each case goes through the real
+// argument parser (run_command_line), as main() runs it, on fakes where a run needs servers.
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "command_line_fakes.hpp"
+#include "loopback_port.hpp"
+#include "model/facts/addresses.hpp"
+
+using Catch::Matchers::Contains;
+using namespace command_line;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs a command line that must fail before anything is probed (no servers needed).
+Ran parse_only(std::vector<std::string> args) {
+  zkverify::fake::Ensemble zookeeper;
+  return run(zookeeper, std::move(args));
+}
+
+int lines_with(const std::string& text, const std::string& part) {
+  int count = 0;
+  for (auto at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++count;
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("cli: an unknown command is named with a suggestion, and help and version are commands too") {
+  auto typo = parse_only({"quorom"});
+  CHECK(typo.exit_code == 64);
+  CHECK_THAT(typo.err, Contains("unknown command 'quorom' (did you mean quorum?)"));
+  auto none = parse_only({});
+  CHECK(none.exit_code == 64);
+  CHECK_THAT(none.err, Contains("no command given (commands: quorum, order, safe-to-restart"));
+
+  auto help = parse_only({"help"});
+  CHECK(help.exit_code == 0);
+  CHECK_THAT(help.out, Contains("safe-to-restart") && Contains("Examples:") && Contains("Exit status:"));
+  auto help_step = parse_only({"help", "step"});
+  CHECK(help_step.exit_code == 0);
+  CHECK_THAT(help_step.out, Contains("Usage: zkverify step") && Contains("--step-timeout"));
+  CHECK(parse_only({"help", "stpe"}).err.find("did you mean step?") != std::string::npos);
+
+  auto version = parse_only({"version"});
+  CHECK(version.exit_code == 0);
+  CHECK(version.out == "zkverify " ZKVERIFY_VERSION "\n");
+  CHECK(parse_only({"--version"}).out == version.out);
+}
+
+TEST_CASE("cli: an unknown option is named before a missing required one, with the closest option") {
+  auto typo = parse_only({"quorum", "--server", "127.0.0.1:1"});
+  CHECK(typo.exit_code == 64);
+  CHECK(typo.err == "zkverify quorum: unknown option --server (did you mean --servers?)\n");
+  // In the order typed: the first unknown word is named, not the value after it.
+  auto swapped = parse_only({"quorum", "--servers", "h:1", "--tiemout", "1s", "--outptu", "json"});
+  CHECK(swapped.err == "zkverify quorum: unknown option --tiemout (did you mean --timeout?)\n");
+  CHECK(parse_only({"quorum", "--tiemout=1s"}).err == swapped.err);
+  CHECK_THAT(parse_only({"quorum", "--frobnicate"}).err, !Contains("did you mean"));
+  CHECK_THAT(parse_only({"--servers", "h:1", "quorum"}).err, Contains("put the command first"));
+}
+
+TEST_CASE("cli: step's and roll's COMMAND only after --, and nothing after -- is parsed as zkverify's") {
+  auto step = parse_only(
+      {"step", "--servers", "a=h:1,b=h:2", "--restart", "a", "kubectl", "get", "pod", "a", "--output", "json"});
+  CHECK(step.exit_code == 64);
+  CHECK(step.err == "zkverify step: put COMMAND after --: zkverify step ... -- kubectl ...\n");
+  auto roll = parse_only({"roll", "--servers", "a=h:1", "--state", "x.json", "kubectl", "--", "delete"});
+  CHECK(roll.exit_code == 64);
+  CHECK_THAT(roll.err, Contains("put COMMAND after --: zkverify roll ... -- kubectl ..."));
+
+  // After --, even a word that is one of roll's options belongs to COMMAND: the plan stays text.
+  FakeEnsemble ensemble;
+  auto state = fs::temp_directory_path() / ("zkverify-cli-" + std::to_string(::getpid()) + ".json");
+  auto dry = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", state.string(), "--dry-run",
+                                      "--", "restart", "{}", "--output", "json"});
+  INFO(dry.out << dry.err);
+  CHECK(dry.exit_code == 0);
+  CHECK_THAT(dry.out, !Contains("{\"") && Contains("pzoo-1"));
+  fs::remove(state);
+}
+
+TEST_CASE("cli: server lists written as other tools write them are named") {
+  auto said = [](const std::string& list) { return parse_only({"quorum", "--servers", list}).err; };
+  CHECK_THAT(said("h:1 h:2"), Contains("separate servers with ','"));
+  CHECK_THAT(said("zk://h:1"), Contains("no scheme: HOST:PORT"));
+  CHECK_THAT(said("127.0.0.1:1/chroot"), Contains("a chroot path is not supported; use --namespace"));
+  CHECK(parse_only({"quorum", "--servers", "h:1 h:2"}).exit_code == 64);
+  CHECK(zkverify::parse_server_list("a:1, b:2").size() == 2);  // a space after the comma is fine
+}
+
+TEST_CASE("cli: durations as Go and Kubernetes write them, and zero is refused naming the flag") {
+  auto zero = parse_only({"quorum", "--servers", "h:1", "--timeout", "0s"});
+  CHECK(zero.exit_code == 64);
+  CHECK(zero.err == "zkverify quorum: --timeout '0s' must be greater than 0\n");
+  FakeEnsemble ensemble;
+  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--timeout", "1m30s"});
+  INFO(ran.err);
+  CHECK(ran.exit_code == 0);
+  CHECK(run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--timeout", "2.5s"}).exit_code == 0);
+}
+
+TEST_CASE("cli: serve --listen :PORT is every address, as Prometheus exporters take it") {
+  auto every = zkverify::parse_listen(":9181");
+  CHECK(every.host.empty());
+  CHECK(every.port == 9181);
+  CHECK_THAT(parse_only({"serve", "--servers", "h:1", "--listen", "9181"}).err, Contains("no port"));
+}
+
+TEST_CASE("cli: output files are checked before any probe: a directory is 64, a missing directory 74") {
+  FakeEnsemble ensemble;
+  auto dir = fs::temp_directory_path();
+  auto missing = (dir / "zkverify-no-such-dir" / "x.xml").string();
+  auto smoke_missing = run(ensemble.zookeeper, {"smoke", "--servers", ensemble.servers(), "--junit", missing});
+  CHECK(smoke_missing.exit_code == 74);
+  CHECK_THAT(smoke_missing.err, Contains("--junit '" + missing + "': cannot be written: no directory"));
+  auto smoke_dir = run(ensemble.zookeeper, {"smoke", "--servers", ensemble.servers(), "--junit", dir.string()});
+  CHECK(smoke_dir.exit_code == 64);
+  CHECK_THAT(smoke_dir.err, Contains("--junit '" + dir.string() + "' is a directory"));
+  auto state_dir = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--state", dir.string()});
+  CHECK(state_dir.exit_code == 64);
+  auto report = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", (dir / "s.json").string(),
+                                         "--report", missing, "--", "true"});
+  CHECK(report.exit_code == 74);
+  CHECK_THAT(report.err, Contains("--report '" + missing + "'"));
+  CHECK(smoke_missing.out.empty());  // no case ran
+  for (std::size_t server = 0; server < 5; ++server) CHECK(ensemble.srvr_asks(server) == 0);
+}
+
+TEST_CASE("cli: --wait is waited in full: the last pause is cut short, not the wait") {
+  FakeEnsemble ensemble;
+  ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});  // zoo-1 down: degraded, never healthy
+  auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--wait", "2s", "--interval", "1s",
+                                      "--timeout", "500ms", "--no-write"});
+  INFO(ran.err);
+  CHECK(ran.exit_code == 1);
+  // Attempts at 0 s, 1 s and 2 s: the one at the end of --wait is made.
+  CHECK(lines_with(ran.err, "] attempt ") == 3);
+  CHECK_THAT(ran.err, Contains("--wait 2.0s is over"));
+
+  auto smoke =
+      run(ensemble.zookeeper, {"smoke", "--servers", ensemble.servers(), "--wait", "2s", "--timeout", "500ms"});
+  INFO(smoke.err);
+  CHECK(smoke.exit_code == 2);
+  CHECK(lines_with(smoke.err, "waiting for the ensemble:") == 3);
+}
+
+TEST_CASE("cli: watch --timeout bounds its start") {
+  zkverify::fake::Ensemble zookeeper;
+  zookeeper.inject({"", zkverify::fake::OpKind::connect, zkverify::fake::Fault::never_complete, 0, ""});
+  auto started = std::chrono::steady_clock::now();
+  auto ran = run(zookeeper, {"watch", "--servers", "a=127.0.0.1:1", "--duration", "3s", "--timeout", "1s"});
+  auto took = std::chrono::steady_clock::now() - started;
+  INFO(ran.err);
+  CHECK(ran.exit_code == 2);
+  CHECK_THAT(ran.err, Contains("zkverify watch: cannot start"));
+  CHECK(took < std::chrono::seconds(8));  // the default start deadline is 10 s; this one is 1 s
+}
+
+TEST_CASE("cli: an unnamed server is not named twice, and counts of one are singular") {
+  loopback::RefusingPort down;
+  auto address = "127.0.0.1:" + std::to_string(down.port());
+  auto ran = parse_only({"quorum", "--servers", address, "--timeout", "1s"});
+  INFO(ran.out);
+  CHECK(ran.exit_code == 2);
+  CHECK_THAT(ran.out, Contains(address + ": ") && !Contains(address + " (" + address + ")"));
+  CHECK_THAT(ran.out, Contains("1 voter: the 1 server listed less 0 observers") && !Contains("1 voters:"));
+}
+
+TEST_CASE("cli: --timeout on step and roll keeps its old meaning for a release, with a warning") {
+  FakeEnsemble ensemble;
+  ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});  // degraded: the step is refused, quickly
+  auto old = run(ensemble.zookeeper,
+                 {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--timeout", "5s", "--", "true"});
+  CHECK(old.exit_code == 1);
+  CHECK_THAT(old.err, Contains("warning: --timeout is deprecated here") && Contains("use --step-timeout"));
+  auto both = parse_only(
+      {"step", "--servers", "a=h:1", "--restart", "a", "--timeout", "5s", "--step-timeout", "5s", "--", "true"});
+  CHECK(both.exit_code == 64);
+  auto fresh = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
+                                        "5s", "--", "true"});
+  CHECK(fresh.exit_code == 1);
+  CHECK_THAT(fresh.err, !Contains("deprecated"));
+}
+
+TEST_CASE("cli: every command's help has examples, exit codes and typed placeholders, under the name zkverify") {
+  for (const char* command :
+       {"quorum", "order", "safe-to-restart", "watch", "step", "roll", "serve", "probe", "smoke"}) {
+    zkverify::fake::Ensemble zookeeper;
+    std::ostringstream out, err;
+    const char* argv[] = {"/opt/weird/path/zkverify-bin", command, "--help"};
+    zkverify::verifier::Context context{test_executor(), zookeeper.factory(), out, err};
+    CHECK(zkverify::verifier::run_command_line(3, argv, context) == 0);
+    auto help = out.str();
+    INFO(command << ":\n" << help);
+    CHECK_THAT(help, Contains(std::string("Usage: zkverify ") + command) && !Contains("weird"));
+    CHECK_THAT(help, Contains("Examples:\n  $ ") && Contains("\nExit status:\n  0 ") && Contains("  64  usage error"));
+    CHECK_THAT(help, Contains("  70  internal error") && Contains("[NAME=]HOST:PORT,..."));
+    CHECK_THAT(help, !Contains(" TEXT"));
+  }
+}
