@@ -82,7 +82,8 @@ complete_bash() {
 }
 # zsh: its completion system on a pseudo-terminal, with the script's directory first on fpath.
 complete_zsh() {
-  timeout 20 zsh -f "$src/tests/install/zsh-complete.zsh" "$(dirname "$1")" "$2" | sort -u
+  ZKC_COMPDUMP=$work/zcompdump timeout 20 zsh -f "$src/tests/install/zsh-complete.zsh" "$(dirname "$1")" "$2" |
+    sort -u
 }
 # fish: the script sourced, then `complete -C` (no user configuration).
 complete_fish() {

@@ -4,11 +4,13 @@
 #   zsh -f tests/install/zsh-complete.zsh DIR LINE
 # zsh's own completion code runs: an interactive zsh on a pseudo-terminal (zpty) loads compinit and
 # DIR's functions; its compadd is wrapped to print each match it is asked to add, after matching
-# against the word on the line, as a real Tab would. The caller bounds the time (timeout).
+# against the word on the line, as a real Tab would. The caller bounds the time (timeout). With
+# $ZKC_COMPDUMP set, compinit keeps its dump there (a second run skips scanning fpath: 1 s or more).
 emulate -L zsh
 zmodload zsh/zpty || { print -u2 "zsh-complete: no zsh/zpty module"; exit 2; }
 (($# == 2)) || { print -u2 "usage: zsh-complete.zsh DIR LINE"; exit 2; }
 dir=${1:A} line=$2
+if [[ -n $ZKC_COMPDUMP ]]; then dump="-d ${(q)ZKC_COMPDUMP}"; else dump=-D; fi
 
 # Sourced by the interactive zsh. The markers are printed, never typed, so the terminal's echo of
 # what we type cannot be mistaken for them.
@@ -17,7 +19,7 @@ trap 'rm -f $setup; zpty -d z 2>/dev/null' EXIT
 cat >$setup <<EOF
 PROMPT='' RPROMPT=''
 fpath=(${(q)dir} \$fpath)
-autoload -Uz compinit && compinit -u -D
+autoload -Uz compinit && compinit -u $dump
 bindkey '^I' complete-word
 zstyle ':completion:*' list-prompt ''
 zstyle ':completion:*' insert-tab false
