@@ -2,11 +2,12 @@
 # (scripts/package.sh). The version everywhere is PROJECT_VERSION.
 include(GNUInstallDirs)
 
-# The man pages and the bash completion are generated from the built binary's own --help and
-# --version (deploy/package/gen-docs.sh), so they cannot drift from its options. Without help2man
-# the build still works: only the man pages are left out. Sanitizer builds skip this step (running
-# the binary at build time there would only test the sanitizers' options, and nothing installs them).
-option(ZKVERIFY_DOCS "Generate the man pages and the bash completion at build time" ON)
+# The man pages are generated from the built binary's own --help and --version, the bash, zsh and
+# fish completions by the binary itself (deploy/package/gen-docs.sh), so they cannot drift from its
+# options. Without help2man the build still works: only the man pages are left out. Sanitizer builds
+# skip this step (running the binary at build time there would only test the sanitizers' options,
+# and nothing installs them).
+option(ZKVERIFY_DOCS "Generate the man pages and the shell completions at build time" ON)
 if(ZKVERIFY_SANITIZE)
   set(ZKVERIFY_DOCS OFF)
 endif()
@@ -25,7 +26,7 @@ if(ZKVERIFY_DOCS)
     COMMAND "${ZKVERIFY_PACKAGE_DIR}/gen-docs.sh" "$<TARGET_FILE:zkverify>" "${ZKVERIFY_DOCS_DIR}" ${gen_docs_args}
     COMMAND "${CMAKE_COMMAND}" -E touch "${ZKVERIFY_DOCS_DIR}/stamp"
     DEPENDS zkverify "${ZKVERIFY_PACKAGE_DIR}/gen-docs.sh"
-    COMMENT "Generating zkverify's man pages and bash completion from its --help"
+    COMMENT "Generating zkverify's man pages and shell completions"
     VERBATIM)
   add_custom_target(zkverify_docs ALL DEPENDS "${ZKVERIFY_DOCS_DIR}/stamp")
 endif()
@@ -52,8 +53,13 @@ if(ZKVERIFY_DOCS)
     install(DIRECTORY "${ZKVERIFY_DOCS_DIR}/man/" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1"
       FILES_MATCHING PATTERN "*.1.gz")
   endif()
+  # Where each shell's own package looks (bash-completion's, zsh's and fish's vendor directories).
   install(FILES "${ZKVERIFY_DOCS_DIR}/completion/zkverify"
     DESTINATION "${CMAKE_INSTALL_DATADIR}/bash-completion/completions")
+  install(FILES "${ZKVERIFY_DOCS_DIR}/completion/_zkverify"
+    DESTINATION "${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions")
+  install(FILES "${ZKVERIFY_DOCS_DIR}/completion/zkverify.fish"
+    DESTINATION "${CMAKE_INSTALL_DATADIR}/fish/vendor_completions.d")
 endif()
 install(FILES README.md DESTINATION "${CMAKE_INSTALL_DOCDIR}")
 # The licence: LICENSE for `cmake --install`; the .deb carries Debian's copyright file instead

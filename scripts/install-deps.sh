@@ -13,6 +13,8 @@ packages=(
   prometheus chromium python3-junitparser libxml2-utils python3-kazoo python3-jsonschema yamllint
   # fuzzing (clang-14 with libFuzzer); packaging: a man page, the .deb checker, the container tools
   libfuzzer-14-dev help2man lintian dpkg-dev fakeroot buildah podman
+  # the shells whose completion scripts are generated, parsed and tested (bash is essential)
+  zsh fish
 )
 
 missing=()

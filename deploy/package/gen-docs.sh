@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Generates zkverify's man pages and bash completion from the binary's own --help and --version, so
-# neither can drift from the options the binary really takes. Run by the build (cmake/install.cmake).
+# Generates zkverify's man pages from the binary's own --help and --version, and its completion
+# scripts with `zkverify completion SHELL`, so none can drift from the options the binary really
+# takes. Run by the build (cmake/install.cmake).
 #   gen-docs.sh ZKVERIFY OUTDIR [--no-man]
-# Writes OUTDIR/man/zkverify.1.gz and one zkverify-SUBCOMMAND.1.gz per subcommand (help2man), and
-# OUTDIR/completion/zkverify (bash). --no-man: the completion only (no help2man on this machine).
+# Writes OUTDIR/man/zkverify.1.gz and one zkverify-SUBCOMMAND.1.gz per subcommand (help2man; the
+# help's "Examples:" paragraph becomes EXAMPLES, its "Exit status:" one EXIT STATUS), and
+# OUTDIR/completion/zkverify (bash), _zkverify (zsh), zkverify.fish (fish). --no-man: the
+# completions only (no help2man on this machine).
 set -euo pipefail
 
 die() { echo "gen-docs: $*" >&2; exit 1; }
@@ -29,48 +32,48 @@ subcommands() { zkverify --help | help_section Subcommands | awk '/^  [a-z]/ { p
 # A subcommand's one-line description: the first line of its --help.
 summary() { zkverify "$@" --help | head -n 1; }
 
-# Every spelling of every option of `zkverify SUB --help` ("-h,--help" gives -h and --help); with
-# --valued, only the options that take a value (a placeholder after the names: DURATION, FILE,
-# [NAME=]HOST:PORT,..., text|json...).
-option_names() {
-  local valued=0
-  [[ ${1:-} == --valued ]] && { valued=1; shift; }
-  zkverify "$@" --help | help_section Options |
-    awk -v valued="$valued" '/^  -/ { if (!valued || $2 ~ /^[][A-Z=:,.]+$/ || $2 ~ /^[a-z]+([|][a-z]+)+$/) { n = split($1, a, ","); for (i = 1; i <= n; i++) print a[i] } }'
+# The completion scripts, written by the binary from its own command line (`zkverify completion
+# SHELL`); each is checked to parse when its shell is installed.
+write_completions() {
+  local dir=$1 shell file
+  mkdir -p "$dir"
+  for shell in bash zsh fish; do
+    case $shell in
+      bash) file=zkverify ;;
+      zsh) file=_zkverify ;;
+      fish) file=zkverify.fish ;;
+    esac
+    zkverify completion "$shell" >"$dir/$file.tmp" || die "zkverify completion $shell failed"
+    [[ -s $dir/$file.tmp ]] || die "zkverify completion $shell printed nothing"
+    if command -v "$shell" >/dev/null; then
+      "$shell" -n "$dir/$file.tmp" || die "the generated $shell completion does not parse"
+    fi
+    mv "$dir/$file.tmp" "$dir/$file"
+  done
 }
 
-write_completion() {
-  local file=$1 sub
-  {
-    echo "# bash completion for zkverify. Generated from \`zkverify --help\` by deploy/package/gen-docs.sh"
-    echo "# at build time: do not edit."
-    echo "_zkverify() {"
-    echo "  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]} sub='' i"
-    echo "  # The subcommand is the first word that is not an option (the top level's take no value)."
-    echo "  for ((i = 1; i < COMP_CWORD; i++)); do"
-    echo "    [[ \${COMP_WORDS[i]} == -* ]] || { sub=\${COMP_WORDS[i]}; break; }"
-    echo "  done"
-    echo "  local words valued"
-    echo "  case \$sub in"
-    echo "    '') words='$(subcommands | tr '\n' ' ')$(option_names | tr '\n' ' ')'; valued='' ;;"
-    while read -r sub; do
-      echo "    $sub) words='$(option_names "$sub" | tr '\n' ' ')'; valued=' $(option_names --valued "$sub" | tr '\n' ' ')' ;;"
-    done < <(subcommands)
-    echo "    *) return 0 ;;"
-    echo "  esac"
-    echo "  # After '--' (step's COMMAND) or after an option that takes a value: bash's default (files)."
-    echo "  for ((i = 1; i < COMP_CWORD; i++)); do [[ \${COMP_WORDS[i]} == -- ]] && return 0; done"
-    echo "  [[ \$valued == *\" \$prev \"* ]] && return 0"
-    echo "  [[ -n \$sub && \$cur != -* ]] && return 0"
-    echo "  mapfile -t COMPREPLY < <(compgen -W \"\$words\" -- \"\$cur\")"
-    echo "}"
-    echo "complete -o default -F _zkverify zkverify"
-  } >"$file.tmp"
-  bash -n "$file.tmp" || die "the generated completion does not parse"
-  mv "$file.tmp" "$file"
+# A help text's "Exit status:" paragraph (up to the next blank line or the end) as man(7) .TP
+# entries: "  64  usage error" gives ".TP", ".B 64", "usage error". A line with no code first
+# continues the previous entry.
+exit_status_entries() {
+  awk '/^Exit status: *$/ { on = 1; next }
+       on && /^[[:space:]]*$/ { exit }
+       on {
+         line = $0; sub(/^[[:space:]]+/, "", line); gsub(/\\/, "\\e", line)
+         if ($1 ~ /^[0-9]+$/) { sub(/^[0-9]+[[:space:]]*/, "", line); printf ".TP\n.B %s\n", $1 }
+         if (line ~ /^[.\047]/) line = "\\&" line
+         print line
+       }'
 }
 
-# One man page: help2man runs PROGRAM --help (PROGRAM is found on PATH).
+# A help text without its "Exit status:" paragraph (nor the blank line that ends it), so that help2man
+# leaves it out of DESCRIPTION and OPTIONS and the EXIT STATUS section is its only copy.
+without_exit_status() {
+  awk '/^Exit status: *$/ { skip = 1; next } skip && /^[[:space:]]*$/ { skip = 0; next } !skip { print }'
+}
+
+# One man page of PROGRAM, whose --help help2man reads (PROGRAM is found on PATH), with the sections of
+# INCLUDE (help2man's include file).
 write_man() {
   local program=$1 name=$2 include=$3 out=$4
   help2man --no-info --no-discard-stderr --section=1 --source="zkverify $version" \
@@ -79,18 +82,35 @@ write_man() {
   rm -f "$out.tmp"
 }
 
+# The man page of `zkverify ARGS`, named PAGE, with SEE_ALSO (roff). help2man reads PAGE --help: a
+# wrapper in $wrapdir/PAGE/ that prints the help text without its Exit status paragraph, which goes
+# into an EXIT STATUS section of the include file instead; anything else runs `zkverify ARGS`.
+write_page() {
+  local page=$1 see_also=$2 help status
+  shift 2
+  mkdir -p "$wrapdir/$page"
+  help=$(zkverify "$@" --help) || die "zkverify $* --help failed"
+  without_exit_status <<<"$help" >"$wrapdir/$page/help.txt"
+  printf '#!/bin/sh\n[ "$1" = --help ] && exec cat "%s"\nexec "%s" %s "$@"\n' \
+    "$wrapdir/$page/help.txt" "$zkverify" "$*" >"$wrapdir/$page/$page"
+  chmod +x "$wrapdir/$page/$page"
+  status=$(exit_status_entries <<<"$help")
+  {
+    [[ -z $status ]] || printf '[EXIT STATUS]\n%s\n' "$status"
+    printf '[SEE ALSO]\n%s\n' "$see_also"
+  } >"$wrapdir/$page/include.h2m"
+  PATH="$wrapdir/$page:$PATH" write_man "$page" "$(summary "$@" | sed 's/^zkverify: //')" \
+    "$wrapdir/$page/include.h2m" "$mandir/$page.1.gz"
+}
+
 write_man_pages() {
-  local mandir=$1 wrapdir=$2 sub see_also
+  local sub see_also
+  mandir=$1 wrapdir=$2
   mkdir -p "$mandir" "$wrapdir"
   see_also=$(subcommands | sed 's/.*/.BR zkverify-&(1)/' | paste -sd, | sed 's/,/,\n/g')
-  printf '[SEE ALSO]\n%s\n.PP\nThe README in /usr/share/doc/zkverify.\n' "$see_also" >"$wrapdir/top.h2m"
-  printf '[SEE ALSO]\n.BR zkverify (1)\n' >"$wrapdir/sub.h2m"
-  write_man zkverify "$(summary | sed 's/^zkverify: //')" "$wrapdir/top.h2m" "$mandir/zkverify.1.gz"
+  write_page zkverify "$see_also"$'\n.PP\nThe README in /usr/share/doc/zkverify.'
   while read -r sub; do
-    # help2man takes one program name: a two-line wrapper named zkverify-SUB runs `zkverify SUB`.
-    printf '#!/bin/sh\nexec zkverify %s "$@"\n' "$sub" >"$wrapdir/zkverify-$sub"
-    chmod +x "$wrapdir/zkverify-$sub"
-    PATH="$wrapdir:$PATH" write_man "zkverify-$sub" "$(summary "$sub")" "$wrapdir/sub.h2m" "$mandir/zkverify-$sub.1.gz"
+    write_page "zkverify-$sub" '.BR zkverify (1)' "$sub"
   done < <(subcommands)
 }
 
@@ -98,8 +118,7 @@ version=$(zkverify --version | awk '{ print $NF }')
 [[ -n $version ]] || die "zkverify --version printed no version"
 [[ -n $(subcommands) ]] || die "found no subcommands in zkverify --help"
 
-mkdir -p "$outdir/completion"
-write_completion "$outdir/completion/zkverify"
+write_completions "$outdir/completion"
 if ((with_man)); then
   rm -rf "$outdir/man"
   write_man_pages "$outdir/man" "$outdir/help2man"

@@ -72,24 +72,64 @@ stop_lab() {
   flock -u 9 2>/dev/null || true
 }
 
-# The bash completion FILE offers every subcommand and every option that ZKVERIFY's --help lists.
-check_completion() {
-  local file=$1 zkverify=$2 sub want got
-  complete_words() {
-    bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _zkverify
-             printf "%s\n" "${COMPREPLY[@]}"' _ "$file" "$@" | sort
-  }
+# What each shell's completion offers for LINE (as a Tab at its end would), one a line, sorted.
+# bash: the script's _zkverify called as bash calls it (COMP_LINE, COMP_POINT, COMP_WORDS).
+complete_bash() {
+  bash -c 'source "$1"; COMP_LINE=$2; COMP_POINT=${#2}; read -ra COMP_WORDS <<<"$2"
+           [[ $2 == *" " ]] && COMP_WORDS+=("")
+           COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _zkverify; printf "%s\n" "${COMPREPLY[@]}"' _ "$1" "$2" |
+    sed '/^$/d' | sort -u
+}
+# zsh: its completion system on a pseudo-terminal, with the script's directory first on fpath.
+complete_zsh() {
+  ZKC_COMPDUMP=$work/zcompdump timeout 20 zsh -f "$src/tests/install/zsh-complete.zsh" "$(dirname "$1")" "$2" |
+    sort -u
+}
+# fish: the script sourced, then `complete -C` (no user configuration).
+complete_fish() {
+  timeout 20 fish --no-config -c 'source $argv[1]; and complete -C $argv[2]' "$1" "$2" | cut -f 1 | sort -u
+}
+
+# The facts every shell's completion must show, for the script FILE of SHELL (bash, zsh, fish):
+# every subcommand and every option of every subcommand that ZKVERIFY's --help lists; --output's
+# words; server names from the --servers value on the line; nothing of ours after --; the hidden
+# `completion` command never.
+check_shell_completion() {
+  local shell=$1 file=$2 zkverify=$3 sub want got ours line
+  [[ -s $file ]] || fail "no $shell completion $file"
+  command -v "$shell" >/dev/null || fail "$shell is not installed (scripts/install-deps.sh installs it)"
+  offers() { "complete_$shell" "$file" "$1"; }
   want=$("$zkverify" --help | sed -n '/^Subcommands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p' | sort)
   [[ -n $want ]] || fail "no subcommands in zkverify --help"
-  got=$(complete_words zkverify "" | grep -v '^-' || true)
-  [[ $got == "$want" ]] || fail "completion of 'zkverify ' offers [$got], --help lists [$want]"
+  ours=$want
+  got=$(offers "zkverify " | grep -v '^-' || true)
+  [[ $got == "$want" ]] || fail "$shell: 'zkverify ' offers [$got], --help lists [$want]"
   for sub in $want; do
-    want=$("$zkverify" "$sub" --help | sed -n '/^Options:/,/^$/p' | grep -oE -- '--[a-z][a-z-]*' | sort -u)
-    got=$(complete_words zkverify "$sub" --)
-    [[ $got == "$want" ]] || fail "completion of 'zkverify $sub --' offers [$got], its --help lists [$want]"
+    want=$("$zkverify" "$sub" --help | sed -n '/^Options:/,/^$/p' | awk '/^  -/ { print $1 }' | tr , '\n' | sort -u)
+    ours+=$'\n'$want
+    got=$(offers "zkverify $sub -")
+    [[ $got == "$want" ]] || fail "$shell: 'zkverify $sub -' offers [$got], its --help lists [$want]"
   done
-  [[ $(complete_words zkverify quorum --ser) == --servers ]] || fail "'zkverify quorum --ser' does not complete to --servers"
-  [[ -z $(complete_words zkverify quorum --servers "") ]] || fail "completion after --servers is not left to bash (files)"
-  [[ $(complete_words zkverify saf) == safe-to-restart ]] || fail "'zkverify saf' does not complete to safe-to-restart"
-  pass "bash completion: every subcommand and every option of their --help"
+  [[ $(offers "zkverify quorum --ser") == --servers ]] || fail "$shell: 'zkverify quorum --ser' does not complete to --servers"
+  [[ $(offers "zkverify saf") == safe-to-restart ]] || fail "$shell: 'zkverify saf' does not complete to safe-to-restart"
+  [[ -z $(offers "zkverify comp") ]] || fail "$shell: the hidden 'completion' command is offered"
+  got=$(offers "zkverify quorum --output " | paste -sd ' ')
+  [[ $got == "json text" ]] || fail "$shell: 'zkverify quorum --output ' offers [$got], not [json text]"
+  got=$(offers "zkverify step --servers a=h:1,b=h:2 --restart " | paste -sd ' ')
+  [[ $got == "a b" ]] || fail "$shell: 'step --servers a=h:1,b=h:2 --restart ' offers [$got], not [a b]"
+  got=$(offers "zkverify safe-to-restart --servers a=h:1,h:2 " | paste -sd ' ')
+  [[ $got == "a h:2" ]] || fail "$shell: 'safe-to-restart --servers a=h:1,h:2 ' offers [$got], not [a h:2]"
+  line="zkverify step --servers a=h:1 --restart a --"
+  got=$(offers "$line --" | grep -Fxf <(sort -u <<<"$ours") || true)
+  [[ -z $got ]] || fail "$shell: '$line --' offers zkverify's own [$got] after --"
+  offers "$line ech" | grep -qx echo || fail "$shell: '$line ech' does not offer the command echo"
+  pass "$shell completion: every subcommand and option of --help, values of --output and server names, commands after --"
+}
+
+# The installed completions under SHARE (PREFIX/share) for ZKVERIFY, in each shell.
+check_completion() {
+  local share=$1 zkverify=$2
+  check_shell_completion bash "$share/bash-completion/completions/zkverify" "$zkverify"
+  check_shell_completion zsh "$share/zsh/vendor-completions/_zkverify" "$zkverify"
+  check_shell_completion fish "$share/fish/vendor_completions.d/zkverify.fish" "$zkverify"
 }

@@ -6,7 +6,7 @@
 # libraries the binary loads) and stripped binary, installs it (with $CI set: into this machine with
 # apt-get install ./FILE, which must plan nothing else; otherwise
 # into a throwaway root with dpkg --root), runs the installed `zkverify --version`, its man page and
-# bash completion, and `zkverify quorum` against a real three-server lab (under the lab lock), then
+# bash, zsh and fish completions, and `zkverify quorum` against a real three-server lab (under the lab lock), then
 # removes it (dpkg -r) and checks every file `dpkg -L` listed is gone; finally runs lintian.
 # Exit 0 when all passed; the first failure is printed as FAIL: ... and exits 1.
 set -euo pipefail
@@ -39,13 +39,14 @@ prefix=$work/prefix
 cmake --install "$build_dir" --prefix "$prefix" >"$work/install.log" 2>&1 ||
   { cat "$work/install.log" >&2; fail "cmake --install $build_dir --prefix $prefix failed"; }
 for f in bin/zkverify share/man/man1/zkverify.1.gz share/man/man1/zkverify-quorum.1.gz \
-  share/bash-completion/completions/zkverify share/doc/zkverify/README.md share/doc/zkverify/LICENSE; do
+  share/bash-completion/completions/zkverify share/zsh/vendor-completions/_zkverify \
+  share/fish/vendor_completions.d/zkverify.fish share/doc/zkverify/README.md share/doc/zkverify/LICENSE; do
   [[ -s $prefix/$f ]] || fail "cmake --install put no $f under the prefix"
 done
 [[ $("$prefix/bin/zkverify" --version) == "zkverify $version" ]] || fail "the installed binary's --version is not $version"
 zcat "$prefix/share/man/man1/zkverify-quorum.1.gz" | grep -qF -- '\-\-servers' ||
   fail "zkverify-quorum.1 does not document --servers (it should come from --help)"
-pass "cmake --install --prefix: the binary, man pages from --help, bash completion, README and LICENSE"
+pass "cmake --install --prefix: the binary, man pages from --help, bash, zsh and fish completions, README and LICENSE"
 
 # --- the package ---
 deb=$("$src/scripts/package.sh" "$build_dir" --output "$work" 2>"$work/package.log" | tail -n 1) ||
@@ -116,7 +117,7 @@ for sub in "" $("$zkverify" --help | sed -n '/^Subcommands:/,/^$/s/^  \([a-z][a-
   zcat "$page" | grep -q '^\.TH' || fail "no man page $page"
 done
 pass "a man page for zkverify and for each subcommand"
-check_completion "${root%/}/usr/share/bash-completion/completions/zkverify" "$zkverify"
+check_completion "${root%/}/usr/share" "$zkverify"
 for f in README.md copyright changelog.gz; do
   [[ -f ${root%/}/usr/share/doc/zkverify/$f ]] || fail "no /usr/share/doc/zkverify/$f"
 done

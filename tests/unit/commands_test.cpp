@@ -92,5 +92,5 @@ TEST_CASE("commands: each registers itself once, under its own name") {
     names.emplace_back(command->name());
   }
   CHECK(names == std::vector<std::string>{"quorum", "order", "safe-to-restart", "watch", "step", "roll", "serve",
-                                          "probe", "smoke"});
+                                          "probe", "smoke", "completion"});
 }

@@ -94,6 +94,7 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   commands.push_back(make_serve_command());
   commands.push_back(make_probe_command());
   commands.push_back(make_smoke_command());
+  commands.push_back(make_completion_command());  // hidden from --help
   return commands;
 }
 

@@ -32,6 +32,7 @@ std::unique_ptr<Command> make_roll_command();
 std::unique_ptr<Command> make_serve_command();
 std::unique_ptr<Command> make_probe_command();
 std::unique_ptr<Command> make_smoke_command();
+std::unique_ptr<Command> make_completion_command();
 
 // Every command, in the order --help lists them.
 std::vector<std::unique_ptr<Command>> all_commands();
