@@ -22,7 +22,7 @@ struct RestartPoller::State : std::enable_shared_from_this<RestartPoller::State>
       : executor(on),
         servers(std::move(listed)),
         target(std::move(restarted)),
-        book(std::move(leader)),
+        book(std::move(leader), Clock::now()),
         strand(asio::make_strand(on.io().get_executor())),
         next(strand) {}
 

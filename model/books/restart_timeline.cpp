@@ -19,8 +19,10 @@ PollSeen poll_seen(const std::vector<ServerProbe>& probed, const std::string& ta
   return seen;
 }
 
-RestartTimeline::RestartTimeline(std::optional<std::string> leader_before) {
+RestartTimeline::RestartTimeline(std::optional<std::string> leader_before, std::optional<Clock::time_point> started)
+    : leading_(leader_before) {
   timeline_.leader_before = timeline_.leader_after = std::move(leader_before);
+  if (leading_) last_led_at_ = started;
 }
 
 void RestartTimeline::polled(const PollSeen& seen) {
@@ -49,22 +51,34 @@ void RestartTimeline::note_downtime(const PollSeen& seen) {
   down_since_.reset();
 }
 
-// A server follows only while a leader holds a quorum: when no leader answered but someone
-// follows, the leader's own srvr was missed (maxClientCnxns, a slow reply), and the poll says
-// nothing of who leads.
+// Evidence only: a poll where someone follows but no leader answered says a leader exists, unseen;
+// a poll where nobody leads or follows says there is none. No leader was seen from the last poll
+// that showed the old leader leading to the first that shows a new one (or the same one again,
+// after polls that showed none); the part of that not covered by polls showing none is unobserved.
 void RestartTimeline::note_leader(const PollSeen& seen) {
-  if (!seen.leader && seen.someone_follows) return;
   if (!seen.leader) {
-    if (!leaderless_since_) leaderless_since_ = seen.at;
+    if (seen.someone_follows) return;
+    if (!none_first_) none_first_ = seen.at;
+    none_last_ = seen.at;
     return;
   }
   if (!timeline_.leader_before) timeline_.leader_before = seen.leader;
   timeline_.leader_after = seen.leader;
-  if (leaderless_since_ && seen.at - *leaderless_since_ > timeline_.longest_leaderless) {
-    timeline_.longest_leaderless = duration_cast<milliseconds>(seen.at - *leaderless_since_);
-    timeline_.leaderless_window = {{*leaderless_since_, seen.at}};
+  bool moved = leading_ && *leading_ != *seen.leader;
+  if (moved || none_first_) {
+    auto from = last_led_at_.value_or(none_first_.value_or(seen.at));
+    auto without = duration_cast<milliseconds>(seen.at - from);
+    if (without > timeline_.longest_leaderless) {
+      timeline_.longest_leaderless = without;
+      auto observed = none_first_ ? duration_cast<milliseconds>(*none_last_ - *none_first_) : milliseconds(0);
+      timeline_.leaderless_unobserved = without - observed;
+      timeline_.leaderless_window = {{from, seen.at}};
+    }
   }
-  leaderless_since_.reset();
+  leading_ = seen.leader;
+  last_led_at_ = seen.at;
+  none_first_.reset();
+  none_last_.reset();
 }
 
 StepTimeline RestartTimeline::timeline(Clock::time_point now) const {

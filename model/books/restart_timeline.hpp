@@ -30,7 +30,11 @@ PollSeen poll_seen(const std::vector<ServerProbe>& probed, const std::string& ta
 struct StepTimeline {
   std::optional<std::chrono::milliseconds> downtime;  // the longest time the server did not serve
   std::optional<std::string> leader_before, leader_after;
-  std::chrono::milliseconds longest_leaderless{0};  // the election, when the leader moved
+  // The longest time no leader was seen: from the last poll that showed the old leader leading
+  // to the first that showed a leader again (a new one, or the same after polls that showed none).
+  std::chrono::milliseconds longest_leaderless{0};
+  // Of it, the time no poll could tell either way: a refused srvr, or followers without their leader.
+  std::chrono::milliseconds leaderless_unobserved{0};
   using Span = std::pair<Clock::time_point, Clock::time_point>;
   std::optional<Span> down_window, leaderless_window;  // when (for roll's timeline)
   // The server was seen not serving in two polls in a row, or its srvr "Received" count fell (it
@@ -41,7 +45,10 @@ struct StepTimeline {
 class RestartTimeline {
  public:
   // `leader_before`: the leader as the check before the step saw it (the first polls can miss it).
-  explicit RestartTimeline(std::optional<std::string> leader_before);
+  // `started`: when the step started, which stands for the last sight of `leader_before` leading
+  // until a poll shows it.
+  explicit RestartTimeline(std::optional<std::string> leader_before,
+                           std::optional<Clock::time_point> started = std::nullopt);
 
   void polled(const PollSeen& seen);
   // The timeline so far; a downtime still running counts until `now`.
@@ -54,7 +61,10 @@ class RestartTimeline {
   void note_leader(const PollSeen& seen);
 
   StepTimeline timeline_;
-  std::optional<Clock::time_point> down_since_, leaderless_since_;
+  std::optional<Clock::time_point> down_since_;
+  std::optional<std::string> leading_;                       // the leader last seen
+  std::optional<Clock::time_point> last_led_at_;             // when it was last seen leading
+  std::optional<Clock::time_point> none_first_, none_last_;  // polls since then that showed no leader at all
   int polls_not_serving_ = 0;
   std::optional<std::int64_t> last_received_;
 };

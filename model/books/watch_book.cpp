@@ -76,7 +76,7 @@ std::vector<std::string> WatchBook::counter_paths() const {
 void WatchBook::emit(Moment now, WatchEventKind kind, std::string session, std::string server, std::string detail,
                      milliseconds duration) {
   events_.push_back({now.wall, since(started_.steady, now), kind, std::move(session), std::move(server),
-                     std::move(detail), duration});
+                     std::move(detail), duration, now.steady});
 }
 
 std::vector<WatchEvent> WatchBook::take_events() { return std::exchange(events_, {}); }

@@ -43,6 +43,7 @@ struct WatchEvent {
   std::string server;   // the server involved, when one is
   std::string detail;
   std::chrono::milliseconds duration{0};  // windows and disconnects
+  Clock::time_point at{};                 // when, on the steady clock: puts the event on another's clock (roll's)
 };
 
 struct WatchTotals {

@@ -143,15 +143,49 @@ class Judge {
                         counted(*probe.mntr->facts.quorum_size, "voter"), probe.address.name));
         return static_cast<int>(*probe.mntr->facts.quorum_size);
       }
-    auto observers =
-        std::ranges::count_if(facts_.probes, [](const ServerProbe& probe) { return mode_of(probe) == Mode::observer; });
+    voters_inferred_ = true;
+    std::vector<std::string> remembered;  // unreachable now, observers when last seen
+    auto observers = std::ranges::count_if(facts_.probes, [&](const ServerProbe& probe) {
+      if (mode_of(probe) == Mode::observer) return true;
+      if (mode_of(probe) || !facts_.remembered_observers.contains(probe.address.name)) return false;
+      remembered.push_back(probe.address.name);
+      return true;
+    });
     auto voters = static_cast<int>(facts_.probes.size() - static_cast<std::size_t>(observers));
     add(FindingCode::voters_counted, "",
-        fmt::format("{}: the {} listed less {}; no membership or zk_quorum_size was "
+        fmt::format("{}: the {} listed less {}{}; no membership or zk_quorum_size was "
                     "available (unlisted voters would not be counted)",
                     counted(voters, "voter"), counted(static_cast<long long>(facts_.probes.size()), "server"),
-                    counted(observers, "observer")));
+                    counted(observers, "observer"),
+                    remembered.empty()
+                        ? ""
+                        : fmt::format(" ({} as the ledger remembers: unreachable now)", fmt::join(remembered, ", "))));
     return voters;
+  }
+
+  // The round trip's write was committed: the leader had a quorum of voters acknowledge it.
+  bool write_committed() const {
+    return facts_.round_trip && facts_.round_trip->write_error == ZkError::ok && facts_.round_trip->write_zxid;
+  }
+
+  // Too few serving voters for a quorum. With an estimated voter count, a committed write is the
+  // stronger evidence: a quorum acknowledged it, so the estimate is what is wrong (an unreachable
+  // server was an observer), and the verdict is degraded, not critical.
+  void check_quorum(int majority) {
+    if (report_.serving_voters >= majority) return;
+    if (voters_inferred_ && write_committed()) {
+      report_.voters_uncertain = true;
+      add(FindingCode::voters_uncertain, "",
+          fmt::format("{} of an estimated {} serve, short of the {} a quorum of them needs, yet the write through {} "
+                      "was committed, which only a quorum does: the estimate is wrong, so the quorum holds but how "
+                      "close it is to being lost is not known (whitelist conf or mntr, or give --admin-port)",
+                      report_.serving_voters, counted(report_.expected_voters, "voter"), majority,
+                      facts_.round_trip->writer));
+      return;
+    }
+    add(FindingCode::no_quorum, "",
+        fmt::format("{} of {} voters are serving; a quorum needs {}", report_.serving_voters, report_.expected_voters,
+                    majority));
   }
 
   // Ids the membership names that no listed server has.
@@ -197,10 +231,7 @@ class Judge {
       add(FindingCode::no_leader, "", "no server reports itself as leader");
     }
 
-    if (report_.serving_voters < majority)
-      add(FindingCode::no_quorum, "",
-          fmt::format("{} of {} voters are serving; a quorum needs {}", report_.serving_voters, report_.expected_voters,
-                      majority));
+    check_quorum(majority);
   }
 
   void check_membership() {
@@ -466,7 +497,8 @@ class Judge {
 
   const EnsembleFacts& facts_;
   Report report_;
-  bool access_refused_ = false;  // check_access reported why the round trip could not write
+  bool voters_inferred_ = false;  // expected_voters() estimated them: no membership, no zk_quorum_size
+  bool access_refused_ = false;   // check_access reported why the round trip could not write
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // Pure checks: facts in, Report out. No sockets, no clocks, no printing.
 
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "model/facts/facts.hpp"
@@ -14,6 +15,9 @@ struct EnsembleFacts {
   std::optional<RoundTrip> round_trip;  // empty when the round trip was skipped
   bool write_skipped = false;           // --no-write
   PhaseTimings timings{};               // measured by whoever gathered the facts
+  // Servers an earlier run (the ledger) saw as observers: counted as observers while unreachable,
+  // when the voters can only be estimated.
+  std::set<std::string> remembered_observers{};
 };
 
 // Judges the ensemble: reachability, leaders, quorum, sync, membership, the round trip.

@@ -42,6 +42,12 @@ constexpr std::array kTable{
                 "The number of voters was estimated (mntr's zk_quorum_size, or the listed servers less the observers), "
                 "not read from a membership.",
                 "Whitelist conf, or give --admin-port, so the membership is read."},
+    FindingInfo{voters_uncertain, "voters-uncertain", Severity::warning,
+                "Fewer servers serve as voters than the estimated voter count needs for a quorum, yet a write was "
+                "committed, which only a quorum of voters does: the estimate is wrong (an unreachable server was "
+                "probably an observer). The quorum holds now, but how close it is to being lost is not known.",
+                "Whitelist conf or mntr (4lw.commands.whitelist), or give --admin-port, so the voters are counted "
+                "from the membership; with --state, observers seen earlier are remembered."},
     FindingInfo{membership_mismatch, "membership-mismatch", Severity::warning,
                 "Servers report different memberships (ids, roles, quorum or election addresses).",
                 "Finish the configuration change (or reconfig) on every server before going on."},

@@ -24,6 +24,7 @@ enum class FindingCode {
   leader_unlisted,
   no_quorum,
   voters_counted,
+  voters_uncertain,
   // quorum: membership
   membership_mismatch,
   duplicate_id,

@@ -77,6 +77,7 @@ struct Report {
   int expected_voters = 0;
   int serving_voters = 0;
   bool membership_reported = false;  // some server reported the membership (conf or the AdminServer)
+  bool voters_uncertain = false;     // expected_voters is an estimate that a committed write disproved
   std::vector<ServerRow> servers;
   std::vector<Finding> findings;
   std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible

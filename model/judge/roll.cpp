@@ -59,4 +59,9 @@ Verdict roll_verdict(const RollRecord& roll) {
   return Verdict::healthy;
 }
 
+WatchEvent on_roll_clock(WatchEvent event, Clock::time_point roll_started) {
+  event.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(event.at - roll_started);
+  return event;
+}
+
 }  // namespace zkverify

@@ -38,6 +38,10 @@ struct RollRefusal {
   std::string reason;
 };
 
+// `event` with its elapsed time counted from `roll_started` instead of from the watch's start: the
+// roll's steps, its poller's windows and the watch's events on one clock.
+WatchEvent on_roll_clock(WatchEvent event, Clock::time_point roll_started);
+
 struct RollRecord {
   std::vector<std::string> servers;  // as listed
   std::set<std::string> skipped;     // done in this restart round before the roll started

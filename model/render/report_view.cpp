@@ -20,6 +20,7 @@ std::string headline(const Report& report) {
   std::string text = fmt::format("{}: ", to_string(report.verdict));
   text += report.leader ? fmt::format("leader {}", *report.leader) : std::string("no single leader");
   text += fmt::format(", {}/{} voters serving", report.serving_voters, report.expected_voters);
+  if (report.voters_uncertain) text += " (an estimate of the voters: the committed write proves a quorum)";
   if (report.round_trip)
     text += fmt::format(", round trip via {} read back on {}/{}", report.round_trip->writer,
                         report.round_trip->reads_ok, report.round_trip->reads_attempted);

@@ -10,10 +10,21 @@ using std::chrono::milliseconds;
 
 namespace {
 
+// "(690ms without a leader, 400ms of it unobserved)": how long no leader was seen, and how much of
+// that no poll could tell either way.
+std::string leaderless_text(const StepTimeline& timeline) {
+  if (timeline.leaderless_unobserved.count() == 0)
+    return fmt::format("{} without a leader", format_duration(timeline.longest_leaderless));
+  return fmt::format("{} without a leader, {} of it unobserved", format_duration(timeline.longest_leaderless),
+                     format_duration(timeline.leaderless_unobserved));
+}
+
 std::string leader_text(const StepTimeline& timeline) {
   if (timeline.leader_before && timeline.leader_after && *timeline.leader_before != *timeline.leader_after)
-    return fmt::format("leader moved {} -> {} ({} without a leader)", *timeline.leader_before, *timeline.leader_after,
-                       format_duration(timeline.longest_leaderless));
+    return fmt::format("leader moved {} -> {} ({})", *timeline.leader_before, *timeline.leader_after,
+                       leaderless_text(timeline));
+  if (timeline.longest_leaderless.count() > 0)
+    return fmt::format("leader stayed {} ({})", timeline.leader_after.value_or("-"), leaderless_text(timeline));
   return fmt::format("leader stayed {}", timeline.leader_after.value_or("-"));
 }
 
@@ -40,6 +51,7 @@ nlohmann::json step_json(const std::string& server, int command_status, const St
           {"leader_before", timeline.leader_before.value_or("")},
           {"leader_after", timeline.leader_after.value_or("")},
           {"longest_leaderless_ms", timeline.longest_leaderless.count()},
+          {"leaderless_unobserved_ms", timeline.leaderless_unobserved.count()},
           {"summary", summary}};
 }
 

@@ -6,10 +6,12 @@
 #include "model/judge/checks.hpp"
 #include "model/judge/readiness.hpp"
 #include "model/judge/sidecar_book.hpp"
+#include "model/render/step_view.hpp"
 #include "synthetic.hpp"
 
 using namespace zkverify;
 using namespace std::chrono_literals;
+using Catch::Matchers::Contains;
 
 namespace {
 
@@ -80,9 +82,50 @@ TEST_CASE("restart timeline: the leader moves, and a poll where followers answer
   auto timeline = book.timeline(t0 + 1s);
   CHECK(timeline.leader_before == "zoo-1");
   CHECK(timeline.leader_after == "pzoo-2");
-  CHECK(timeline.longest_leaderless == 600ms);
+  // From the last poll that showed zoo-1 leading to the first that showed pzoo-2: one poll at 100ms
+  // showed none, which covers no time of its own, so all of it was between polls that could tell.
+  CHECK(timeline.longest_leaderless == 700ms);
+  CHECK(timeline.leaderless_unobserved == 700ms);
   REQUIRE(timeline.leaderless_window);
-  CHECK(timeline.leaderless_window->first == t0 + 100ms);
+  CHECK(timeline.leaderless_window->first == t0);
+  CHECK(timeline.leaderless_window->second == t0 + 700ms);
+}
+
+TEST_CASE("restart timeline: a leader that moved while followers still followed it was still missing for a while",
+          "[books]") {
+  // The issue's "0ms without a leader": zoo-1 stopped, the followers' srvr still said follower
+  // (they had not noticed yet), then pzoo-2 led. No poll showed "no leader", yet there was none.
+  RestartTimeline book(std::string("zoo-1"), t0);
+  book.polled(poll(0ms, "zoo-1", true));
+  book.polled(poll(100ms, std::nullopt, false, std::nullopt, true));
+  book.polled(poll(200ms, std::nullopt, false, std::nullopt, true));
+  book.polled(poll(450ms, "pzoo-2", false));
+  auto timeline = book.timeline(t0 + 1s);
+  CHECK(timeline.longest_leaderless == 450ms);
+  CHECK(timeline.leaderless_unobserved == 450ms);
+
+  // Polls that showed none count as observed: 100ms to 300ms of the 500ms.
+  RestartTimeline again(std::string("zoo-1"), t0);
+  again.polled(poll(0ms, "zoo-1", true));
+  again.polled(poll(100ms, std::nullopt, false, std::nullopt, false));
+  again.polled(poll(300ms, std::nullopt, false, std::nullopt, false));
+  again.polled(poll(500ms, "zoo-1", true));
+  timeline = again.timeline(t0 + 1s);
+  CHECK(timeline.leader_after == "zoo-1");
+  CHECK(timeline.longest_leaderless == 500ms);
+  CHECK(timeline.leaderless_unobserved == 300ms);
+  CHECK_THAT(render_step_summary("zoo-1", 0, timeline, 0ms, {}),
+             Contains("leader stayed zoo-1 (500ms without a leader, 300ms of it unobserved)"));
+
+  // The leader gone before the first poll: no leader was seen since the step started.
+  RestartTimeline late(std::string("zoo-1"), t0);
+  late.polled(poll(100ms, std::nullopt, false, std::nullopt, false));
+  late.polled(poll(600ms, "pzoo-2", false));
+  timeline = late.timeline(t0 + 1s);
+  CHECK(timeline.longest_leaderless == 600ms);
+  CHECK(timeline.leaderless_window->first == t0);
+  CHECK_THAT(render_step_summary("zoo-1", 0, timeline, 0ms, {}),
+             Contains("leader moved zoo-1 -> pzoo-2 (600ms without a leader, 600ms of it unobserved)"));
 }
 
 TEST_CASE("restart timeline: the leader before the step, when the first polls miss it", "[books]") {

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "model/judge/checks.hpp"
+#include "model/render/report_view.hpp"
 #include "synthetic.hpp"
 #include "verifier/commands/exit_codes.hpp"
 
@@ -306,4 +307,87 @@ TEST_CASE("mixed versions, as in the middle of an upgrade: an info finding namin
              Contains("3.8.0 on pzoo-0, pzoo-1, pzoo-2; 3.9.2 on zoo-0, zoo-1"));
   CHECK(report.verdict == Verdict::healthy);
   CHECK_FALSE(find(judge(healthy_five()), "mixed-versions"));
+}
+
+namespace {
+
+enum class VoterCount { membership, quorum_size, inferred };
+enum class Write { committed, failed, skipped };
+
+// 3 voters (pzoo-2 leads) and 2 observers, of which `down` are unreachable; the voters counted as
+// `count` says, the round trip as `write` says.
+EnsembleFacts three_voters_two_observers(const std::vector<std::size_t>& down, VoterCount count, Write write) {
+  auto facts = healthy_five();
+  facts.probes[1].srvr->facts.mode = Mode::follower;
+  facts.probes[2].srvr->facts.mode = Mode::leader;
+  facts.probes[3].srvr->facts.mode = Mode::observer;
+  facts.probes[4].srvr->facts.mode = Mode::observer;
+  if (count == VoterCount::membership) {
+    ConfFacts conf;
+    for (int id = 1; id <= 5; ++id) conf.members.push_back({id, "h:1", "h:2", id > 3 ? "observer" : "participant", ""});
+    facts.probes[2].conf = Reply<ConfFacts>{ProbeError::ok, conf, {}};
+  } else if (count == VoterCount::quorum_size) {
+    facts.probes[2].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, {}, {}, 3}, {}};
+  }
+  for (auto index : down) facts.probes[index] = unreachable(facts.probes[index].address.name);
+  facts.round_trip = round_trip(facts.probes, "pzoo-2", 1);
+  if (write == Write::failed) {
+    facts.round_trip->write_error = ZkError::connection_loss;
+    facts.round_trip->write_zxid.reset();
+    facts.round_trip->reads.clear();
+  }
+  if (write == Write::skipped) {
+    facts.round_trip.reset();
+    facts.write_skipped = true;
+  }
+  return facts;
+}
+
+}  // namespace
+
+TEST_CASE("a committed write overrides a no-quorum computed from an estimated voter count: degraded, and why") {
+  // The issue's lab case: ruok-only whitelist, an observer (zoo-0) and a follower (pzoo-0) stopped.
+  auto report = judge(three_voters_two_observers({0, 3}, VoterCount::inferred, Write::committed));
+  CHECK(report.expected_voters == 4);  // zoo-0 cannot say it was an observer
+  CHECK(report.serving_voters == 2);
+  CHECK_FALSE(find(report, "no-quorum"));
+  REQUIRE(find(report, "voters-uncertain"));
+  CHECK(find(report, "voters-uncertain")->severity == Severity::warning);
+  CHECK_THAT(find(report, "voters-uncertain")->message,
+             Contains("the write through pzoo-2 was committed") && Contains("whitelist conf or mntr"));
+  CHECK(report.verdict == Verdict::degraded);
+  CHECK_THAT(render_text(report), Contains("degraded: leader pzoo-2, 2/4 voters serving (an estimate"));
+
+  // With the ledger's memory of zoo-0 as an observer, the estimate is right: 2 of 3.
+  auto facts = three_voters_two_observers({0, 3}, VoterCount::inferred, Write::committed);
+  facts.remembered_observers = {"zoo-0"};
+  report = judge(facts);
+  CHECK(report.expected_voters == 3);
+  CHECK_FALSE(find(report, "voters-uncertain"));
+  CHECK_FALSE(find(report, "no-quorum"));
+  CHECK_THAT(find(report, "voters-counted")->message, Contains("(zoo-0 as the ledger remembers: unreachable now)"));
+  facts.probes[3] = server("zoo-0", Mode::follower, 0x100000006);  // a remembered role gives way to a seen one
+  CHECK(judge(facts).expected_voters == 4);
+}
+
+TEST_CASE("the verdict, the headline and the findings agree for every voter count and every write outcome") {
+  for (const auto& down : std::vector<std::vector<std::size_t>>{{0, 3}, {0, 1, 3}, {3}}) {
+    for (auto count : {VoterCount::membership, VoterCount::quorum_size, VoterCount::inferred}) {
+      for (auto write : {Write::committed, Write::failed, Write::skipped}) {
+        auto report = judge(three_voters_two_observers(down, count, write));
+        INFO("down " << down.size() << ", count " << static_cast<int>(count) << ", write " << static_cast<int>(write));
+        bool short_of_quorum = report.serving_voters < report.expected_voters / 2 + 1;
+        bool uncertain = count == VoterCount::inferred && write == Write::committed && short_of_quorum;
+        CHECK(static_cast<bool>(find(report, "voters-uncertain")) == uncertain);
+        CHECK(report.voters_uncertain == uncertain);
+        CHECK(static_cast<bool>(find(report, "no-quorum")) == (short_of_quorum && !uncertain));
+        if (find(report, "no-quorum")) CHECK(report.verdict == Verdict::critical);
+        if (uncertain) CHECK(report.verdict == Verdict::degraded);
+        auto text = render_text(report);
+        CHECK(text.starts_with(std::string(to_string(report.verdict)) + ": "));
+        CHECK((text.find("(an estimate of the voters") != std::string::npos) == uncertain);
+        CHECK(report.expected_voters == (count == VoterCount::inferred ? 4 : 3));  // zoo-0, an observer, is down
+      }
+    }
+  }
 }

@@ -97,3 +97,17 @@ TEST_CASE("roll --report: one lane per server, figures as in the JSON, every val
   CHECK(html.find("zoo-1<b>") == std::string::npos);
   CHECK(html.find("http") == html.find("http://www.w3.org/2000/svg"));  // no external asset
 }
+
+TEST_CASE("roll: the watch's events go on the roll's clock, whenever the watch started") {
+  auto roll_started = zkverify::Clock::time_point{} + std::chrono::hours(1);
+  WatchEvent event;
+  event.kind = WatchEventKind::unavailable_end;
+  event.at = roll_started + std::chrono::milliseconds(2500);
+  event.elapsed = std::chrono::milliseconds(1900);  // the watch started 600ms after the roll
+  event.duration = std::chrono::milliseconds(400);
+  auto moved = on_roll_clock(event, roll_started);
+  CHECK(moved.elapsed == std::chrono::milliseconds(2500));
+  CHECK(moved.duration == event.duration);
+  // A step that started at 2000ms on the roll's clock now holds the window (2100..2500ms) it caused.
+  CHECK(moved.elapsed - moved.duration >= std::chrono::milliseconds(2000));
+}

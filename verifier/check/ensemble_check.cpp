@@ -213,6 +213,9 @@ CheckResult check_with_ledger(const EnsembleOptions& options, const Context& con
   if (!ledger || !ledger->marker) marker.create_with = marker_content();
   else marker.path = ledger->marker->path;
   auto facts = gather(options, context.executor, context.keepers, marker);
+  if (ledger)  // the roles seen before, for servers that cannot say theirs now
+    for (const auto& [name, server] : ledger->servers)
+      if (server.mode == to_string(ServerState::observer)) facts.remembered_observers.insert(name);
   CheckResult result{judged(facts), std::nullopt};
   auto outcome = apply_ledger(facts, result.report, ledger, iso_now());
   for (auto& finding : outcome.findings) result.report.findings.push_back(std::move(finding));

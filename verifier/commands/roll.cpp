@@ -228,7 +228,7 @@ int RollCommand::run(const Context& given) {
   probes::WatchEngine engine(watch_in_roll_order(context), context.executor, context.keepers,
                              [&](const WatchEvent& event) {
                                std::lock_guard lock(out_mutex_);
-                               roll_.events.push_back(event);
+                               roll_.events.push_back(on_roll_clock(event, started_));
                                if (output_ == OutputFormat::text)
                                  context.out << render_event(event, output_) << std::flush;
                              });
