@@ -29,7 +29,8 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
   REQUIRE_FALSE(leader.empty());
   auto quorum = "quorum --output json --servers " + ensemble.servers();
 
-  auto healthy = zkverify(quorum);
+  auto ledger = ensemble.dir() + "/roles.ledger.json";  // remembers who observed, for later
+  auto healthy = zkverify(quorum + " --state " + ledger);
   INFO(healthy.out << healthy.err);
   REQUIRE(healthy.exit_code == 0);  // the round trip goes through the C client on ::1
   CHECK(healthy.json()["round_trip"]["reads_ok"] == 5);
@@ -64,6 +65,24 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
   CHECK(degraded.exit_code == 1);
   CHECK_FALSE(has_finding(degraded.json(), "no-quorum"));
   CHECK(degraded.json()["serving_voters"] == 2);
+
+  // And an observer stopped too: srvr cannot say zoo-0 observes, so the estimate is 4 voters, of which
+  // 2 serve; the committed write proves the quorum (issue 26): degraded, voters-uncertain, never no-quorum.
+  ensemble.act("stop", "zoo-0");
+  auto estimated = zkverify(quorum);
+  INFO(estimated.out << estimated.err);
+  CHECK(estimated.exit_code == 1);
+  CHECK(estimated.json()["expected_voters"] == 4);
+  CHECK(has_finding(estimated.json(), "voters-uncertain"));
+  CHECK_FALSE(has_finding(estimated.json(), "no-quorum"));
+  // The ledger saw zoo-0 observe: with it the estimate is right, 2 of 3.
+  auto remembered = zkverify(quorum + " --state " + ledger);
+  INFO(remembered.out << remembered.err);
+  CHECK(remembered.exit_code == 1);
+  CHECK(remembered.json()["expected_voters"] == 3);
+  CHECK_FALSE(has_finding(remembered.json(), "voters-uncertain"));
+  CHECK_FALSE(has_finding(remembered.json(), "no-quorum"));
+  ensemble.act("start", "zoo-0");
   ensemble.act("start", follower);
   ensemble.act("wait");
 

@@ -105,6 +105,7 @@ TEST_CASE("cli: durations as Go and Kubernetes write them, and zero is refused n
   CHECK(run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--timeout", "2.5s"}).exit_code == 0);
 }
 
+// Only parsed here: listening on every address would leave loopback, which no test does.
 TEST_CASE("cli: serve --listen :PORT is every address, as Prometheus exporters take it") {
   auto every = zkverify::parse_listen(":9181");
   CHECK(every.host.empty());

@@ -153,24 +153,3 @@ TEST_CASE("http server: the default limits are the issue's (8 KiB head, 5 s idle
   CHECK(limits.idle == std::chrono::seconds(5));
   CHECK(limits.max_connections < 300);  // so 300 idle connections reach the cap and the oldest are dropped
 }
-
-TEST_CASE("http server: an empty host (--listen :PORT) answers on IPv4 and, where the host has it, IPv6 loopback",
-          "[sidecar]") {
-  HttpServer server(test_executor(), ListenAddress{"", 0}, echo_route());
-  CHECK(sidecar_client::get(server.port(), "/livez").status == 200);  // 127.0.0.1
-  int probe = ::socket(AF_INET6, SOCK_STREAM, 0);
-  sockaddr_in6 address{};
-  address.sin6_family = AF_INET6;
-  address.sin6_port = htons(server.port());
-  address.sin6_addr = in6addr_loopback;
-  bool has_ipv6 = probe >= 0 && ::connect(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  if (probe >= 0) ::close(probe);
-  // Where ::1 exists, the dual-stack socket takes it: a refused ::1 would mean IPv4 only.
-  int v6 = ::socket(AF_INET6, SOCK_STREAM, 0);
-  sockaddr_in6 any{};
-  any.sin6_family = AF_INET6;
-  any.sin6_addr = in6addr_loopback;
-  bool host_has_ipv6 = v6 >= 0 && ::bind(v6, reinterpret_cast<sockaddr*>(&any), sizeof any) == 0;
-  if (v6 >= 0) ::close(v6);
-  CHECK(has_ipv6 == host_has_ipv6);
-}

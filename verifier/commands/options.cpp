@@ -99,7 +99,15 @@ void add_namespace_option(CLI::App& command, std::string& namespace_path) {
 }
 
 CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help) {
-  return add_output_file_option(command, "--state", state_file, help);
+  return command
+      .add_option_function<std::string>(
+          "--state",
+          [&state_file](const std::string& path) {
+            check_output_path("--state", path, true);  // read first: an unreadable ledger is its reader's 64
+            state_file = path;
+          },
+          help)
+      ->type_name("FILE");
 }
 
 CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, std::optional<std::string>& file,
