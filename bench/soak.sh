@@ -35,7 +35,7 @@ restart() { echo "sleep 0.$((RANDOM % 10)); exec $zklab restart $lab $1"; }
 steps=0 failed=0 lost=0 expired=0
 # Counts one step's JSON (step's, or one of roll's): its verdict and, if not healthy, why.
 count_step() {
-  local json=$1 what=$2
+  local json=$1 what=$2  # and $3: the step's stderr, shown when it failed
   steps=$((steps + 1))
   read -r verdict why < <("$python" -c '
 import json, sys
@@ -45,6 +45,7 @@ print(step.get("verdict", "none"), ",".join(codes) or "-")' "$json")
   if [[ $verdict != healthy ]]; then
     failed=$((failed + 1))
     echo "soak: $what: $verdict ($why)"
+    [[ -n ${3:-} ]] && sed 's/^/    /' "$3" | tail -n 5  # what step said on stderr, last lines
   fi
 }
 
@@ -64,10 +65,11 @@ seed_flow() {
   for _ in $(seq 100); do grep -q 'started:' "$work/watch.err" && break; sleep 0.1; done
   grep -q 'started:' "$work/watch.err" || { echo "soak: round $round: the watch did not start" >&2; cat "$work/watch.err" >&2; exit 1; }
   for name in $("$zkverify" order --servers "$servers"); do
+    local out=$work/round$round-step-$name
     timeout 600 "$zkverify" step --servers "$servers" --restart "$name" --output json -- sh -c "$(restart "$name")" \
-      >"$work/step.json" 2>"$work/step.err" || true
-    [[ -s $work/step.json ]] || { echo "soak: round $round: step $name printed nothing" >&2; cat "$work/step.err" >&2; exit 1; }
-    count_step "$work/step.json" "round $round seed flow, step $name"
+      >"$out.json" 2>"$out.err" || true
+    [[ -s $out.json ]] || { echo "soak: round $round: step $name printed nothing" >&2; cat "$out.err" >&2; exit 1; }
+    count_step "$out.json" "round $round seed flow, step $name" "$out.err"
   done
   kill -INT "$watch_pid"
   wait "$watch_pid" || true

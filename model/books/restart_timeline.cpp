@@ -12,6 +12,7 @@ PollSeen poll_seen(const std::vector<ServerProbe>& probed, const std::string& ta
     auto mode = mode_of(probe);
     if (mode == Mode::leader) seen.leader = probe.address.name;
     if (mode == Mode::follower || mode == Mode::observer) seen.someone_follows = true;
+    if (probe.srvr && probe.srvr->error == ProbeError::not_serving) seen.someone_looking = true;
     if (probe.address.name != target) continue;
     seen.target_serving = mode && is_serving(*mode);
     if (has_facts(probe.srvr)) seen.target_received = probe.srvr->facts.received;
@@ -52,12 +53,14 @@ void RestartTimeline::note_downtime(const PollSeen& seen) {
 }
 
 // Evidence only: a poll where someone follows but no leader answered says a leader exists, unseen;
-// a poll where nobody leads or follows says there is none. No leader was seen from the last poll
+// a poll where nobody leads or follows and some server answered it does not serve says there is
+// none; a poll nobody answered says nothing. No leader was seen from the last poll
 // that showed the old leader leading to the first that shows a new one (or the same one again,
 // after polls that showed none); the part of that not covered by polls showing none is unobserved.
 void RestartTimeline::note_leader(const PollSeen& seen) {
   if (!seen.leader) {
-    if (seen.someone_follows) return;
+    // Evidence of none is a server that answered it is not serving; refused or timed-out polls are none.
+    if (seen.someone_follows || !seen.someone_looking) return;
     if (!none_first_) none_first_ = seen.at;
     none_last_ = seen.at;
     return;

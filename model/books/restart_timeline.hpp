@@ -21,6 +21,7 @@ struct PollSeen {
   bool someone_follows = false;                 // a follower or observer answered: a leader holds a quorum
   bool target_serving = false;                  // the server being restarted serves
   std::optional<std::int64_t> target_received;  // its srvr "Received" count
+  bool someone_looking = false;                 // a server answered that it does not serve (an election)
 };
 
 // A poll's probes as PollSeen, for the restart of `target`.

@@ -20,7 +20,9 @@ const Clock::time_point t0{};
 // One poll at t0 + `at`: who leads, whether someone follows, whether the restarted server serves.
 PollSeen poll(std::chrono::milliseconds at, std::optional<std::string> leader, bool target_serving,
               std::optional<std::int64_t> received = std::nullopt, bool someone_follows = true) {
-  return {t0 + at, std::move(leader), someone_follows, target_serving, received};
+  // Nobody leading or following: the others answered that they do not serve (an election).
+  bool looking = !leader && !someone_follows;
+  return {t0 + at, std::move(leader), someone_follows, target_serving, received, looking};
 }
 
 CycleResult cycle_of(const EnsembleFacts& facts, const std::string& local) {
@@ -117,6 +119,16 @@ TEST_CASE("restart timeline: a leader that moved while followers still followed 
   CHECK_THAT(render_step_summary("zoo-1", 0, timeline, 0ms, {}),
              Contains("leader stayed zoo-1 (500ms without a leader, 300ms of it unobserved)"));
 
+  // Polls nobody answered (refused, timed out: a loaded host) are no evidence of an election: a
+  // follower's restart on such a host leaves the leader leading throughout.
+  RestartTimeline loaded(std::string("zoo-1"), t0);
+  loaded.polled(poll(0ms, "zoo-1", true));
+  auto silent = poll(100ms, std::nullopt, false, std::nullopt, false);
+  silent.someone_looking = false;
+  loaded.polled(silent);
+  loaded.polled(poll(5000ms, "zoo-1", true));
+  CHECK(loaded.timeline(t0 + 6s).longest_leaderless == 0ms);
+
   // The leader gone before the first poll: no leader was seen since the step started.
   RestartTimeline late(std::string("zoo-1"), t0);
   late.polled(poll(100ms, std::nullopt, false, std::nullopt, false));
@@ -148,6 +160,9 @@ TEST_CASE("poll_seen: who leads, whether someone follows, how the restarted serv
   CHECK(seen.target_serving);
   CHECK(seen.target_received == 77);
   CHECK_FALSE(poll_seen(facts.probes, "zoo-0", t0).target_serving);
+  CHECK_FALSE(seen.someone_looking);
+  facts.probes[2] = synthetic::not_serving("pzoo-2");  // in an election: evidence that none leads
+  CHECK(poll_seen(facts.probes, "zoo-0", t0).someone_looking);
 }
 
 TEST_CASE("sidecar book: the first cycle says readiness, leader and verdict, an unchanged one says nothing",

@@ -202,9 +202,11 @@ TEST_CASE("watch engine: a connection lost on a write fails it, reconnects, and 
   REQUIRE(recorder.wait_for(Kind::read_check, milliseconds(2000)));  // the read-back after the reconnect
   engine.stop();
 
+  // The injected loss fails one write; on a loaded host the writer's next turn on s1 can come
+  // before it reconnects, and fail too: each failure is that lost connection's, and none loses a write.
   auto failed = recorder.of(Kind::write_failed);
-  REQUIRE(failed.size() == 1);
-  CHECK_THAT(failed[0].detail, EndsWith("failed: connection_loss"));
+  REQUIRE_FALSE(failed.empty());
+  for (const auto& failure : failed) CHECK_THAT(failure.detail, EndsWith("failed: connection_loss"));
   auto disconnected = recorder.of(Kind::disconnected);
   REQUIRE(disconnected.size() == 1);
   CHECK(disconnected[0].session == "s1");
@@ -213,7 +215,7 @@ TEST_CASE("watch engine: a connection lost on a write fails it, reconnects, and 
   CHECK(reconnected[0].session == "s1");
   CHECK(reconnected[0].server == "s2");  // its next server
   auto totals = engine.totals();
-  CHECK(totals.writes_failed == 1);
+  CHECK(totals.writes_failed == static_cast<int>(failed.size()));
   CHECK(totals.writes_lost == 0);
   CHECK(totals.stale_reads == 0);
   CHECK(totals.read_checks == 6);  // after the reconnect and at the end, through 3 servers
