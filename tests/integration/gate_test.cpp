@@ -18,6 +18,25 @@ namespace {
 
 bool has_finding(const nlohmann::json& report, const std::string& code) { return lab::find_finding(report, code); }
 
+// With a follower already stopped, an observer stopped too: srvr cannot say zoo-0 observes, so the
+// estimate is 4 voters, of which 2 serve; the committed write proves the quorum (issue 26): degraded,
+// voters-uncertain, never no-quorum. The ledger saw zoo-0 observe: with it the estimate is right, 2 of 3.
+void check_observer_down_too(const lab::Lab& ensemble, const std::string& quorum, const std::string& ledger) {
+  ensemble.act("stop", "zoo-0");
+  auto estimated = zkverify(quorum);
+  INFO(estimated.out << estimated.err);
+  CHECK(estimated.exit_code == 1);
+  CHECK(estimated.json()["expected_voters"] == 4);
+  CHECK(has_finding(estimated.json(), "voters-uncertain"));
+  CHECK_FALSE(has_finding(estimated.json(), "no-quorum"));
+  auto remembered = zkverify(quorum + " --state " + ledger);
+  INFO(remembered.out << remembered.err);
+  CHECK(remembered.exit_code == 1);
+  CHECK(remembered.json()["expected_voters"] == 3);
+  CHECK_FALSE(has_finding(remembered.json(), "voters-uncertain"));
+  CHECK_FALSE(has_finding(remembered.json(), "no-quorum"));
+}
+
 }  // namespace
 
 TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, degraded, never a false critical",
@@ -66,22 +85,7 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
   CHECK_FALSE(has_finding(degraded.json(), "no-quorum"));
   CHECK(degraded.json()["serving_voters"] == 2);
 
-  // And an observer stopped too: srvr cannot say zoo-0 observes, so the estimate is 4 voters, of which
-  // 2 serve; the committed write proves the quorum (issue 26): degraded, voters-uncertain, never no-quorum.
-  ensemble.act("stop", "zoo-0");
-  auto estimated = zkverify(quorum);
-  INFO(estimated.out << estimated.err);
-  CHECK(estimated.exit_code == 1);
-  CHECK(estimated.json()["expected_voters"] == 4);
-  CHECK(has_finding(estimated.json(), "voters-uncertain"));
-  CHECK_FALSE(has_finding(estimated.json(), "no-quorum"));
-  // The ledger saw zoo-0 observe: with it the estimate is right, 2 of 3.
-  auto remembered = zkverify(quorum + " --state " + ledger);
-  INFO(remembered.out << remembered.err);
-  CHECK(remembered.exit_code == 1);
-  CHECK(remembered.json()["expected_voters"] == 3);
-  CHECK_FALSE(has_finding(remembered.json(), "voters-uncertain"));
-  CHECK_FALSE(has_finding(remembered.json(), "no-quorum"));
+  check_observer_down_too(ensemble, quorum, ledger);
   ensemble.act("start", "zoo-0");
   ensemble.act("start", follower);
   ensemble.act("wait");
