@@ -99,24 +99,16 @@ void add_namespace_option(CLI::App& command, std::string& namespace_path) {
 }
 
 CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help) {
-  return command
-      .add_option_function<std::string>(
-          "--state",
-          [&state_file](const std::string& path) {
-            check_output_path("--state", path, true);  // read first: an unreadable ledger is its reader's 64
-            state_file = path;
-          },
-          help)
-      ->type_name("FILE");
+  return add_output_file_option(command, "--state", state_file, help, true);  // an unreadable ledger: its reader's 64
 }
 
 CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, std::optional<std::string>& file,
-                                    const std::string& help) {
+                                    const std::string& help, bool read_first) {
   return command
       .add_option_function<std::string>(
           flag,
-          [&file, flag](const std::string& path) {
-            check_output_path(flag, path);
+          [&file, flag, read_first](const std::string& path) {
+            check_output_path(flag, path, read_first);
             file = path;
           },
           help)

@@ -39,8 +39,9 @@ void add_namespace_option(CLI::App& command, std::string& namespace_path);
 // --state FILE, checked as an output file.
 CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help);
 // FLAG FILE for a file zkverify writes: checked when read (check_output_path), before any probe.
+// `read_first`: the file is read before it is written (check_output_path).
 CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, std::optional<std::string>& file,
-                                    const std::string& help);
+                                    const std::string& help, bool read_first = false);
 
 // --auth-file FILE, or the file $ZKVERIFY_AUTH_FILE names (the flag wins): the credentials every
 // session presents. Only the path is kept here; the command reads the file when it runs.
