@@ -174,6 +174,11 @@ std::vector<std::string> znode_children(const std::string& servers, const std::s
   namespace probes = zkverify::probes;
   auto keeper = keepers().open(zkverify::parse_server_list(servers), {});
   REQUIRE(keeper->wait_connected(zkverify::Clock::now() + std::chrono::seconds(10)) == zkverify::ZkError::ok);
+  // After a sync, the list holds every transaction committed before it (a closed session's
+  // ephemerals included), whichever server this session reached.
+  probes::Expect<zkverify::DoneResult> synced;
+  keeper->sync(path, synced.callback());
+  synced.await(zkverify::Clock::now() + std::chrono::seconds(5));
   probes::Expect<zkverify::ChildrenResult> listed;
   keeper->children(path, listed.callback());
   auto found = listed.await(zkverify::Clock::now() + std::chrono::seconds(5));
