@@ -2,6 +2,8 @@
 // terminated and then killed, and our own stop signal passed on to it.
 
 #include <fcntl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -94,6 +96,20 @@ TEST_CASE("child: its stdout is ours, or our stderr when ours carries a JSON rep
   std::tie(out, err) = outputs_of(argv, limits);
   CHECK(out.empty());
   CHECK(err == "to-stdout\nto-stderr\n");
+}
+
+TEST_CASE("child: inherits no descriptor of ours but stdin, stdout and stderr") {
+  // A socket as the C client opens one (not close-on-exec), and a plain file.
+  int socket = ::socket(AF_INET, SOCK_STREAM, 0);
+  int file = ::open("/dev/null", O_RDONLY);
+  REQUIRE(socket > STDERR_FILENO);
+  REQUIRE(file > STDERR_FILENO);
+  // ls lists what it was started with, and 3: its own handle on the directory it reads.
+  auto [out, err] = outputs_of({"ls", "/proc/self/fd"}, limits_of(milliseconds(5000)));
+  ::close(socket);
+  ::close(file);
+  INFO(err);
+  CHECK(out == "0\n1\n2\n3\n");
 }
 
 TEST_CASE("child: its exit status, or 127 naming what could not run") {

@@ -29,7 +29,10 @@ namespace {
 
 namespace asio = boost::asio;
 
-// Starts `argv` as the leader of a new process group, with default SIGINT/SIGTERM handling.
+// Starts `argv` as the leader of a new process group, with default SIGINT/SIGTERM handling, and
+// none of our descriptors but 0, 1 and 2: the C client's sockets are not close-on-exec, and a
+// COMMAND that starts a long-lived process (a server, a port-forward) would hold our connections
+// open after we closed them, where the server counts them against maxClientCnxns.
 std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, bool stdout_to_stderr,
                                         std::string& error) {
   std::vector<char*> args;
@@ -47,6 +50,7 @@ std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, bo
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (stdout_to_stderr) posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO);
+  posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
   pid_t pid = 0;
   int rc = posix_spawnp(&pid, args[0], &actions, &attributes, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
