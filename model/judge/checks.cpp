@@ -111,7 +111,10 @@ class Judge {
         add(FindingCode::not_serving, name,
             fmt::format("{} is up but not serving requests: it has no quorum or is still joining", name));
       } else if (row.state == ServerState::bad_reply) {
-        add(FindingCode::bad_reply, name, fmt::format("{} answered srvr with something else: {}", name, row.error));
+        add(FindingCode::bad_reply, name,
+            row.error == kClosedWithoutReply
+                ? fmt::format("{} {}", name, row.error)
+                : fmt::format("{} answered srvr with something else: {}", name, row.error));
       } else if (mode_of(probe) == Mode::standalone && facts_.probes.size() > 1) {
         add(FindingCode::standalone, name,
             fmt::format("{} runs standalone: it is not part of the ensemble and serves its own data", name));

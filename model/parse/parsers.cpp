@@ -53,7 +53,8 @@ template <class Facts>
 Reply<Facts> malformed(std::string what, std::string_view reply) {
   Reply<Facts> out;
   out.error = ProbeError::malformed;
-  out.detail = fmt::format("{} (reply: \"{}\")", what, excerpt(reply));
+  out.detail =
+      reply.empty() ? std::string(kClosedWithoutReply) : fmt::format("{} (reply: \"{}\")", what, excerpt(reply));
   return out;
 }
 

@@ -10,6 +10,11 @@
 
 namespace zkverify {
 
+// Every reader's detail for an empty reply: the server accepted the connection and closed it.
+inline constexpr std::string_view kClosedWithoutReply =
+    "closed the connection without a reply (a server does so to a host over its maxClientCnxns, and while it starts "
+    "or stops)";
+
 // srvr and stat (stat adds a client list, which is skipped).
 Reply<SrvrFacts> parse_srvr(std::string_view reply);
 // mntr: tab-separated key/value lines.

@@ -2,8 +2,8 @@
 // terminated and then killed, and our own stop signal passed on to it.
 
 #include <fcntl.h>
-#include <sys/socket.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <csignal>

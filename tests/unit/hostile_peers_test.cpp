@@ -25,6 +25,7 @@
 
 #include "fake_peer.hpp"
 #include "model/judge/checks.hpp"
+#include "model/parse/parsers.hpp"
 #include "probes/c_keeper.hpp"
 #include "probes/four_letter.hpp"
 #include "test_data.hpp"
@@ -234,6 +235,21 @@ std::vector<Row> transport_rows() {
 // Rows whose reply misbehaves: bytes no srvr has, or a leader of another epoch.
 std::vector<Row> reply_rows() {
   return {
+      {"closed at once, as a server over maxClientCnxns does",
+       [] {
+         return whitelisted_peer({Behaviour::close_at_once, ""});
+       },
+       false, false, 5,
+       [](const ServerRow& row, const ServerProbe&, const Report& report) {
+         CHECK(row.state == ServerState::bad_reply);
+         CHECK(row.error == kClosedWithoutReply);
+         CHECK_THAT(row.error, Contains("maxClientCnxns"));
+         auto finding = std::ranges::find(report.findings, FindingCode::bad_reply, &Finding::code);
+         REQUIRE(finding != report.findings.end());
+         CHECK(finding->message ==
+               "hostile closed the connection without a reply (a server does so to a host over "
+               "its maxClientCnxns, and while it starts or stops)");
+       }},
       {"NUL bytes in the reply",
        [] {
          return whitelisted_peer({Behaviour::answer, "Zookeeper version: 3.8.0\0\0\nZxid: 0x5\0\0\nMode: follower\n"s});
@@ -364,8 +380,8 @@ TEST_CASE("hostile peers: each gets a clear error of its own by its limit, and t
 }
 
 TEST_CASE("hostile peers: the matrix counts its rows", "[hostile]") {
-  // README states how many cases the matrix has: keep it in step (12 here, 3 handshake cases below).
-  CHECK(matrix().size() == 12);
+  // README states how many cases the matrix has: keep it in step (13 here, 3 handshake cases below).
+  CHECK(matrix().size() == 13);
 }
 
 namespace {

@@ -44,6 +44,14 @@ TEST_CASE("refusals: not serving and not whitelisted, for every word") {
   CHECK(parse_srvr(capture("srvr_whitelist_ruok_only.txt")).error == ProbeError::ok);
 }
 
+TEST_CASE("an empty reply, for every word: the server closed the connection without one") {
+  for (auto error : {parse_srvr("").error, parse_mntr("").error, parse_conf("").error, parse_isro("").error})
+    CHECK(error == ProbeError::malformed);
+  CHECK(parse_srvr("").detail == kClosedWithoutReply);
+  CHECK(parse_mntr("").detail == kClosedWithoutReply);
+  CHECK(parse_srvr("x").detail == "not srvr output (reply: \"x\")");
+}
+
 TEST_CASE("ruok says imok without a quorum: the reason zkverify exists") {
   auto ruok = parse_ruok(capture("ruok_no_quorum.txt"));
   REQUIRE(ruok.error == ProbeError::ok);
