@@ -16,6 +16,7 @@ struct ServerAddress {
   std::string host;  // without brackets; "" is every address (IPv6 and IPv4), also for IPv6
   std::uint16_t port = 0;
   std::optional<std::uint16_t> admin_port;  // the AdminServer's HTTP port, when known
+  std::optional<bool> observer{};           // its role in the configuration read by --zoo-cfg; unset for --servers
 
   // host:port as a user would type it ("[::1]:2181" for IPv6).
   [[nodiscard]] std::string endpoint() const;

@@ -131,9 +131,18 @@ class Judge {
     return nullptr;
   }
 
+  // The participants of the zoo.cfg that listed the servers (--zoo-cfg), when one did.
+  std::optional<int> configured_voters() const {
+    auto configured = [](const ServerProbe& probe) { return probe.address.observer.has_value(); };
+    if (facts_.probes.empty() || !std::ranges::all_of(facts_.probes, configured)) return std::nullopt;
+    return static_cast<int>(
+        std::ranges::count_if(facts_.probes, [](const ServerProbe& probe) { return !*probe.address.observer; }));
+  }
+
   // Voters the ensemble is configured with: the participants of the reported membership; else
-  // mntr's zk_quorum_size; else the listed servers less those srvr says are observers. The last
-  // two are estimates, and an info finding says which was used.
+  // mntr's zk_quorum_size; else the participants of the zoo.cfg that listed the servers
+  // (--zoo-cfg); else the listed servers less those srvr says are observers. The last three come
+  // from elsewhere than the servers' own membership, and an info finding says which was used.
   int expected_voters() {
     if (const auto* conf = membership())
       return conf->voters_only
@@ -146,6 +155,13 @@ class Judge {
                         counted(*probe.mntr->facts.quorum_size, "voter"), probe.address.name));
         return static_cast<int>(*probe.mntr->facts.quorum_size);
       }
+    if (auto voters = configured_voters()) {
+      add(FindingCode::voters_counted, "",
+          fmt::format("{}: the participants of the configuration --zoo-cfg read; no membership or zk_quorum_size "
+                      "was available",
+                      counted(*voters, "voter")));
+      return *voters;
+    }
     voters_inferred_ = true;
     std::vector<std::string> remembered;  // unreachable now, observers when last seen
     auto observers = std::ranges::count_if(facts_.probes, [&](const ServerProbe& probe) {

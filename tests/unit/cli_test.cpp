@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -204,4 +205,36 @@ TEST_CASE("cli: every command's help has examples, exit codes and typed placehol
     CHECK_THAT(help, Contains("  70  internal error") && Contains("[NAME=]HOST:PORT,..."));
     CHECK_THAT(help, !Contains(" TEXT"));
   }
+}
+
+TEST_CASE("cli: --zoo-cfg lists the servers instead of --servers; one of the two, not both") {
+  FakeEnsemble ensemble;
+  std::string config = "tickTime=2000\n";
+  int id = 0;
+  for (const auto& server : zkverify::parse_server_list(ensemble.servers()))
+    config += "server." + std::to_string(++id) + "=127.0.0.1:2888:3888:participant;" + server.endpoint() + "\n";
+  auto path = fs::temp_directory_path() / ("cli-zoo-" + std::to_string(::getpid()) + ".cfg");
+  std::ofstream(path) << config;
+  auto by_config =
+      run(ensemble.zookeeper, {"quorum", "--zoo-cfg", path.string(), "--no-write", "--output", "json"});
+  auto by_list = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--no-write", "--output", "json"});
+  INFO(by_config.out << by_config.err);
+  CHECK(by_config.exit_code == by_list.exit_code);
+  auto report = by_config.json();
+  REQUIRE(report["servers"].size() == 5);
+  CHECK(report["servers"][0]["name"] == "server.1");
+  CHECK(report["serving_voters"] == 5);
+  CHECK(report["expected_voters"] == 5);
+  CHECK_THAT(by_config.out, Contains("5 voters: the participants of the configuration --zoo-cfg read"));
+
+  auto both = parse_only({"quorum", "--servers", ensemble.servers(), "--zoo-cfg", path.string()});
+  CHECK(both.exit_code == 64);
+  CHECK_THAT(both.err, Contains("--servers excludes --zoo-cfg"));
+  auto neither = parse_only({"quorum", "--timeout", "1s"});
+  CHECK(neither.exit_code == 64);
+  CHECK_THAT(neither.err, Contains("--servers is required"));
+  auto unreadable = parse_only({"order", "--zoo-cfg", "/nonexistent/zoo.cfg"});
+  CHECK(unreadable.exit_code == 64);
+  CHECK_THAT(unreadable.err, Contains("--zoo-cfg: cannot read '/nonexistent/zoo.cfg'"));
+  fs::remove(path);
 }

@@ -1,6 +1,8 @@
 #include "verifier/commands/command.hpp"
 
+#include <algorithm>
 #include <ostream>
+#include <ranges>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -98,6 +100,19 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   return commands;
 }
 
+namespace {
+
+// --zoo-cfg stands in for the required --servers (ours: COMMAND after -- is not looked at).
+void servers_from_zoo_cfg(CLI::App& app, const std::vector<std::string>& words) {
+  auto ours = std::ranges::subrange(words.begin(), std::ranges::find(words, std::string("--")));
+  if (std::ranges::none_of(ours, [](const std::string& word) { return word == "--zoo-cfg" || word.starts_with("--zoo-cfg="); }))
+    return;
+  for (auto* command : app.get_subcommands({}))
+    if (auto* servers = command->get_option_no_throw("--servers")) servers->required(false);
+}
+
+}  // namespace
+
 int run_command_line(int argc, const char* const* argv, const Context& context) {
   // Named here, not from argv[0]: the usage lines say `zkverify`, however it was called.
   CLI::App app{"zkverify: verifies a ZooKeeper ensemble is safe to operate on (quorum, leader, sync, continuity)",
@@ -109,6 +124,7 @@ int run_command_line(int argc, const char* const* argv, const Context& context) 
   for (auto& command : commands) command->add_to(app).footer(command_footer(command->name()));
   std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
   if (auto answered = check_words(app, words, context)) return *answered;
+  servers_from_zoo_cfg(app, words);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& success) {

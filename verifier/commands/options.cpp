@@ -10,6 +10,7 @@
 #include "model/facts/errors.hpp"
 #include "model/facts/time_text.hpp"
 #include "verifier/store/output_path.hpp"
+#include "verifier/store/zoo_cfg_file.hpp"
 
 namespace zkverify::verifier {
 namespace {
@@ -49,12 +50,20 @@ std::string parse_namespace(std::string_view path) {
 }
 
 void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers) {
-  command
-      .add_option_function<std::string>(
-          "--servers", [&servers](const std::string& list) { servers = parse_server_list(list); },
-          "The servers, comma-separated; each NAME=HOST:PORT or HOST:PORT (named HOST:PORT)")
-      ->type_name("[NAME=]HOST:PORT,...")
-      ->required();
+  auto* list = command
+                   .add_option_function<std::string>(
+                       "--servers", [&servers](const std::string& text) { servers = parse_server_list(text); },
+                       "The servers, comma-separated; each NAME=HOST:PORT or HOST:PORT (named HOST:PORT); or --zoo-cfg")
+                   ->type_name("[NAME=]HOST:PORT,...");
+  auto* config = command
+                     .add_option_function<std::string>(
+                         "--zoo-cfg", [&servers](const std::string& path) { servers = read_zoo_cfg_servers(path); },
+                         "Instead of --servers: ZooKeeper's zoo.cfg (and its dynamicConfigFile); each server named by "
+                         "its host's first label (pzoo-0.pzoo: pzoo-0), else server.N")
+                     ->type_name("FILE");
+  // Required unless --zoo-cfg is on the line (command.cpp lifts it then: CLI11 cannot require one
+  // of two options without grouping them apart in --help).
+  list->excludes(config)->required();
 }
 
 void add_admin_port_option(CLI::App& command, std::vector<ServerAddress>& servers) {

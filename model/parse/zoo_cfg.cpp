@@ -1,0 +1,144 @@
+#include "model/parse/zoo_cfg.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "model/facts/errors.hpp"
+#include "model/facts/text.hpp"
+
+namespace zkverify {
+
+namespace {
+
+// Where a line is, for every error: "zoo.cfg:12".
+struct Where {
+  std::string_view file;
+  int line;
+  [[nodiscard]] std::string operator()(std::string_view what) const {
+    return fmt::format("{}:{}: {}", file, line, what);
+  }
+};
+
+// "[v6]:rest" or "host:rest": the host (without brackets) and what follows its ':'.
+std::pair<std::string_view, std::string_view> host_and_rest(std::string_view text, const Where& where) {
+  if (text.starts_with('[')) {
+    auto close = text.find(']');
+    if (close == std::string_view::npos) throw BadInput(where(fmt::format("'{}' has no ']'", text)));
+    auto rest = text.substr(close + 1);
+    if (!rest.empty() && rest.front() != ':') throw BadInput(where(fmt::format("'{}': ':' expected after ']'", text)));
+    return {text.substr(1, close - 1), rest.empty() ? rest : rest.substr(1)};
+  }
+  auto colon = text.find(':');
+  if (colon == std::string_view::npos) return {text, {}};
+  return {text.substr(0, colon), text.substr(colon + 1)};
+}
+
+// The ";[clientAddress:]clientPort" part of a server line.
+void read_client_part(std::string_view client, ZooCfgServer& server, const Where& where) {
+  std::string_view host, port = client;
+  if (client.starts_with('[') || client.find(':') != std::string_view::npos) {
+    std::tie(host, port) = host_and_rest(client, where);
+  }
+  server.client_port = parse_port(port, where("the client port"));
+  if (!host.empty() && host != "0.0.0.0" && host != "::") server.client_host = std::string(host);
+}
+
+// "host:quorumPort:electionPort[:role][;[clientAddress:]clientPort]"; of 3.6's "a|b" addresses, the first.
+ZooCfgServer read_server(int id, std::string_view value, const Where& where) {
+  ZooCfgServer server;
+  server.id = id;
+  server.line = where.line;
+  auto parts = split(value, ';');
+  if (parts.size() > 2) throw BadInput(where(fmt::format("'{}' has more than one ';'", value)));
+  auto address = split(parts[0], '|').front();
+  auto [host, rest] = host_and_rest(address, where);
+  if (host.empty()) throw BadInput(where(fmt::format("server.{} has no host", id)));
+  server.host = std::string(host);
+  auto fields = split(rest, ':');
+  if (fields.size() < 2 || fields.size() > 3)
+    throw BadInput(where(fmt::format("server.{}='{}' is not host:quorumPort:electionPort[:role]", id, value)));
+  parse_port(fields[0], where("the quorum port"));
+  parse_port(fields[1], where("the election port"));
+  if (fields.size() == 3) {
+    if (fields[2] != "participant" && fields[2] != "observer")
+      throw BadInput(where(fmt::format("server.{}: role '{}' is neither participant nor observer", id, fields[2])));
+    server.observer = fields[2] == "observer";
+  }
+  if (parts.size() == 2) read_client_part(parts[1], server, where);
+  return server;
+}
+
+int server_id(std::string_view key, const Where& where) {
+  auto digits = key.substr(std::string_view("server.").size());
+  int id = 0;
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  if (error != std::errc{} || end != digits.data() + digits.size() || id <= 0)
+    throw BadInput(where(fmt::format("'{}' is not server.N with N a positive number", key)));
+  return id;
+}
+
+// The first label of a host name; "" for an IP address, which names nobody.
+std::string first_label(const std::string& host) {
+  bool numeric = host.find(':') != std::string::npos ||
+                 std::ranges::all_of(host, [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+  return numeric ? "" : host.substr(0, host.find('.'));
+}
+
+}  // namespace
+
+ZooCfg parse_zoo_cfg(std::string_view text, std::string_view file) {
+  ZooCfg config;
+  std::set<int> ids;
+  int number = 0;
+  for (auto line : split(text, '\n')) {
+    Where where{file, ++number};
+    if (line.empty() || line.front() == '#') continue;
+    auto eq = line.find('=');
+    if (eq == std::string_view::npos) throw BadInput(where(fmt::format("'{}' is not key=value", line)));
+    auto key = trim(line.substr(0, eq));
+    auto value = trim(line.substr(eq + 1));
+    if (key.starts_with("server.")) {
+      auto server = read_server(server_id(key, where), value, where);
+      if (!ids.insert(server.id).second) throw BadInput(where(fmt::format("server.{} is listed twice", server.id)));
+      config.servers.push_back(std::move(server));
+    } else if (key == "clientPort") {
+      config.client_port = parse_port(value, where("clientPort"));
+    } else if (key == "secureClientPort") {
+      config.secure_client_port = true;
+    } else if (key == "dynamicConfigFile") {
+      config.dynamic_file = std::string(value);
+    }
+  }
+  return config;
+}
+
+std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* dynamic, std::string_view file) {
+  const auto& lines = dynamic ? dynamic->servers : config.servers;
+  if (lines.empty()) throw BadInput(fmt::format("{}: no server.N lines: not an ensemble's configuration", file));
+  std::map<std::string, int> labels;
+  for (const auto& line : lines) ++labels[first_label(line.host)];
+  std::vector<ServerAddress> servers;
+  for (const auto& line : lines) {
+    Where where{file, line.line};
+    auto port = line.client_port ? line.client_port : config.client_port;
+    if (!port && config.secure_client_port)
+      throw BadInput(where(fmt::format("server.{} accepts clients over TLS only (secureClientPort): zkverify does "
+                                       "not speak TLS",
+                                       line.id)));
+    if (!port) throw BadInput(where(fmt::format("server.{} has no client port (no ';PORT' and no clientPort=)", line.id)));
+    ServerAddress server;
+    auto label = first_label(line.host);
+    server.name = label.empty() || labels[label] > 1 ? fmt::format("server.{}", line.id) : label;
+    server.host = line.client_host.value_or(line.host);
+    server.port = *port;
+    server.observer = line.observer;
+    servers.push_back(std::move(server));
+  }
+  return servers;
+}
+
+}  // namespace zkverify

@@ -1,0 +1,135 @@
+// --zoo-cfg: the servers from ZooKeeper's own configuration, read from the lab's zoo.cfg files (plain,
+// observers, IPv6), kubernetes-kafka's (no client addresses; and as its init.sh rewrites a pod's
+// copy) and a 3.5+ dynamic file; what cannot be read is a usage error naming the file and line.
+
+#include <filesystem>
+#include <fstream>
+
+#include <catch2/catch.hpp>
+
+#include "model/facts/errors.hpp"
+#include "model/judge/checks.hpp"
+#include "model/parse/zoo_cfg.hpp"
+#include "verifier/commands/command.hpp"
+#include "verifier/store/zoo_cfg_file.hpp"
+
+using namespace zkverify;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+
+namespace {
+
+std::string data(const std::string& name) { return std::string(ZKVERIFY_TEST_DATA) + "/zoo_cfg/" + name; }
+
+std::vector<std::string> endpoints(const std::vector<ServerAddress>& servers) {
+  std::vector<std::string> out;
+  for (const auto& server : servers)
+    out.push_back(server.name + "=" + server.endpoint() + (*server.observer ? " observer" : ""));
+  return out;
+}
+
+// The BadInput message parse_zoo_cfg throws for `text`, or "" when it parses.
+std::string error_of(const std::string& text) {
+  try {
+    auto config = parse_zoo_cfg(text, "zoo.cfg");
+    zoo_cfg_servers(config, nullptr, "zoo.cfg");
+  } catch (const BadInput& error) {
+    return error.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("zoo.cfg: the lab's, with client addresses: named server.N (IP hosts name nobody)") {
+  auto servers = verifier::read_zoo_cfg_servers(data("lab_plain.cfg"));
+  REQUIRE(servers.size() == 5);
+  CHECK(servers[0].name == "server.1");
+  CHECK(servers[0].host == "127.0.0.1");
+  CHECK(servers[0].port == 37337);  // server.1's ";127.0.0.1:PORT", which is also its clientPort=
+  CHECK(servers[1].port == 32771);  // server.2's own, not the clientPort= of the file's server
+  CHECK(servers[4].name == "server.5");
+  CHECK_FALSE(*servers[4].observer);
+}
+
+TEST_CASE("zoo.cfg: observers are marked, and the judge counts the configuration's participants") {
+  auto servers = verifier::read_zoo_cfg_servers(data("lab_observers.cfg"));
+  REQUIRE(servers.size() == 5);
+  CHECK_FALSE(*servers[2].observer);
+  CHECK(*servers[3].observer);
+  CHECK(*servers[4].observer);
+  // Two of three voters serving and both observers down: no srvr tells their roles, the configuration does.
+  EnsembleFacts facts;
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    ServerProbe probe;
+    probe.address = servers[i];
+    if (i < 2) {
+      probe.srvr_exchange.error = ProbeError::ok;
+      probe.srvr = Reply<SrvrFacts>{ProbeError::ok, SrvrFacts{}, {}};
+      probe.srvr->facts.mode = i == 0 ? Mode::leader : Mode::follower;
+    } else {
+      probe.srvr_exchange.error = ProbeError::connect_refused;
+    }
+    facts.probes.push_back(probe);
+  }
+  auto report = judge(facts);
+  CHECK(report.expected_voters == 3);
+  CHECK(report.serving_voters == 2);
+  CHECK(std::ranges::none_of(report.findings, [](const Finding& f) { return f.code == FindingCode::no_quorum; }));
+  auto counted = std::ranges::find(report.findings, FindingCode::voters_counted, &Finding::code);
+  REQUIRE(counted != report.findings.end());
+  CHECK_THAT(counted->message, Contains("3 voters: the participants of the configuration --zoo-cfg read"));
+}
+
+TEST_CASE("zoo.cfg: IPv6 hosts in brackets") {
+  auto servers = verifier::read_zoo_cfg_servers(data("lab_ipv6.cfg"));
+  REQUIRE(servers.size() == 5);
+  CHECK(servers[0].name == "server.1");
+  CHECK(servers[0].host == "::1");
+  CHECK(servers[0].endpoint() == "[::1]:40157");
+}
+
+TEST_CASE("zoo.cfg: kubernetes-kafka's, without client addresses: pod names, clientPort for all") {
+  CHECK(endpoints(verifier::read_zoo_cfg_servers(data("kubernetes_kafka.cfg"))) ==
+        std::vector<std::string>{"pzoo-0=pzoo-0.pzoo:2181", "pzoo-1=pzoo-1.pzoo:2181", "pzoo-2=pzoo-2.pzoo:2181",
+                                 "zoo-0=zoo-0.zoo:2181", "zoo-1=zoo-1.zoo:2181"});
+  // init.sh's copy in pzoo-1 names its own server 0.0.0.0 (every local address): it is server.2 there.
+  auto rewritten = verifier::read_zoo_cfg_servers(data("kubernetes_kafka_pzoo-1_conf.cfg"));
+  CHECK(rewritten[1].name == "server.2");
+  CHECK(rewritten[1].host == "0.0.0.0");
+}
+
+TEST_CASE("zoo.cfg: a 3.5+ dynamic file, relative to zoo.cfg, holds the membership") {
+  CHECK(endpoints(verifier::read_zoo_cfg_servers(data("dynamic/zoo.cfg"))) ==
+        std::vector<std::string>{"zk-0=zk-0.zk-hs.default.svc.cluster.local:2181",
+                                 "zk-1=zk-1.zk-hs.default.svc.cluster.local:2181",
+                                 "zk-2=zk-2.zk-hs.default.svc.cluster.local:2181",
+                                 "zk-3=zk-3.zk-hs.default.svc.cluster.local:2181 observer"});
+}
+
+TEST_CASE("zoo.cfg: what cannot be read is named with its file and line") {
+  CHECK(error_of("clientPort=2181\nserver.1=a:2888\n") ==
+        "zoo.cfg:2: server.1='a:2888' is not host:quorumPort:electionPort[:role]");
+  CHECK(error_of("server.x=a:1:2;3\n") == "zoo.cfg:1: 'server.x' is not server.N with N a positive number");
+  CHECK(error_of("server.1=a:1:2;3\nserver.1=b:1:2;3\n") == "zoo.cfg:2: server.1 is listed twice");
+  CHECK(error_of("server.1=a:1:2:voter;3\n") == "zoo.cfg:1: server.1: role 'voter' is neither participant nor observer");
+  CHECK_THAT(error_of("server.1=a:1:2;70000\n"), StartsWith("zoo.cfg:1: ") && Contains("70000"));
+  CHECK(error_of("server.1=[::1:1:2;3\n") == "zoo.cfg:1: '[::1:1:2' has no ']'");
+  CHECK(error_of("tickTime=2000\n") == "zoo.cfg: no server.N lines: not an ensemble's configuration");
+  CHECK(error_of("server.1=a:1:2\n") == "zoo.cfg:1: server.1 has no client port (no ';PORT' and no clientPort=)");
+  CHECK(error_of("secureClientPort=2281\nserver.1=a:1:2\n") ==
+        "zoo.cfg:2: server.1 accepts clients over TLS only (secureClientPort): zkverify does not speak TLS");
+  CHECK(error_of("just words\n") == "zoo.cfg:1: 'just words' is not key=value");
+  CHECK(error_of("# a comment\n\nclientPort=2181\nserver.1=a.b:1:2\n").empty());
+}
+
+TEST_CASE("zoo.cfg: a missing file or dynamic file is named") {
+  CHECK_THROWS_WITH(verifier::read_zoo_cfg_servers("/nonexistent/zoo.cfg"),
+                    "--zoo-cfg: cannot read '/nonexistent/zoo.cfg': No such file or directory");
+  auto dir = std::filesystem::temp_directory_path() / ("zoo-cfg-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "zoo.cfg") << "dynamicConfigFile=zoo.cfg.dynamic.1\n";
+  CHECK_THROWS_WITH(verifier::read_zoo_cfg_servers((dir / "zoo.cfg").string()),
+                    Contains("cannot read '" + (dir / "zoo.cfg.dynamic.1").string() + "'"));
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,45 @@
+#include "verifier/store/zoo_cfg_file.hpp"
+
+#include <cerrno>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "model/facts/errors.hpp"
+#include "model/parse/zoo_cfg.hpp"
+
+namespace zkverify::verifier {
+
+namespace {
+
+// A zoo.cfg is a few kilobytes; anything this large is the wrong file.
+constexpr std::uintmax_t kMaxSize = 1 << 20;
+
+std::string read_text(const std::filesystem::path& path) {
+  std::error_code error;
+  auto size = std::filesystem::file_size(path, error);
+  if (error) throw BadInput(fmt::format("--zoo-cfg: cannot read '{}': {}", path.string(), error.message()));
+  if (size > kMaxSize)
+    throw BadInput(fmt::format("--zoo-cfg: '{}' is {} bytes: not a zoo.cfg", path.string(), size));
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof())
+    throw BadInput(fmt::format("--zoo-cfg: cannot read '{}': {}", path.string(), std::generic_category().message(errno)));
+  return text;
+}
+
+}  // namespace
+
+std::vector<ServerAddress> read_zoo_cfg_servers(const std::string& path) {
+  std::filesystem::path main_path(path);
+  auto config = parse_zoo_cfg(read_text(main_path), main_path.string());
+  if (config.dynamic_file.empty()) return zoo_cfg_servers(config, nullptr, main_path.string());
+  std::filesystem::path dynamic_path(config.dynamic_file);
+  if (dynamic_path.is_relative()) dynamic_path = main_path.parent_path() / dynamic_path;
+  auto dynamic = parse_zoo_cfg(read_text(dynamic_path), dynamic_path.string());
+  return zoo_cfg_servers(config, &dynamic, dynamic_path.string());
+}
+
+}  // namespace zkverify::verifier
