@@ -126,10 +126,12 @@ std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* d
     Where where{file, line.line};
     auto port = line.client_port ? line.client_port : config.client_port;
     if (!port && config.secure_client_port)
-      throw BadInput(where(fmt::format("server.{} accepts clients over TLS only (secureClientPort): zkverify does "
-                                       "not speak TLS",
-                                       line.id)));
-    if (!port) throw BadInput(where(fmt::format("server.{} has no client port (no ';PORT' and no clientPort=)", line.id)));
+      throw BadInput(
+          where(fmt::format("server.{} accepts clients over TLS only (secureClientPort): zkverify does "
+                            "not speak TLS",
+                            line.id)));
+    if (!port)
+      throw BadInput(where(fmt::format("server.{} has no client port (no ';PORT' and no clientPort=)", line.id)));
     ServerAddress server;
     auto label = first_label(line.host);
     server.name = label.empty() || labels[label] > 1 ? fmt::format("server.{}", line.id) : label;

@@ -207,7 +207,7 @@ TEST_CASE("cli: every command's help has examples, exit codes and typed placehol
   }
 }
 
-TEST_CASE("cli: --zoo-cfg lists the servers instead of --servers; one of the two, not both") {
+TEST_CASE("cli: --zoo-cfg lists the servers instead of --servers, one of the two and not both") {
   FakeEnsemble ensemble;
   std::string config = "tickTime=2000\n";
   int id = 0;
@@ -215,8 +215,7 @@ TEST_CASE("cli: --zoo-cfg lists the servers instead of --servers; one of the two
     config += "server." + std::to_string(++id) + "=127.0.0.1:2888:3888:participant;" + server.endpoint() + "\n";
   auto path = fs::temp_directory_path() / ("cli-zoo-" + std::to_string(::getpid()) + ".cfg");
   std::ofstream(path) << config;
-  auto by_config =
-      run(ensemble.zookeeper, {"quorum", "--zoo-cfg", path.string(), "--no-write", "--output", "json"});
+  auto by_config = run(ensemble.zookeeper, {"quorum", "--zoo-cfg", path.string(), "--no-write", "--output", "json"});
   auto by_list = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--no-write", "--output", "json"});
   INFO(by_config.out << by_config.err);
   CHECK(by_config.exit_code == by_list.exit_code);

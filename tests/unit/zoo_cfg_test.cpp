@@ -112,7 +112,8 @@ TEST_CASE("zoo.cfg: what cannot be read is named with its file and line") {
         "zoo.cfg:2: server.1='a:2888' is not host:quorumPort:electionPort[:role]");
   CHECK(error_of("server.x=a:1:2;3\n") == "zoo.cfg:1: 'server.x' is not server.N with N a positive number");
   CHECK(error_of("server.1=a:1:2;3\nserver.1=b:1:2;3\n") == "zoo.cfg:2: server.1 is listed twice");
-  CHECK(error_of("server.1=a:1:2:voter;3\n") == "zoo.cfg:1: server.1: role 'voter' is neither participant nor observer");
+  CHECK(error_of("server.1=a:1:2:voter;3\n") ==
+        "zoo.cfg:1: server.1: role 'voter' is neither participant nor observer");
   CHECK_THAT(error_of("server.1=a:1:2;70000\n"), StartsWith("zoo.cfg:1: ") && Contains("70000"));
   CHECK(error_of("server.1=[::1:1:2;3\n") == "zoo.cfg:1: '[::1:1:2' has no ']'");
   CHECK(error_of("tickTime=2000\n") == "zoo.cfg: no server.N lines: not an ensemble's configuration");

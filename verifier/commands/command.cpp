@@ -105,7 +105,8 @@ namespace {
 // --zoo-cfg stands in for the required --servers (ours: COMMAND after -- is not looked at).
 void servers_from_zoo_cfg(CLI::App& app, const std::vector<std::string>& words) {
   auto ours = std::ranges::subrange(words.begin(), std::ranges::find(words, std::string("--")));
-  if (std::ranges::none_of(ours, [](const std::string& word) { return word == "--zoo-cfg" || word.starts_with("--zoo-cfg="); }))
+  if (std::ranges::none_of(
+          ours, [](const std::string& word) { return word == "--zoo-cfg" || word.starts_with("--zoo-cfg="); }))
     return;
   for (auto* command : app.get_subcommands({}))
     if (auto* servers = command->get_option_no_throw("--servers")) servers->required(false);

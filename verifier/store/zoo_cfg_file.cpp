@@ -21,12 +21,12 @@ std::string read_text(const std::filesystem::path& path) {
   std::error_code error;
   auto size = std::filesystem::file_size(path, error);
   if (error) throw BadInput(fmt::format("--zoo-cfg: cannot read '{}': {}", path.string(), error.message()));
-  if (size > kMaxSize)
-    throw BadInput(fmt::format("--zoo-cfg: '{}' is {} bytes: not a zoo.cfg", path.string(), size));
+  if (size > kMaxSize) throw BadInput(fmt::format("--zoo-cfg: '{}' is {} bytes: not a zoo.cfg", path.string(), size));
   std::ifstream in(path, std::ios::binary);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (!in.good() && !in.eof())
-    throw BadInput(fmt::format("--zoo-cfg: cannot read '{}': {}", path.string(), std::generic_category().message(errno)));
+    throw BadInput(
+        fmt::format("--zoo-cfg: cannot read '{}': {}", path.string(), std::generic_category().message(errno)));
   return text;
 }
 
