@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <ostream>
-#include <ranges>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -104,10 +103,9 @@ namespace {
 
 // --zoo-cfg stands in for the required --servers (ours: COMMAND after -- is not looked at).
 void servers_from_zoo_cfg(CLI::App& app, const std::vector<std::string>& words) {
-  auto ours = std::ranges::subrange(words.begin(), std::ranges::find(words, std::string("--")));
-  if (std::ranges::none_of(
-          ours, [](const std::string& word) { return word == "--zoo-cfg" || word.starts_with("--zoo-cfg="); }))
-    return;
+  auto end = std::find(words.begin(), words.end(), std::string("--"));
+  auto zoo_cfg = [](const std::string& word) { return word == "--zoo-cfg" || word.starts_with("--zoo-cfg="); };
+  if (std::none_of(words.begin(), end, zoo_cfg)) return;
   for (auto* command : app.get_subcommands({}))
     if (auto* servers = command->get_option_no_throw("--servers")) servers->required(false);
 }
