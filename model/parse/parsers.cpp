@@ -35,8 +35,14 @@ bool to_int(std::string_view text, Int& out, int base = 10) {
 }
 
 // The refusal forms every four-letter word shares. Returns true (and sets the error) when `reply` is one.
+// A four-letter word's answer that is no answer: refused, or no byte before the server closed.
 template <class Facts>
 bool is_refusal(std::string_view reply, Reply<Facts>& out) {
+  if (reply.empty()) {
+    out.error = ProbeError::malformed;
+    out.detail = std::string(kClosedWithoutReply);
+    return true;
+  }
   auto text = trim(reply);
   if (text == kNotServing) {
     out.error = ProbeError::not_serving;
@@ -53,8 +59,7 @@ template <class Facts>
 Reply<Facts> malformed(std::string what, std::string_view reply) {
   Reply<Facts> out;
   out.error = ProbeError::malformed;
-  out.detail =
-      reply.empty() ? std::string(kClosedWithoutReply) : fmt::format("{} (reply: \"{}\")", what, excerpt(reply));
+  out.detail = fmt::format("{} (reply: \"{}\")", what, excerpt(reply));
   return out;
 }
 

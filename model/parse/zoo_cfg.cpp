@@ -1,6 +1,7 @@
 #include "model/parse/zoo_cfg.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <map>
 #include <set>
@@ -47,27 +48,46 @@ void read_client_part(std::string_view client, ZooCfgServer& server, const Where
   if (!host.empty() && host != "0.0.0.0" && host != "::") server.client_host = std::string(host);
 }
 
-// "host:quorumPort:electionPort[:role][;[clientAddress:]clientPort]"; of 3.6's "a|b" addresses, the first.
+// One address of a server line, "host:quorumPort:electionPort[:role]": its host, and its role when written.
+std::pair<std::string_view, std::optional<bool>> read_address(int id, std::string_view address, const Where& where) {
+  auto [host, rest] = host_and_rest(address, where);
+  if (host.empty()) throw BadInput(where(fmt::format("server.{} has no host", id)));
+  // What ZooKeeper binds to on that server itself: from anywhere else it names no server.
+  if (host == "0.0.0.0" || host == "::")
+    throw BadInput(
+        where(fmt::format("server.{}'s host is {}: a pod's own copy of zoo.cfg (kubernetes-kafka's init.sh "
+                          "writes one); give the ConfigMap's, which names every server",
+                          id, host)));
+  auto fields = split(rest, ':');
+  if (fields.size() < 2 || fields.size() > 3)
+    throw BadInput(where(fmt::format("server.{}: '{}' is not host:quorumPort:electionPort[:role]", id, address)));
+  parse_port(fields[0], where("the quorum port"));
+  parse_port(fields[1], where("the election port"));
+  if (fields.size() == 2) return {host, std::nullopt};
+  std::string role(fields[2]);
+  std::ranges::transform(role, role.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+  if (role != "participant" && role != "observer")
+    throw BadInput(where(fmt::format("server.{}: role '{}' is neither participant nor observer", id, fields[2])));
+  return {host, role == "observer"};
+}
+
+// "host:quorumPort:electionPort[:role][;[clientAddress:]clientPort]". 3.6+ may list several
+// addresses, "a|b", the role written after the last: the server is reached by the first's host.
 ZooCfgServer read_server(int id, std::string_view value, const Where& where) {
   ZooCfgServer server;
   server.id = id;
   server.line = where.line;
   auto parts = split(value, ';');
   if (parts.size() > 2) throw BadInput(where(fmt::format("'{}' has more than one ';'", value)));
-  auto address = split(parts[0], '|').front();
-  auto [host, rest] = host_and_rest(address, where);
-  if (host.empty()) throw BadInput(where(fmt::format("server.{} has no host", id)));
-  server.host = std::string(host);
-  auto fields = split(rest, ':');
-  if (fields.size() < 2 || fields.size() > 3)
-    throw BadInput(where(fmt::format("server.{}='{}' is not host:quorumPort:electionPort[:role]", id, value)));
-  parse_port(fields[0], where("the quorum port"));
-  parse_port(fields[1], where("the election port"));
-  if (fields.size() == 3) {
-    if (fields[2] != "participant" && fields[2] != "observer")
-      throw BadInput(where(fmt::format("server.{}: role '{}' is neither participant nor observer", id, fields[2])));
-    server.observer = fields[2] == "observer";
+  std::optional<bool> role;
+  for (auto address : split(parts[0], '|')) {
+    auto [host, observer] = read_address(id, address, where);
+    if (server.host.empty()) server.host = std::string(host);
+    if (observer && role && *observer != *role)
+      throw BadInput(where(fmt::format("server.{}: its addresses give it two roles", id)));
+    if (observer) role = observer;
   }
+  server.observer = role.value_or(false);
   if (parts.size() == 2) read_client_part(parts[1], server, where);
   return server;
 }
@@ -88,6 +108,16 @@ std::string first_label(const std::string& host) {
   return numeric ? "" : host.substr(0, host.find('.'));
 }
 
+// A properties line as Java reads it: the key ends at the first '=', ':' or blank, and one '=' or ':'
+// (blanks around it) separates it from the value. zoo.cfg writes "key=value".
+std::pair<std::string_view, std::string_view> key_and_value(std::string_view line) {
+  auto end = std::min(line.find_first_of("=: \t"), line.size());
+  auto key = line.substr(0, end);
+  auto value = trim(line.substr(end));
+  if (!value.empty() && (value.front() == '=' || value.front() == ':')) value = trim(value.substr(1));
+  return {key, value};
+}
+
 }  // namespace
 
 ZooCfg parse_zoo_cfg(std::string_view text, std::string_view file) {
@@ -96,11 +126,8 @@ ZooCfg parse_zoo_cfg(std::string_view text, std::string_view file) {
   int number = 0;
   for (auto line : split(text, '\n')) {
     Where where{file, ++number};
-    if (line.empty() || line.front() == '#') continue;
-    auto eq = line.find('=');
-    if (eq == std::string_view::npos) throw BadInput(where(fmt::format("'{}' is not key=value", line)));
-    auto key = trim(line.substr(0, eq));
-    auto value = trim(line.substr(eq + 1));
+    if (line.empty() || line.front() == '#' || line.front() == '!') continue;
+    auto [key, value] = key_and_value(line);
     if (key.starts_with("server.")) {
       auto server = read_server(server_id(key, where), value, where);
       if (!ids.insert(server.id).second) throw BadInput(where(fmt::format("server.{} is listed twice", server.id)));
@@ -134,6 +161,16 @@ std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* d
       throw BadInput(where(fmt::format("server.{} has no client port (no ';PORT' and no clientPort=)", line.id)));
     ServerAddress server;
     auto label = first_label(line.host);
+    if (auto same = std::ranges::find_if(servers,
+                                         [&](const ServerAddress& other) {
+                                           return other.host == line.client_host.value_or(line.host) &&
+                                                  other.port == *port;
+                                         });
+        same != servers.end())
+      throw BadInput(
+          where(fmt::format("server.{} is reached at the same host and port as {} (clientPort= for all): "
+                            "give each line its ';port', or use --servers",
+                            line.id, same->name)));
     server.name = label.empty() || labels[label] > 1 ? fmt::format("server.{}", line.id) : label;
     server.host = line.client_host.value_or(line.host);
     server.port = *port;

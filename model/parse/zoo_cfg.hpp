@@ -30,14 +30,16 @@ struct ZooCfg {
   std::string dynamic_file;                  // dynamicConfigFile=, as written
 };
 
-// Reads the lines of `text`; `file` names it in errors. Throws BadInput "FILE:LINE: what is wrong"
-// on a server line it cannot read, a duplicate id, or a bad port.
+// Reads the lines of `text` as Java reads properties; `file` names it in errors. Throws BadInput
+// "FILE:LINE: what is wrong" on a server line it cannot read (0.0.0.0 for a host included), a
+// duplicate id, or a bad port.
 ZooCfg parse_zoo_cfg(std::string_view text, std::string_view file);
 
 // The servers of `config` (those of `dynamic` when given: 3.5+ keeps the membership there), as
 // --servers would list them: named by the first label of each host (pzoo-0.pzoo -> pzoo-0), else
 // server.N; the client port from the line, else clientPort=. Throws BadInput naming `file` when a
-// server has no client port, when only secureClientPort is set, or when there are no servers.
+// server has no client port, when only secureClientPort is set, when two would be reached at one
+// host and port, or when there are no servers.
 std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* dynamic, std::string_view file);
 
 }  // namespace zkverify

@@ -178,7 +178,7 @@ std::vector<std::string> znode_children(const std::string& servers, const std::s
   // ephemerals included), whichever server this session reached.
   probes::Expect<zkverify::DoneResult> synced;
   keeper->sync(path, synced.callback());
-  synced.await(zkverify::Clock::now() + std::chrono::seconds(5));
+  REQUIRE(synced.await(zkverify::Clock::now() + std::chrono::seconds(5)).error == zkverify::ZkError::ok);
   probes::Expect<zkverify::ChildrenResult> listed;
   keeper->children(path, listed.callback());
   auto found = listed.await(zkverify::Clock::now() + std::chrono::seconds(5));

@@ -95,6 +95,15 @@ void check_one_refusing_admin_port(const lab::Lab& ensemble) {
   CHECK(unavailable == 5);
 }
 
+// --zoo-cfg: the same ensemble from pzoo-0's own zoo.cfg, its IP hosts named server.1..5.
+void check_zoo_cfg(const lab::Lab& ensemble) {
+  auto from_config = zkverify("quorum --output json --zoo-cfg " + ensemble.dir() + "/pzoo-0/zoo.cfg");
+  INFO(from_config.out << from_config.err);
+  CHECK(from_config.exit_code == 0);
+  CHECK(from_config.json()["servers"][0]["name"] == "server.1");
+  CHECK(from_config.json()["round_trip"]["reads_ok"] == 5);
+}
+
 }  // namespace
 
 TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows filled", "[integration]") {
@@ -112,12 +121,7 @@ TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows f
   check_healthy_rows(report, leader);
   CHECK(report["round_trip"]["reads_ok"] == 5);
   check_timings(report["timings_ms"]);
-  // --zoo-cfg: the same ensemble from pzoo-0's own zoo.cfg, its IP hosts named server.1..5.
-  auto from_config = zkverify("quorum --output json --zoo-cfg " + ensemble.dir() + "/pzoo-0/zoo.cfg");
-  INFO(from_config.out << from_config.err);
-  CHECK(from_config.exit_code == 0);
-  CHECK(from_config.json()["servers"][0]["name"] == "server.1");
-  CHECK(from_config.json()["round_trip"]["reads_ok"] == 5);
+  check_zoo_cfg(ensemble);
 
   SECTION("text output names every server and the leader") {
     auto text = zkverify("quorum --servers " + ensemble.servers());

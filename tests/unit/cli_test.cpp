@@ -231,7 +231,13 @@ TEST_CASE("cli: --zoo-cfg lists the servers instead of --servers, one of the two
   CHECK_THAT(both.err, Contains("--servers excludes --zoo-cfg"));
   auto neither = parse_only({"quorum", "--timeout", "1s"});
   CHECK(neither.exit_code == 64);
-  CHECK_THAT(neither.err, Contains("--servers is required"));
+  CHECK(neither.err == "zkverify: --servers is required (or --zoo-cfg FILE) (see --help)\n");
+  // --zoo-cfg=FILE is the same; after -- it is COMMAND's, not ours.
+  auto equals = run(ensemble.zookeeper, {"quorum", "--zoo-cfg=" + path.string(), "--no-write", "--output", "json"});
+  CHECK(equals.exit_code == by_config.exit_code);
+  auto commands = parse_only({"step", "--restart", "a", "--", "x", "--zoo-cfg", path.string()});
+  CHECK(commands.exit_code == 64);
+  CHECK_THAT(commands.err, Contains("--servers is required"));
   auto unreadable = parse_only({"order", "--zoo-cfg", "/nonexistent/zoo.cfg"});
   CHECK(unreadable.exit_code == 64);
   CHECK_THAT(unreadable.err, Contains("--zoo-cfg: cannot read '/nonexistent/zoo.cfg'"));

@@ -129,7 +129,9 @@ int run_command_line(int argc, const char* const* argv, const Context& context) 
   } catch (const CLI::Success& success) {
     return app.exit(success, context.out, context.err);  // --help, --version
   } catch (const CLI::ParseError& error) {
-    context.err << "zkverify: " << error.what() << " (see --help)\n";
+    std::string what = error.what();
+    if (what == "--servers is required") what += " (or --zoo-cfg FILE)";  // CLI11 knows one of the two
+    context.err << "zkverify: " << what << " (see --help)\n";
     return kExitUsage;
   } catch (...) {  // a value that did not parse: the option's callback named the flag
     auto chosen = app.get_subcommands();

@@ -9,8 +9,8 @@
 namespace zkverify::verifier {
 
 // Reads zoo.cfg at `path` and, when it names one, its dynamicConfigFile (relative to zoo.cfg's
-// folder when relative), and returns their servers (model/parse/zoo_cfg.hpp). Throws BadInput
-// naming the file, and the line, when a file cannot be read or parsed.
+// folder when relative; an absolute one that is not there, beside zoo.cfg), and returns their servers
+// (model/parse/zoo_cfg.hpp). Throws BadInput naming the file, and the line, when a file cannot be read or parsed.
 std::vector<ServerAddress> read_zoo_cfg_servers(const std::string& path);
 
 }  // namespace zkverify::verifier
