@@ -139,8 +139,11 @@ while read -r path; do
   [[ $path == /. ]] && continue
   target=${root%/}$path
   if [[ -d $target && ! -L $target ]]; then
-    # A directory stays only while something else is in it (another package's files).
-    [[ -z $(ls -A "$target") ]] && left+=("$path (empty directory)")
+    # A directory stays while something else is in it, or while another package owns it (fish-common
+    # ships /usr/share/fish/vendor_completions.d empty: it stays, emptied, when zkverify goes).
+    if [[ -z $(ls -A "$target") ]] && ! "${dpkg_root[@]}" -S "$path" >/dev/null 2>&1; then
+      left+=("$path (empty directory)")
+    fi
   elif [[ -e $target || -L $target ]]; then
     left+=("$path")
   fi
