@@ -14,7 +14,7 @@ fi
 top="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$top/build-fuzz}"
 data="$top/tests/data"
-targets=(srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials)
+targets=(srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials zoo_cfg)
 
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DZKVERIFY_FUZZ=ON >/dev/null
@@ -39,6 +39,7 @@ captures_for() {
     conf) captures_matching 'conf_*.txt' ;;
     isro) captures_matching 'isro_*.txt' ;;
     admin_json) captures_matching 'admin_*.json' ;;
+    zoo_cfg) captures_matching 'zoo_cfg/*.cfg' 'zoo_cfg/dynamic/*' ;;
     *) ;;  # server lists, durations, ledgers, requests, credentials: the hand-written seeds only
   esac
 }

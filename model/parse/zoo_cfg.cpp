@@ -52,6 +52,9 @@ void read_client_part(std::string_view client, ZooCfgServer& server, const Where
 std::pair<std::string_view, std::optional<bool>> read_address(int id, std::string_view address, const Where& where) {
   auto [host, rest] = host_and_rest(address, where);
   if (host.empty()) throw BadInput(where(fmt::format("server.{} has no host", id)));
+  // Names become parts of znode names and the host a connect string's: no '/', blank or bracket.
+  if (host.find_first_of("/[] \t") != std::string_view::npos)
+    throw BadInput(where(fmt::format("server.{}: '{}' is not a host name or address", id, host)));
   // What ZooKeeper binds to on that server itself: from anywhere else it names no server.
   if (host == "0.0.0.0" || host == "::")
     throw BadInput(

@@ -135,6 +135,7 @@ TEST_CASE("zoo.cfg: what cannot be read is named with its file and line") {
         "zoo.cfg:1: server.1: role 'voter' is neither participant nor observer");
   CHECK_THAT(error_of("server.1=a:1:2;70000\n"), StartsWith("zoo.cfg:1: ") && Contains("70000"));
   CHECK(error_of("server.1=[::1:1:2;3\n") == "zoo.cfg:1: '[::1:1:2' has no ']'");
+  CHECK(error_of("server.1=a/b:1:2;3\n") == "zoo.cfg:1: server.1: 'a/b' is not a host name or address");
   CHECK(error_of("tickTime=2000\n") == "zoo.cfg: no server.N lines: not an ensemble's configuration");
   CHECK(error_of("server.1=a:1:2\n") == "zoo.cfg:1: server.1 has no client port (no ';PORT' and no clientPort=)");
   CHECK(error_of("secureClientPort=2281\nserver.1=a:1:2\n") ==
