@@ -10,7 +10,7 @@
 
 namespace zkverify {
 
-// Every reader's detail for an empty reply: the server accepted the connection and closed it.
+// The four-letter readers' detail for an empty reply: the server accepted the connection and closed it.
 inline constexpr std::string_view kClosedWithoutReply =
     "closed the connection without a reply (a server does so to a host over its maxClientCnxns, and while it starts "
     "or stops)";

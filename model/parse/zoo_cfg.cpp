@@ -68,7 +68,8 @@ std::pair<std::string_view, std::optional<bool>> read_address(int id, std::strin
   parse_port(fields[1], where("the election port"));
   if (fields.size() == 2) return {host, std::nullopt};
   std::string role(fields[2]);
-  std::ranges::transform(role, role.begin(), [](char c) { return static_cast<char>(std::tolower(c)); });
+  std::ranges::transform(role, role.begin(),
+                         [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
   if (role != "participant" && role != "observer")
     throw BadInput(where(fmt::format("server.{}: role '{}' is neither participant nor observer", id, fields[2])));
   return {host, role == "observer"};
