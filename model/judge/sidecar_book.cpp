@@ -7,9 +7,10 @@
 namespace zkverify {
 
 SidecarBook::SidecarBook(std::string local, std::chrono::milliseconds interval, std::chrono::milliseconds timeout,
-                         Clock::time_point started)
+                         Clock::time_point started, std::string ensemble)
     : interval_(interval), timeout_(timeout), last_cycle_end_(started) {
   status_.local = std::move(local);
+  status_.ensemble = std::move(ensemble);
 }
 
 std::vector<std::string> SidecarBook::cycle_ended(CycleResult result, Clock::time_point now) {

@@ -15,8 +15,9 @@ namespace zkverify {
 
 class SidecarBook {
  public:
+  // `ensemble` names the ensemble in the metrics (SidecarStatus::ensemble).
   SidecarBook(std::string local, std::chrono::milliseconds interval, std::chrono::milliseconds timeout,
-              Clock::time_point started);
+              Clock::time_point started, std::string ensemble = {});
 
   // A cycle started at `started` ended at `now` with `result`; returns the log lines of what changed
   // (the first cycle: its readiness, leader and verdict).

@@ -22,6 +22,7 @@ struct CycleResult {
 
 struct SidecarStatus {
   std::string local;                // this pod's server
+  std::string ensemble;             // --ensemble: a label on every metric; none when empty
   std::optional<CycleResult> last;  // none until the first cycle ends
   std::uint64_t cycles = 0;         // cycles ended
 };

@@ -29,18 +29,26 @@ std::string number(double value) {
   return fmt::format("{}", value);
 }
 
+// The text of the families; every sample carries the ensemble's label first, when it has a name.
 class Exposition {
  public:
+  explicit Exposition(std::string_view ensemble)
+      : ensemble_(ensemble.empty() ? "" : fmt::format("ensemble=\"{}\"", escape_label_value(ensemble))) {}
   void family(std::string_view name, std::string_view type, std::string_view help) {
     text_ += fmt::format("# HELP {} {}\n# TYPE {} {}\n", name, help, name, type);
   }
-  void sample(std::string_view name, double value) { text_ += fmt::format("{} {}\n", name, number(value)); }
+  void sample(std::string_view name, double value) {
+    text_ += ensemble_.empty() ? fmt::format("{} {}\n", name, number(value))
+                               : fmt::format("{}{{{}}} {}\n", name, ensemble_, number(value));
+  }
   void sample(std::string_view name, std::string_view label, std::string_view label_value, double value) {
-    text_ += fmt::format("{}{{{}=\"{}\"}} {}\n", name, label, escape_label_value(label_value), number(value));
+    text_ += fmt::format("{}{{{}{}{}=\"{}\"}} {}\n", name, ensemble_, ensemble_.empty() ? "" : ",", label,
+                         escape_label_value(label_value), number(value));
   }
   std::string take() { return std::move(text_); }
 
  private:
+  std::string ensemble_;  // ensemble="NAME", or empty
   std::string text_;
 };
 
@@ -108,7 +116,7 @@ void server_families(Exposition& out, const Report* report) {
 }  // namespace
 
 std::string render_metrics(const SidecarStatus& status) {
-  Exposition out;
+  Exposition out(status.ensemble);
   cycle_families(out, status);
   const Report* report = status.last ? &status.last->report : nullptr;
   ensemble_families(out, report);

@@ -9,7 +9,7 @@
 
 namespace zkverify {
 
-// The whole /metrics body.
+// The whole /metrics body; every series labelled ensemble="NAME" when status.ensemble names it.
 std::string render_metrics(const SidecarStatus& status);
 
 // A label value escaped as the format asks: backslash, double quote and newline.

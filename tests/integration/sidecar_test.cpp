@@ -27,6 +27,7 @@
 extern char** environ;
 
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 namespace fs = std::filesystem;
@@ -155,14 +156,20 @@ std::string chromium_dom(const std::string& url, const fs::path& dir) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// The sidecar's args from deploy/kubernetes/pzoo.yaml, one per line.
-// The zkverify container's args in `manifest` (deploy/kubernetes/), after checking what a readiness
+// The zkverify container of `manifest` (deploy/kubernetes/), after checking what a readiness
 // sidecar needs there: a StatefulSet's ZooKeeper container is Ready by zkverify's /readyz on 9181 and
 // has no liveness probe (the seed prefers Ready:False to restarts); its headless Service publishes
-// not-ready addresses (peers must resolve each other before they are ready, or bootstrap deadlocks).
-std::vector<std::string> manifest_args(const std::string& manifest) {
+// not-ready addresses (peers must resolve each other before they are ready, or bootstrap deadlocks);
+// the container mounts zkverify-config.yaml's ConfigMap where its --config points.
+struct ManifestContainer {
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;  // a fieldRef's value as "fieldRef:PATH"
+  std::string config;                      // zkverify.toml, as the ConfigMap holds it
+};
+
+ManifestContainer manifest_container(const std::string& manifest) {
   auto run = lab::sh(
-      "python3 -c 'import sys, yaml\n"
+      "python3 -c 'import sys, json, yaml\n"
       "docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]\n"
       "pods = [d[\"spec\"][\"template\"][\"spec\"] for d in docs if d[\"kind\"] in (\"StatefulSet\", \"Job\")]\n"
       "for d in docs:\n"
@@ -176,34 +183,54 @@ std::vector<std::string> manifest_args(const std::string& manifest) {
       "    assert svc[\"spec\"][\"clusterIP\"] == \"None\" and svc[\"spec\"][\"publishNotReadyAddresses\"] is True, "
       "svc\n"
       "c = [c for c in pods[0][\"containers\"] if c[\"name\"] == \"zkverify\"][0]\n"
-      "print(\"\\n\".join(c[\"args\"]))' " ZKVERIFY_SOURCE_DIR "/deploy/kubernetes/" +
-      manifest);
+      "mount = [m for m in c[\"volumeMounts\"] if m[\"name\"] == \"zkverify-config\"][0]\n"
+      "volume = [v for v in pods[0][\"volumes\"] if v[\"name\"] == \"zkverify-config\"][0]\n"
+      "assert volume[\"configMap\"][\"name\"] == \"zkverify-config\", volume\n"
+      "args = c[\"args\"]\n"
+      "assert args[args.index(\"--config\") + 1] == mount[\"mountPath\"] + \"/zkverify.toml\", args\n"
+      "maps = [d for d in yaml.safe_load_all(open(sys.argv[2])) if d and d[\"kind\"] == \"ConfigMap\"]\n"
+      "env = {e[\"name\"]: e.get(\"value\") or \"fieldRef:\" + e[\"valueFrom\"][\"fieldRef\"][\"fieldPath\"] "
+      "for e in c.get(\"env\", [])}\n"
+      "print(json.dumps({\"args\": args, \"env\": env, \"config\": "
+      "maps[0][\"data\"][\"zkverify.toml\"]}))' " ZKVERIFY_SOURCE_DIR "/deploy/kubernetes/" +
+      manifest + " " ZKVERIFY_SOURCE_DIR "/deploy/kubernetes/zkverify-config.yaml");
   INFO(manifest << ": " << run.err);
   REQUIRE(run.exit_code == 0);
-  std::vector<std::string> args;
-  std::istringstream lines(run.out);
-  for (std::string line; std::getline(lines, line);) args.push_back(line);
-  return args;
+  auto json = nlohmann::json::parse(run.out);
+  return {json["args"].get<std::vector<std::string>>(), json["env"].get<std::map<std::string, std::string>>(),
+          json["config"].get<std::string>()};
 }
 
-// The manifest's args with the cluster's names replaced by the lab's: each NAME=host:port by the
-// lab's NAME=127.0.0.1:port, $(POD_NAME) by pzoo-0 (what kubelet does), the listen address by loopback.
-std::vector<std::string> for_the_lab(std::vector<std::string> args, const lab::Lab& ensemble, std::uint16_t port,
-                                     const std::string& pod = "pzoo-0") {
+// `container`'s command line for the lab, as kubelet would start it in `pod`: its configuration with
+// the cluster's names replaced by the lab's (each NAME=host:port by the lab's NAME=127.0.0.1:port,
+// the listen address by loopback) written to `dir`, where --config points; a fieldRef variable set
+// to the pod's name, through env(1).
+std::vector<std::string> for_the_lab(const ManifestContainer& container, const lab::Lab& ensemble, std::uint16_t port,
+                                     const fs::path& dir, const std::string& pod = "pzoo-0") {
   std::map<std::string, std::string> lab_entries;
   std::istringstream entries(ensemble.servers());
   for (std::string entry; std::getline(entries, entry, ',');) lab_entries[entry.substr(0, entry.find('='))] = entry;
-  for (std::size_t i = 0; i + 1 < args.size(); ++i) {
-    if (args[i] == "--servers") {
+  std::string config;
+  std::istringstream lines(container.config);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("servers = \"")) {
       std::string replaced;
-      std::istringstream cluster(args[i + 1]);
+      std::istringstream cluster(line.substr(11, line.rfind('"') - 11));
       for (std::string entry; std::getline(cluster, entry, ',');)
         replaced += (replaced.empty() ? "" : ",") + lab_entries.at(entry.substr(0, entry.find('=')));
-      args[i + 1] = replaced;
+      line = "servers = \"" + replaced + "\"";
     }
-    if (args[i + 1] == "$(POD_NAME)") args[i + 1] = pod;
-    if (args[i] == "--listen") args[i + 1] = "127.0.0.1:" + std::to_string(port);
+    if (line.starts_with("listen = ")) line = "listen = \"127.0.0.1:" + std::to_string(port) + "\"";
+    config += line + "\n";
   }
+  auto path = dir / (pod + "-zkverify.toml");
+  std::ofstream(path) << config;
+  std::vector<std::string> args{"env"};
+  for (const auto& [name, value] : container.env)
+    args.push_back(name + "=" + (value == "fieldRef:metadata.name" ? pod : value));
+  args.push_back(ZKVERIFY_BIN);
+  for (std::size_t i = 0; i < container.args.size(); ++i)
+    args.push_back(i > 0 && container.args[i - 1] == "--config" ? path.string() : container.args[i]);
   return args;
 }
 
@@ -356,26 +383,38 @@ void no_quorum_makes_every_sidecar_unready(const Scenario& s) {
   CHECK(within(seconds(30), [&] { return status_of(s.port, "/readyz") == 200; }));
 }
 
-// Exactly the manifests' args against the lab: each StatefulSet's sidecar (as its first pod) becomes
-// ready, and the gate Job's quorum passes.
-void manifest_args_run_on_the_lab(const Scenario& s) {
+// Exactly the manifests' containers against the lab, with the one configuration they mount: each
+// StatefulSet's sidecar (as its first pod) becomes ready, the gate Job's quorum passes, and the CI
+// example's smoke (docs/smoke.md) passes on the same file.
+void manifests_run_on_the_lab(const Scenario& s) {
   for (const auto& [manifest, pod] : {std::pair{"pzoo.yaml", "pzoo-0"}, std::pair{"zoo.yaml", "zoo-0"}}) {
     auto manifest_port = free_port();
-    auto args = for_the_lab(manifest_args(manifest), s.ensemble, manifest_port, pod);
-    REQUIRE(args.front() == "serve");
-    args.insert(args.begin(), ZKVERIFY_BIN);
-    Child sidecar(args, s.dir / (std::string(pod) + "-manifest.log"));
+    auto container = manifest_container(manifest);
+    REQUIRE(container.args.front() == "serve");
+    Child sidecar(for_the_lab(container, s.ensemble, manifest_port, s.dir, pod),
+                  s.dir / (std::string(pod) + "-manifest.log"));
     INFO(manifest << "'s sidecar's log:\n" << sidecar.log());
     CHECK(within(seconds(30), [&] { return status_of(manifest_port, "/readyz") == 200; }));
+    // The file's ensemble label and its local server from the pod's name.
+    auto metrics = sidecar_client::get(manifest_port, "/metrics").body;
+    CHECK_THAT(metrics, Contains("zkverify_local_ready{ensemble=\"kafka\"} 1\n"));
     CHECK(sidecar.stop(seconds(5)) == 0);
+    CHECK_THAT(sidecar.log(), Contains("local server " + std::string(pod)));
   }
-  auto gate = for_the_lab(manifest_args("quorum-gate.yaml"), s.ensemble, 0);
-  REQUIRE(gate.front() == "quorum");
+  auto gate = for_the_lab(manifest_container("quorum-gate.yaml"), s.ensemble, 0, s.dir, "gate");
+  REQUIRE(gate.at(gate.size() - 3) == "quorum");
   std::string command;
   for (const auto& arg : gate) command += " '" + arg + "'";
-  auto run = lab::zkverify(command);
+  auto run = lab::sh("timeout 120" + command);
   INFO("the gate Job's" << command << ": " << run.out << run.err);
   CHECK(run.exit_code == 0);
+  CHECK_THAT(run.out, StartsWith("healthy: leader"));
+  auto config = gate.back();
+  auto smoke =
+      lab::sh("timeout 120 " ZKVERIFY_BIN " smoke --config '" + config + "' --junit " + (s.dir / "smoke.xml").string());
+  INFO("smoke --config " << config << ": " << smoke.out << smoke.err);
+  CHECK(smoke.exit_code == 0);
+  CHECK(fs::exists(s.dir / "smoke.xml"));
 }
 
 }  // namespace
@@ -425,7 +464,7 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   no_round_trip_node_left(ensemble, *serve);
 
   serve_on_the_leader_leaves_no_round_trip_nodes(ensemble, free_port(), dir / "serve-leader.log");
-  manifest_args_run_on_the_lab(scenario);
+  manifests_run_on_the_lab(scenario);
   fs::remove_all(dir);
 }
 

@@ -180,22 +180,24 @@ TEST_CASE("credentials file: read, warned about when others may read it, refused
 }
 
 TEST_CASE("auth file: --auth-file, else ZKVERIFY_AUTH_FILE, and the flag wins", "[auth]") {
-  auto parse = [](std::vector<std::string> args) {
-    CLI::App app;
-    EnsembleOptions options;
-    add_ensemble_options(app, options, true);
-    std::vector<const char*> argv{"zkverify", "--servers", "h1:1"};
-    for (const auto& arg : args) argv.push_back(arg.c_str());
-    app.parse(static_cast<int>(argv.size()), argv.data());
-    return options.auth_file;
+  // Which file was read shows in the refusal: neither file exists.
+  auto refusal = [](std::vector<const char*> args, std::map<std::string, std::string> environment) {
+    Ensemble ensemble;
+    std::ostringstream out, err;
+    Context context{test_executor(), ensemble.factory(), out, err, [&](const std::string& name) {
+                      auto found = environment.find(name);
+                      return found == environment.end() ? std::nullopt : std::optional(found->second);
+                    }};
+    std::vector<const char*> argv{"zkverify", "quorum", "--servers", "a=127.0.0.1:1"};
+    argv.insert(argv.end(), args.begin(), args.end());
+    CHECK(run_command_line(static_cast<int>(argv.size()), argv.data(), context) == kExitUsage);
+    CHECK(ensemble.sessions_opened() == 0);
+    return err.str();
   };
-  unsetenv("ZKVERIFY_AUTH_FILE");
-  CHECK_FALSE(parse({}));
-  CHECK(parse({"--auth-file", "/etc/zk/flag"}) == "/etc/zk/flag");
-  setenv("ZKVERIFY_AUTH_FILE", "/etc/zk/env", 1);
-  CHECK(parse({}) == "/etc/zk/env");
-  CHECK(parse({"--auth-file", "/etc/zk/flag"}) == "/etc/zk/flag");
-  unsetenv("ZKVERIFY_AUTH_FILE");
+  CHECK_THAT(refusal({"--auth-file", "/etc/zk/flag"}, {}), Contains("'/etc/zk/flag'"));
+  CHECK_THAT(refusal({}, {{"ZKVERIFY_AUTH_FILE", "/etc/zk/env"}}), Contains("'/etc/zk/env'"));
+  CHECK_THAT(refusal({"--auth-file", "/etc/zk/flag"}, {{"ZKVERIFY_AUTH_FILE", "/etc/zk/env"}}),
+             Contains("'/etc/zk/flag'") && !Contains("/etc/zk/env"));
 }
 
 TEST_CASE("auth file: a bad one is a usage error (64) before anything is checked, without the secret", "[auth]") {

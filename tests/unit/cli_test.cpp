@@ -107,6 +107,16 @@ TEST_CASE("cli: durations as Go and Kubernetes write them, and zero is refused n
 }
 
 // Only parsed here: listening on every address would leave loopback, which no test does.
+TEST_CASE("cli: serve --ensemble is a name people group by, else a usage error naming the flag") {
+  auto said = [](const std::string& name) {
+    return parse_only({"serve", "--ensemble", name}).err;  // --servers missing: named after the values
+  };
+  CHECK(said("kafka/zk") == "zkverify serve: --ensemble 'kafka/zk': use letters, digits, '-', '_' or '.'\n");
+  CHECK_THAT(said(""), Contains("--ensemble is empty"));
+  CHECK_THAT(said(std::string(200, 'a')), Contains("longer than 128"));
+  CHECK_THAT(said("kafka-prod_1.eu"), Contains("--servers is required"));  // a good name: what is missing is named
+}
+
 TEST_CASE("cli: serve --listen :PORT is every address, as Prometheus exporters take it") {
   auto every = zkverify::parse_listen(":9181");
   CHECK(every.host.empty());

@@ -62,13 +62,19 @@ struct Ran {
   nlohmann::json json() const { return nlohmann::json::parse(out); }
 };
 
-inline Ran run(zkverify::fake::Ensemble& zookeeper, std::vector<std::string> args) {
+// The environment is `environment` alone, never the test process's (ZKVERIFY_* must not leak in).
+inline Ran run(zkverify::fake::Ensemble& zookeeper, std::vector<std::string> args,
+               std::map<std::string, std::string> environment = {}) {
   std::ostringstream out, err;
   std::vector<const char*> argv{"zkverify"};
   for (const auto& arg : args) argv.push_back(arg.c_str());
   // The tests' shared executor: the fake's sessions, and the watch engines their listeners keep,
   // outlive the run, and nothing that holds a strand may outlive its executor.
-  zkverify::verifier::Context context{test_executor(), zookeeper.factory(), out, err};
+  zkverify::verifier::Context context{
+      test_executor(), zookeeper.factory(), out, err, [environment = std::move(environment)](const std::string& name) {
+        auto found = environment.find(name);
+        return found == environment.end() ? std::nullopt : std::optional<std::string>(found->second);
+      }};
   int code = zkverify::verifier::run_command_line(static_cast<int>(argv.size()), argv.data(), context);
   return {code, out.str(), err.str()};
 }

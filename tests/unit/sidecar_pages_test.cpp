@@ -166,6 +166,30 @@ TEST_CASE("metrics before the first cycle: still valid, not up, not ready", "[si
   CHECK(exit_status == 0);
 }
 
+TEST_CASE("metrics: --ensemble labels every series, first, and without it no series has the label", "[sidecar]") {
+  auto facts = synthetic::healthy_five();
+  facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  auto status = status_after_one_cycle(facts);
+  CHECK_THAT(render_metrics(status), !Contains("ensemble="));
+  status.ensemble = "kafka";
+  auto text = render_metrics(status);
+  INFO(text);
+  int samples = 0;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("#")) continue;
+    ++samples;
+    auto name = line.substr(0, line.find_first_of("{ "));
+    CHECK_THAT(line, StartsWith(name + "{ensemble=\"kafka\""));
+  }
+  CHECK(samples > 20);
+  CHECK_THAT(text, Contains("zkverify_up{ensemble=\"kafka\"} 1\n"));
+  CHECK_THAT(text, Contains("zkverify_server_leader{ensemble=\"kafka\",server=\"pzoo-1\"} 1\n"));
+  auto [exit_status, said] = promtool_check(text);
+  INFO(said);
+  CHECK(exit_status == 0);
+}
+
 TEST_CASE("metrics: label values are escaped as the text format asks", "[sidecar]") {
   CHECK(escape_label_value("plain") == "plain");
   CHECK(escape_label_value("a\"b\\c\nd") == "a\\\"b\\\\c\\nd");

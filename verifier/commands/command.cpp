@@ -9,6 +9,7 @@
 #include "verifier/commands/command_words.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/help_text.hpp"
+#include "verifier/commands/option_layers.hpp"
 
 namespace zkverify::verifier {
 namespace {
@@ -110,33 +111,52 @@ void servers_from_zoo_cfg(CLI::App& app, const std::vector<std::string>& words) 
     if (auto* servers = command->get_option_no_throw("--servers")) servers->required(false);
 }
 
+// CLI11's parse of `words` (argv less the program, with the layers' options): the exit code when it
+// ends the run (help, version, a usage error), none when the chosen command may run.
+std::optional<int> parse(CLI::App& app, const LayeredWords& layers, const Context& context) {
+  std::vector<const char*> argv{"zkverify"};
+  for (const auto& word : layers.words) argv.push_back(word.c_str());
+  try {
+    app.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::Success& success) {
+    return app.exit(success, context.out, context.err);  // --help, --version
+  } catch (const CLI::ParseError& error) {
+    std::string what = with_layer_named(error.what(), layers);
+    if (what == "--servers is required") what += " (or --zoo-cfg FILE)";  // CLI11 knows one of the two
+    context.err << "zkverify: " << what << " (see --help)\n";
+    return kExitUsage;
+  } catch (const BadInput& bad) {  // a value that did not parse: the option's callback named the flag
+    return usage_error(context, layers.words.front(), with_layer_named(bad.what(), layers));
+  } catch (...) {
+    auto chosen = app.get_subcommands();
+    return exit_code_for(std::current_exception(), chosen.empty() ? "" : chosen.front()->get_name(), context.err);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int run_command_line(int argc, const char* const* argv, const Context& context) {
   // Named here, not from argv[0]: the usage lines say `zkverify`, however it was called.
   CLI::App app{"zkverify: verifies a ZooKeeper ensemble is safe to operate on (quorum, leader, sync, continuity)",
                "zkverify"};
+  app.formatter(std::make_shared<EnvironmentFormatter>());  // before the commands: they take it when added
   app.set_version_flag("--version", "zkverify " ZKVERIFY_VERSION);
   app.require_subcommand(1);
   app.footer(top_level_footer());
   auto commands = all_commands();
   for (auto& command : commands) command->add_to(app).footer(command_footer(command->name()));
+  add_config_options(app);
   std::vector<std::string> words(argv + std::min(argc, 1), argv + argc);
   if (auto answered = check_words(app, words, context)) return *answered;
-  servers_from_zoo_cfg(app, words);
+  LayeredWords layers;
   try {
-    app.parse(argc, argv);
-  } catch (const CLI::Success& success) {
-    return app.exit(success, context.out, context.err);  // --help, --version
-  } catch (const CLI::ParseError& error) {
-    std::string what = error.what();
-    if (what == "--servers is required") what += " (or --zoo-cfg FILE)";  // CLI11 knows one of the two
-    context.err << "zkverify: " << what << " (see --help)\n";
-    return kExitUsage;
-  } catch (...) {  // a value that did not parse: the option's callback named the flag
-    auto chosen = app.get_subcommands();
-    return exit_code_for(std::current_exception(), chosen.empty() ? "" : chosen.front()->get_name(), context.err);
+    layers = add_layered_options(app, words, context.environment);
+  } catch (const BadInput& bad) {
+    return usage_error(context, words.front(), bad.what());
   }
+  servers_from_zoo_cfg(app, layers.words);
+  if (auto ended = parse(app, layers, context)) return *ended;
   for (auto& command : commands)
     if (app.got_subcommand(std::string(command->name())))
       return run_guarded(command->name(), context.err, [&] { return command->run(context); });

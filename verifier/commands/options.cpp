@@ -1,6 +1,7 @@
 #include "verifier/commands/options.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <ostream>
 #include <stdexcept>
 
@@ -47,6 +48,16 @@ std::string parse_namespace(std::string_view path) {
     rest.remove_prefix(std::min(rest.size(), component.size() + 1));
   }
   return std::string(path);
+}
+
+std::string parse_ensemble_name(std::string_view name) {
+  if (name.empty()) throw BadInput("--ensemble is empty: name the ensemble, e.g. --ensemble kafka");
+  if (name.size() > 128)
+    throw BadInput(fmt::format("--ensemble '{}...' is longer than 128 characters", name.substr(0, 20)));
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+      throw BadInput(fmt::format("--ensemble '{}': use letters, digits, '-', '_' or '.'", name));
+  return std::string(name);
 }
 
 void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers) {
@@ -130,8 +141,7 @@ void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_fi
           "--auth-file", [&auth_file](const std::string& path) { auth_file = path; },
           "File holding the credentials every session presents, one line digest:USER:PASSWORD (keep it mode "
           "600)")
-      ->type_name("FILE")
-      ->envname("ZKVERIFY_AUTH_FILE");
+      ->type_name("FILE");
 }
 
 void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags) {
@@ -156,7 +166,8 @@ void add_step_timeout_options(CLI::App& command, std::chrono::milliseconds& step
         old_name_used = true;
       },
       "Deprecated: the old name of --step-timeout, with its meaning (a warning says so)");
-  old->type_name("DURATION")->excludes(bound);
+  // Neither a variable nor a file sets it: ZKVERIFY_TIMEOUT meant for another command would bound a step.
+  old->type_name("DURATION")->excludes(bound)->configurable(false);
 }
 
 void warn_old_step_timeout(std::ostream& err, std::string_view command) {

@@ -24,6 +24,10 @@ OutputFormat parse_output(std::string_view text);
 // An absolute znode path below which zkverify may write; throws BadInput saying why not.
 std::string parse_namespace(std::string_view path);
 
+// --ensemble NAME: letters, digits, '-', '_' and '.' (a Prometheus label value people group by);
+// throws BadInput naming --ensemble.
+std::string parse_ensemble_name(std::string_view name);
+
 // --servers LIST (required).
 void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers);
 // --admin-port PORT[,PORT...], applied to `servers`; add it after add_servers_option.
@@ -43,7 +47,7 @@ CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& sta
 CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, std::optional<std::string>& file,
                                     const std::string& help, bool read_first = false);
 
-// --auth-file FILE, or the file $ZKVERIFY_AUTH_FILE names (the flag wins): the credentials every
+// --auth-file FILE (or $ZKVERIFY_AUTH_FILE, as every option: option_layers.hpp): the credentials every
 // session presents. Only the path is kept here; the command reads the file when it runs.
 void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_file);
 

@@ -55,7 +55,9 @@ class QuorumCommand final : public Command {
     add_state_option(command, options_.state_file,
                      "Ledger file: remembers zxids, the durability marker, membership; a regression is critical "
                      "(data-loss)");
-    command.add_flag("--reset-state", options_.reset_state, "Forget the ledger (says what it forgets) and start over");
+    // Typed only: a variable or a file would forget the ledger on every run.
+    command.add_flag("--reset-state", options_.reset_state, "Forget the ledger (says what it forgets) and start over")
+        ->configurable(false);
     add_duration_option(command, "--wait", options_.wait,
                         "Repeat the check until healthy --stable times in a row, or this long has passed");
     add_duration_option(command, "--interval", options_.interval, "Pause between --wait attempts (default 1s)");

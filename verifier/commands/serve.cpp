@@ -33,6 +33,7 @@ struct ServeOptions : EnsembleOptions {
   std::string local;                      // --local NAME; default: the host name
   ListenAddress listen{"0.0.0.0", 9181};  // --listen
   milliseconds interval{10000};           // --interval
+  std::string ensemble;                   // --ensemble NAME: a label on every metric
 };
 
 // The book, shared by the cycles (this command's thread) and the pages (the HTTP server's strand).
@@ -72,6 +73,12 @@ class ServeCommand final : public Command {
         ->type_name("HOST:PORT");
     add_duration_option(command, "--interval", options_.interval, "Time between cycles (default 10s)");
     add_duration_option(command, "--timeout", options_.timeout, "Deadline for one cycle (default 5s)");
+    command
+        .add_option_function<std::string>(
+            "--ensemble", [this](const std::string& text) { options_.ensemble = parse_ensemble_name(text); },
+            "The ensemble's name: the label ensemble=\"NAME\" on every metric, so that one Prometheus tells ensembles "
+            "apart (default: no label)")
+        ->type_name("NAME");
     return command;
   }
 
@@ -81,7 +88,8 @@ class ServeCommand final : public Command {
     auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
     auto& stop = context.executor.stop();
     stop.install();
-    auto shared = std::make_shared<GuardedBook>(SidecarBook(local, options_.interval, options_.timeout, Clock::now()));
+    auto shared = std::make_shared<GuardedBook>(
+        SidecarBook(local, options_.interval, options_.timeout, Clock::now(), options_.ensemble));
     HttpServer server(context.executor, options_.listen, page_handler(shared));
     log_line(context.err, fmt::format("listening on {}:{}, local server {}, a cycle every {}", options_.listen.host,
                                       server.port(), local, format_duration(options_.interval)));

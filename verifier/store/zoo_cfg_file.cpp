@@ -1,14 +1,12 @@
 #include "verifier/store/zoo_cfg_file.hpp"
 
-#include <cerrno>
 #include <filesystem>
-#include <fstream>
-#include <system_error>
 
 #include <fmt/format.h>
 
 #include "model/facts/errors.hpp"
 #include "model/parse/zoo_cfg.hpp"
+#include "verifier/store/text_file.hpp"
 
 namespace zkverify::verifier {
 
@@ -18,16 +16,7 @@ namespace {
 constexpr std::uintmax_t kMaxSize = 1 << 20;
 
 std::string read_text(const std::filesystem::path& path) {
-  std::error_code error;
-  auto size = std::filesystem::file_size(path, error);
-  if (error) throw BadInput(fmt::format("--zoo-cfg: cannot read '{}': {}", path.string(), error.message()));
-  if (size > kMaxSize) throw BadInput(fmt::format("--zoo-cfg: '{}' is {} bytes: not a zoo.cfg", path.string(), size));
-  std::ifstream in(path, std::ios::binary);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof())
-    throw BadInput(
-        fmt::format("--zoo-cfg: cannot read '{}': {}", path.string(), std::generic_category().message(errno)));
-  return text;
+  return read_text_file("--zoo-cfg", path, kMaxSize, "a zoo.cfg");
 }
 
 }  // namespace
