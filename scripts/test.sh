@@ -5,6 +5,8 @@
 # clang under ASan+UBSan with warnings as errors (with the fuzz targets), runs the unit tests
 # there, the lint (clang-format, clang-tidy, the house rules, the docs' links) and each fuzz target
 # for 5 s. The integration tests, about 13 minutes of real ensembles, run once: CI stays under 45.
+# They mostly wait on JVMs, so the clang build and clang-tidy (CPU alone) run beside them at the
+# lowest priority (nice 19), and their output is shown when they end.
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --quick    GCC only: skip the clang+sanitizer build, clang-tidy and the fuzzing
 set -euo pipefail
@@ -53,6 +55,26 @@ if grep -q 'warning:' build/build.log; then
   echo "test.sh: the Release build printed warnings (above); warnings are errors here" >&2
   exit 1
 fi
+# Beside the tests, at the lowest priority so that the tests' servers and clients get the cores when
+# they ask: the clang-14 build with ASan+UBSan and the libFuzzer targets (the second compiler's
+# warnings, as errors), then the lint with clang-tidy on its compile commands. Only what runs here is
+# built (the integration tests run on the GCC build).
+background=
+if ((!quick)); then
+  phase "background: build build-clang (clang-14, ASan+UBSan, -Werror, fuzz targets) and the lint, at nice 19"
+  setsid -w nice -n 19 bash -c '
+    set -euo pipefail
+    cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+      -DZKVERIFY_WERROR=ON -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON >/dev/null
+    cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests fuzz
+    echo "== clang build done (at ${SECONDS}s of its own)"
+    scripts/lint.sh build-clang
+    echo "== lint done (at ${SECONDS}s of its own)"' >"$TMPDIR/background.log" 2>&1 &
+  background=$!
+fi
+stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null || true; }
+trap 'stop_background; cleanup' EXIT
+
 run_tests build
 
 # Packaging, from the GCC build just tested (nothing is recompiled): the .deb built, installed (dpkg -i
@@ -67,19 +89,17 @@ if ((quick)); then
   phase "done"
   exit 0
 fi
-# clang-14 with ASan+UBSan and the libFuzzer targets in one build: the second compiler's warnings
-# (as errors), the sanitizers' run of every unit test, clang-tidy on its compile commands, and each
-# fuzz target for a few seconds.
+phase "wait for the background's clang build and lint"
+status=0
+wait "$background" || status=$?
+background=
+tail -n 60 "$TMPDIR/background.log"
+if ((status != 0)); then
+  echo "test.sh: the clang build or the lint failed (exit $status; its log is above)" >&2
+  exit 1
+fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-phase "build build-clang (clang-14, ASan+UBSan, -Werror, fuzz targets)"
-cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DZKVERIFY_WERROR=ON \
-  -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON >/dev/null
-# Only what runs here (the integration tests ran on the GCC build): clang-tidy still reads every
-# file's compile command, and fuzz.sh builds its targets.
-cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests
 run_tests build-clang -LE integration
-phase lint
-scripts/lint.sh build-clang
 phase fuzz
 BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5
 phase "done"
