@@ -10,7 +10,7 @@
 #include <boost/asio/post.hpp>
 
 #include "probes/c_client.hpp"
-#include "probes/c_create34.hpp"
+#include "probes/c_create.hpp"
 #include "probes/c_requests.hpp"
 #include "probes/c_session.hpp"
 
@@ -179,24 +179,10 @@ void CKeeper::submit_request(const std::shared_ptr<Req>& request, Call call) {
   submit_to(*slot_, request, std::move(call));
 }
 
-// create2 answers the stat with the path; a 3.4 server does not know it (ZUNIMPLEMENTED, remembered
-// for the session's later creates), and then create + exists stand in for it.
+// create + exists on every line (c_create.hpp says why not create2).
 void CKeeper::create(const std::string& path, const std::string& data, CreateMode mode, Callback<CreateResult> done) {
-  auto wait = std::max<std::chrono::milliseconds>(negotiated_timeout(), std::chrono::seconds(1));
-  auto plain =
-      std::make_shared<const PlainCreate>(PlainCreate{core_, slot_, path, data, mode, acl(), Clock::now() + wait});
-  if (slot_->create2_unimplemented) return create_then_stat(plain, true, std::move(done));
-  auto request = std::make_shared<Request<CreateResult>>(core_->strand(),
-                                                         [plain, done = std::move(done)](CreateResult result) mutable {
-                                                           if (result.error != ZkError::unimplemented)
-                                                             return done(std::move(result));
-                                                           plain->slot->create2_unimplemented = true;
-                                                           create_then_stat(plain, true, std::move(done));
-                                                         });
-  submit_request(request, [&](zhandle_t* zh, const void* context) {
-    return zoo_acreate2(zh, path.c_str(), data.data(), length_of(data), acl(), create_flags(mode), &on_created,
-                        context);
-  });
+  create_then_stat(std::make_shared<const PlainCreate>(PlainCreate{core_, slot_, path, data, mode, acl()}),
+                   std::move(done));
 }
 
 void CKeeper::get(const std::string& path, Callback<GetResult> done) {

@@ -4,15 +4,6 @@
 
 namespace zkverify::probes::c_client {
 
-void on_created(int rc, const char* path, const Stat* stat, const void* context) {
-  auto result = with_error<CreateResult>(rc);
-  if (rc == ZOK) {
-    if (path) result.path = path;
-    result.stat = node_stat(stat);
-  }
-  take_back<Request<CreateResult>>(context)->deliver(std::move(result));
-}
-
 void on_created_path(int rc, const char* path, const void* context) {
   auto result = with_error<CreateResult>(rc);
   if (rc == ZOK && path) result.path = path;

@@ -77,8 +77,6 @@ struct HandleSlot {
   bool close_started = false;
   std::vector<zhandle_t*> retired;  // handles the session moved away from (move_to), closed after it
   std::string wide_hosts;           // every server's "address:port" while the handle has only the first choices
-  // A 3.4 server answered create2 with ZUNIMPLEMENTED: this session's creates use create + exists.
-  std::atomic<bool> create2_unimplemented{false};
 };
 
 // Hands `request` to the client through `call(handle, context)`. Without a handle (the hosts are
@@ -106,8 +104,7 @@ void submit_to(HandleSlot& slot, const std::shared_ptr<Req>& request, Call call)
 }
 
 // The completions: C function pointers, one per result shape; each takes its request back.
-void on_created(int rc, const char* path, const Stat* stat, const void* context);
-void on_created_path(int rc, const char* path, const void* context);  // zoo_acreate's (3.4): no stat
+void on_created_path(int rc, const char* path, const void* context);  // zoo_acreate's: no stat
 void on_read(int rc, const char* value, int length, const Stat* stat, const void* context);
 void on_stat(int rc, const Stat* stat, const void* context);
 void on_children(int rc, const String_vector* names, const void* context);

@@ -19,6 +19,9 @@ quick=0
 phase() { echo "== $* (at ${SECONDS}s)"; }
 
 scripts/install-deps.sh
+# The other ZooKeeper lines the lab runs (3.4 from bullseye, 3.9 from trixie), by package name into
+# the cache (nothing to fetch once there).
+scripts/fetch-zookeeper.sh >/dev/null
 
 # Every lab the tests start lives below this directory; whatever happens to the test run, the trap
 # stops those servers (by pid, through the lab script) and removes their files.

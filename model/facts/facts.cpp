@@ -6,6 +6,10 @@
 
 namespace zkverify {
 
+std::string release_of(std::string_view srvr_version) {
+  return std::string(srvr_version.substr(0, srvr_version.find_first_of("-, ")));
+}
+
 std::string zxid_hex(Zxid zxid) { return fmt::format("{:#x}", zxid.value); }
 
 MemberIdentity identity_of(const Member& member) {

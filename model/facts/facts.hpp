@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "model/facts/addresses.hpp"
@@ -23,6 +24,9 @@ struct Zxid {
 
 // "0x100000003", as zkCli and the server logs print zxids.
 std::string zxid_hex(Zxid zxid);
+
+// The release of srvr's version line: "3.8.0" of "3.8.0-5a02a05eddb59aee6ac762f7ea82e92a68eb9c0f, built on ...".
+std::string release_of(std::string_view srvr_version);
 
 enum class Mode { unknown, leader, follower, observer, standalone, read_only };
 
@@ -45,8 +49,8 @@ bool has_facts(const std::optional<Reply<Facts>>& reply) {
   return reply && reply->ok();
 }
 
-struct SrvrFacts {  // srvr / stat
-  std::string version;
+struct SrvrFacts {      // srvr / stat
+  std::string version;  // as srvr says it: "3.8.0-5a02a05e..., built on ..."
   Zxid zxid;
   Mode mode = Mode::unknown;
   std::int64_t node_count = 0;

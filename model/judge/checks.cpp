@@ -39,6 +39,7 @@ void describe_srvr(const ServerProbe& probe, ServerRow& row) {
     row.state = state_of(srvr.facts.mode);
     row.zxid = srvr.facts.zxid;
     row.node_count = srvr.facts.node_count;
+    row.version = release_of(srvr.facts.version);
     row.packets_received = srvr.facts.received;
   } else if (srvr.error == ProbeError::not_serving) {
     row.state = ServerState::not_serving;
@@ -368,9 +369,6 @@ class Judge {
         fmt::format("servers run different ZooKeeper versions (expected during an upgrade): {}",
                     fmt::join(parts, "; ")));
   }
-
-  // "3.8.0" of "3.8.0-5a02a05eddb59aee6ac762f7ea82e92a68eb9c0f, built on ...".
-  static std::string release_of(const std::string& version) { return version.substr(0, version.find_first_of("-, ")); }
 
   void check_round_trip() {
     if (facts_.write_skipped) {  // a marker-only trip may have run: the ledger judges its reads

@@ -54,6 +54,7 @@ struct ServerRow {
   std::optional<Zxid> zxid;                      // highest seen: srvr's, or the round-trip write this server read back
   std::optional<double> latency_ms;              // of the srvr exchange
   std::optional<std::int64_t> node_count;        // srvr's "Node count"
+  std::string version;                           // srvr's release ("3.8.0"); empty when it did not say
   std::optional<std::int64_t> packets_received;  // srvr's "Received" (not rendered: tells a restart)
   std::optional<bool> read_back;                 // the round trip's write was read back here (unset: not attempted)
   // Proven in sync with the leader: it leads, it read the round trip's write back, or the leader's

@@ -70,6 +70,7 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
                                                         {"epoch", "int|null"},
                                                         {"latency_ms", "number|null"},
                                                         {"node_count", "int|null"},
+                                                        {"version", "string|null"},
                                                         {"error", "string|null"},
                                                         {"note", "string|null"}};
   REQUIRE(json["servers"].size() == 5);

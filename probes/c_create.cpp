@@ -1,4 +1,4 @@
-#include "probes/c_create34.hpp"
+#include "probes/c_create.hpp"
 
 namespace zkverify::probes::c_client {
 
@@ -19,20 +19,11 @@ void stat_created(const PlainCreate& create, CreateResult created, Keeper::Callb
 
 }  // namespace
 
-void create_then_stat(const std::shared_ptr<const PlainCreate>& create, bool may_retry,
-                      Keeper::Callback<CreateResult> done) {
+void create_then_stat(const std::shared_ptr<const PlainCreate>& create, Keeper::Callback<CreateResult> done) {
   auto request = std::make_shared<Request<CreateResult>>(
-      create->core->strand(), [create, may_retry, done = std::move(done)](CreateResult created) mutable {
-        if (created.error == ZkError::connection_loss && may_retry) {
-          create->core->when_connected(create->reconnect_deadline, [create, done](bool connected) mutable {
-            if (connected) return create_then_stat(create, false, std::move(done));
-            done(with_error<CreateResult>(ZCONNECTIONLOSS));
-          });
-        } else if (created.error == ZkError::ok) {
-          stat_created(*create, std::move(created), std::move(done));
-        } else {
-          done(std::move(created));
-        }
+      create->core->strand(), [create, done = std::move(done)](CreateResult created) mutable {
+        if (created.error != ZkError::ok) return done(std::move(created));
+        stat_created(*create, std::move(created), std::move(done));
       });
   submit_to(*create->slot, request, [&](zhandle_t* zh, const void* context) {
     return zoo_acreate(zh, create->path.c_str(), create->data.data(), static_cast<int>(create->data.size()),

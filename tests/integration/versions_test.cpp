@@ -1,0 +1,123 @@
+// Real servers of every line Debian ships: ZooKeeper 3.4.13 (bullseye's) and 3.9.3 (trixie's),
+// fetched by scripts/fetch-zookeeper.sh and started by the lab, give the same verdicts as 3.8.0; and a
+// real upgrade, 3.8.0 -> 3.9.3, and its rollback, under roll's watch.
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "integration/lab.hpp"
+
+using Catch::Matchers::Contains;
+using lab::zkverify;
+
+namespace {
+
+void every_server_on(const nlohmann::json& report, const std::string& version) {
+  for (const auto& server : report["servers"]) {
+    INFO(server.dump());
+    CHECK(server["version"] == version);
+  }
+}
+
+// Healthy, then each verdict 3.8.0 gives: quorum, smoke, probe, serve's /readyz, order and
+// safe-to-restart; one follower down: degraded and not safe; three down: critical.
+void verdicts_on(const std::string& version) {
+  lab::Lab ensemble("", "--version " + version);
+  auto servers = ensemble.servers();
+  auto healthy = zkverify("quorum --servers " + servers + " --output json");
+  INFO(version << ": " << healthy.out << healthy.err);
+  REQUIRE(healthy.exit_code == 0);
+  CHECK(healthy.json()["verdict"] == "healthy");
+  CHECK(healthy.json()["round_trip"]["reads_ok"] == 5);
+  every_server_on(healthy.json(), version);
+
+  auto smoke = zkverify("smoke --servers " + servers);
+  INFO(smoke.out << smoke.err);
+  CHECK(smoke.exit_code == 0);
+  CHECK_THAT(smoke.out, Contains("smoke: 21 passed, 0 failed"));
+
+  auto probe = zkverify("probe --servers " + servers + " --local pzoo-0");
+  CHECK(probe.exit_code == 0);
+  CHECK_THAT(probe.out, Contains("ready: pzoo-0"));
+  // serve: /readyz 200 within a few cycles, then SIGTERM.
+  auto serve = lab::sh(
+      "port=$(perl -MIO::Socket::IP -e 'print IO::Socket::IP->new(Listen => 1, LocalHost => \"127.0.0.1\", "
+      "LocalPort => 0)->sockport'); timeout 30 $ZKVERIFY serve --servers " +
+      servers +
+      " --local pzoo-0 --listen 127.0.0.1:$port --interval 1s --timeout 2s 2>/dev/null & pid=$!; code=; "
+      "for i in $(seq 100); do code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 1 "
+      "http://127.0.0.1:$port/readyz); [ \"$code\" = 200 ] && break; sleep 0.2; done; kill $pid; wait $pid; "
+      "echo $code");
+  CHECK_THAT(serve.out, Contains("200"));
+
+  auto leader = ensemble.leader();
+  REQUIRE_FALSE(leader.empty());
+  auto order = zkverify("order --servers " + servers);
+  CHECK(order.exit_code == 0);
+  CHECK(order.out.ends_with("\n" + leader + "\n"));  // one name a line, the leader last
+  std::vector<std::string> followers;
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"})
+    if (name != leader) followers.emplace_back(name);
+  CHECK(zkverify("safe-to-restart --servers " + servers + " " + followers[1]).exit_code == 0);
+
+  // One follower down: degraded; two: still a quorum, but restarting a third would leave none.
+  ensemble.act("stop", followers[1]);
+  auto degraded = zkverify("quorum --servers " + servers + " --output json --timeout 2s");
+  INFO(degraded.out);
+  CHECK(degraded.exit_code == 1);
+  CHECK(degraded.json()["verdict"] == "degraded");
+  ensemble.act("stop", followers[2]);
+  CHECK(zkverify("quorum --servers " + servers + " --timeout 2s").exit_code == 1);
+  CHECK(zkverify("safe-to-restart --servers " + servers + " " + followers[3]).exit_code == 1);
+
+  ensemble.act("stop", followers[3]);
+  auto critical = zkverify("quorum --servers " + servers + " --output json --timeout 2s");
+  INFO(critical.out);
+  CHECK(critical.exit_code == 2);
+  CHECK(critical.json()["verdict"] == "critical");
+  CHECK(lab::find_finding(critical.json(), "no-quorum"));
+}
+
+}  // namespace
+
+TEST_CASE("ZooKeeper 3.4.13, real: healthy, smoke, probe, serve, order, safe-to-restart, degraded, critical",
+          "[integration][versions]") {
+  verdicts_on("3.4.13");
+}
+
+TEST_CASE("ZooKeeper 3.9.3, real: healthy, smoke, probe, serve, order, safe-to-restart, degraded, critical",
+          "[integration][versions]") {
+  verdicts_on("3.9.3");
+}
+
+TEST_CASE("roll through a real upgrade 3.8.0 -> 3.9.3 and its rollback: mixed on the way, nothing lost",
+          "[integration][versions][roll]") {
+  lab::Lab ensemble;
+  auto servers = ensemble.servers();
+  for (const char* version : {"3.9.3", "3.8.0"}) {
+    // One server first, by hand: the ensemble is healthy and says it is mixed.
+    lab::sh(std::string(ZKLAB " upgrade ") + ensemble.dir() + " zoo-0 " + version + " && " ZKLAB " wait " +
+            ensemble.dir());
+    auto mixed = zkverify("quorum --servers " + servers + " --output json");
+    INFO(mixed.out);
+    CHECK(mixed.exit_code == 0);
+    CHECK(lab::find_finding(mixed.json(), "mixed-versions"));
+    auto state = ensemble.dir() + "/../roll-to-" + version + ".json";
+    auto roll = zkverify("roll --servers " + servers + " --state " + state + " --step-timeout 2m --output json -- " +
+                         ZKLAB " upgrade " + ensemble.dir() + " {} " + version);
+    INFO("to " << version << ": " << roll.err);
+    REQUIRE(roll.exit_code == 0);
+    const auto& report = roll.json();
+    CHECK(report["complete"] == true);
+    CHECK(report["watch"]["writes_lost"] == 0);
+    CHECK(report["watch"]["sessions_expired"] == 0);
+    CHECK(report["watch"]["writes_acked"] > 0);
+    WARN("roll to " << version << ": " << report["summary"].get<std::string>());
+    auto after = zkverify("quorum --servers " + servers + " --output json");
+    CHECK(after.exit_code == 0);
+    CHECK_FALSE(lab::find_finding(after.json(), "mixed-versions"));
+    every_server_on(after.json(), version);
+  }
+}
