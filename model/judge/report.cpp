@@ -6,6 +6,11 @@
 
 namespace zkverify {
 
+std::string version_of(const Report& report, const std::string& server) {
+  auto row = std::ranges::find(report.servers, server, &ServerRow::name);
+  return row == report.servers.end() ? "" : row->version;
+}
+
 std::string_view to_string(ServerState state) {
   switch (state) {
     case ServerState::not_serving: return "not-serving";

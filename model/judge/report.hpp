@@ -87,4 +87,7 @@ struct Report {
 
 std::string_view to_string(Verdict verdict);
 
+// `server`'s release in `report` ("3.8.0"); "" when it is not listed or did not say.
+std::string version_of(const Report& report, const std::string& server);
+
 }  // namespace zkverify

@@ -4,6 +4,15 @@
 
 namespace zkverify {
 
+std::map<std::string, std::string> RollRecord::versions() const {
+  std::map<std::string, std::string> versions;
+  for (const auto& server : servers)
+    if (auto version = version_of(last_report, server); !version.empty()) versions[server] = version;
+  for (const auto& step : steps)
+    if (!step.version_after.empty()) versions[step.server] = step.version_after;
+  return versions;
+}
+
 std::vector<std::string> RollRecord::done() const {
   std::vector<std::string> names;
   for (const auto& step : steps)

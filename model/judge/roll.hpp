@@ -2,6 +2,7 @@
 // A rolling restart's plan and record, and its verdict. Pure: the roll command fills the record.
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -25,7 +26,8 @@ struct RollStep {
   Window span;                 // the step, from its COMMAND to the end of its wait
   std::optional<Window> down;  // the server not serving
   std::optional<std::string> leader_before, leader_after;
-  std::optional<Window> leaderless;  // the longest time without a leader
+  std::string version_before, version_after;  // the server's release (srvr) in the checks around it; "" unknown
+  std::optional<Window> leaderless;           // the longest time without a leader
   std::chrono::milliseconds longest_unavailable{0};
   Verdict verdict = Verdict::healthy;   // the step's last check
   std::vector<Finding> findings;        // the step's own (command, recovery)
@@ -55,6 +57,8 @@ struct RollRecord {
   std::vector<Finding> watch_findings;
   Report last_report;
 
+  // Each listed server's release as last seen: the last check's, or a later step's version_after.
+  [[nodiscard]] std::map<std::string, std::string> versions() const;
   // Servers restarted by this roll, then the ones not yet done.
   [[nodiscard]] std::vector<std::string> done() const;
   [[nodiscard]] std::vector<std::string> remaining() const;

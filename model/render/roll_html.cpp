@@ -105,15 +105,18 @@ std::string timeline(const RollRecord& roll) {
 std::string steps_table(const nlohmann::json& json) {
   std::string rows;
   for (const auto& step : json["steps"])
-    rows +=
-        fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{} &rarr; {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    html_escaped(step["server"].get<std::string>()), step["command_status"].get<int>(),
-                    step["downtime_ms"].is_null() ? "-" : std::to_string(step["downtime_ms"].get<long>()),
-                    html_escaped(step["leader_before"].get<std::string>()),
-                    html_escaped(step["leader_after"].get<std::string>()), step["longest_leaderless_ms"].get<long>(),
-                    step["longest_unavailable_ms"].get<long>(), html_escaped(step["verdict"].get<std::string>()));
+    rows += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{} &rarr; {}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{} &rarr; {}</td></tr>",
+        html_escaped(step["server"].get<std::string>()), step["command_status"].get<int>(),
+        step["downtime_ms"].is_null() ? "-" : std::to_string(step["downtime_ms"].get<long>()),
+        html_escaped(step["leader_before"].get<std::string>()), html_escaped(step["leader_after"].get<std::string>()),
+        step["longest_leaderless_ms"].get<long>(), step["longest_unavailable_ms"].get<long>(),
+        html_escaped(step["verdict"].get<std::string>()),
+        html_escaped(step["version_before"].is_string() ? step["version_before"].get<std::string>() : "?"),
+        html_escaped(step["version_after"].is_string() ? step["version_after"].get<std::string>() : "?"));
   return "<table id=\"steps\"><tr><th>server</th><th>COMMAND</th><th>down (ms)</th><th>leader</th><th>without a leader "
-         "(ms)</th><th>longest write-unavailability (ms)</th><th>verdict</th></tr>" +
+         "(ms)</th><th>longest write-unavailability (ms)</th><th>verdict</th><th>version</th></tr>" +
          rows + "</table>";
 }
 

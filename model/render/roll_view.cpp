@@ -1,6 +1,8 @@
 #include "model/render/roll_view.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -39,20 +41,46 @@ std::string downtime_text(const RollStep& step) {
   return step.down ? format_duration(milliseconds(step.down->until_ms - step.down->from_ms)) : "-";
 }
 
+// "3.8.0 -> 3.9.3", "3.8.0" when it stayed, "-" when neither check said.
+std::string version_text(const RollStep& step) {
+  const auto& before = step.version_before.empty() ? std::string("?") : step.version_before;
+  const auto& after = step.version_after.empty() ? std::string("?") : step.version_after;
+  if (step.version_before.empty() && step.version_after.empty()) return "-";
+  return before == after ? before : before + " -> " + after;
+}
+
 int leader_moves(const RollRecord& roll) {
   return static_cast<int>(std::ranges::count_if(roll.steps, [](const RollStep& step) {
     return step.leader_before && step.leader_after && *step.leader_before != *step.leader_after;
   }));
 }
 
+// "; 3 of 5 on 3.9.3, 2 on 3.8.0" while the servers run different releases, "; all 5 on 3.9.3" once a
+// roll that changed a release left them on one; "" otherwise.
+std::string versions_text(const RollRecord& roll) {
+  std::map<std::string, int> count;
+  for (const auto& [server, version] : roll.versions()) ++count[version];
+  bool changed = std::ranges::any_of(roll.steps, [](const RollStep& step) {
+    return !step.version_before.empty() && !step.version_after.empty() && step.version_before != step.version_after;
+  });
+  if (count.empty() || (count.size() == 1 && !changed)) return "";
+  if (count.size() == 1) return fmt::format("; all {} on {}", count.begin()->second, count.begin()->first);
+  std::vector<std::pair<std::string, int>> by_count(count.begin(), count.end());
+  std::ranges::stable_sort(by_count, std::greater{}, &std::pair<std::string, int>::second);
+  std::string text = fmt::format("; {} of {} on {}", by_count[0].second, roll.servers.size(), by_count[0].first);
+  for (std::size_t i = 1; i < by_count.size(); ++i)
+    text += fmt::format(", {} on {}", by_count[i].second, by_count[i].first);
+  return text;
+}
+
 std::string totals_line(const RollRecord& roll) {
   return fmt::format(
       "roll: {}: {} restarted, {} skipped as done before, in {}; the leader moved {} time{}; sessions {} "
-      "kept, {} expired; writes {} acknowledged, {} lost; longest write-unavailability {}",
+      "kept, {} expired; writes {} acknowledged, {} lost; longest write-unavailability {}{}",
       roll.complete ? "complete" : "stopped", roll.done().size(), roll.skipped.size(),
       format_duration(milliseconds(roll.duration_ms)), leader_moves(roll), leader_moves(roll) == 1 ? "" : "s",
       roll.totals.sessions - roll.totals.sessions_expired, roll.totals.sessions_expired, roll.totals.writes_acked,
-      roll.totals.writes_lost, format_duration(roll.totals.longest_unavailable));
+      roll.totals.writes_lost, format_duration(roll.totals.longest_unavailable), versions_text(roll));
 }
 
 // What stopped the roll, and how to go on; empty when it completed.
@@ -111,6 +139,8 @@ json to_json(const RollRecord& roll) {
          {"downtime_ms", step.down ? json(step.down->until_ms - step.down->from_ms) : json(nullptr)},
          {"leader_before", step.leader_before.value_or("")},
          {"leader_after", step.leader_after.value_or("")},
+         {"version_before", step.version_before.empty() ? json(nullptr) : json(step.version_before)},
+         {"version_after", step.version_after.empty() ? json(nullptr) : json(step.version_after)},
          {"longest_leaderless_ms", step.leaderless ? step.leaderless->until_ms - step.leaderless->from_ms : 0},
          {"longest_unavailable_ms", step.longest_unavailable.count()},
          {"started_ms", step.span.from_ms},
@@ -139,11 +169,12 @@ json to_json(const RollRecord& roll) {
 
 std::string render_roll(const RollRecord& roll, OutputFormat output) {
   if (output == OutputFormat::json) return json_text(to_json(roll)) + "\n";
-  std::string text = fmt::format("\n{:<10} {:>7}  {:>8}  {:<40} {}\n", "SERVER", "COMMAND", "DOWN", "LEADER",
-                                 "LONGEST WRITE-UNAVAILABILITY");
+  std::string text = fmt::format("\n{:<10} {:>7}  {:>8}  {:<40} {:<28}  {}\n", "SERVER", "COMMAND", "DOWN", "LEADER",
+                                 "LONGEST WRITE-UNAVAILABILITY", "VERSION");
   for (const auto& step : roll.steps)
-    text += fmt::format("{:<10} {:>7}  {:>8}  {:<40} {}\n", step.server, step.command_status, downtime_text(step),
-                        leader_text(step), format_duration(step.longest_unavailable));
+    text +=
+        fmt::format("{:<10} {:>7}  {:>8}  {:<40} {:<28}  {}\n", step.server, step.command_status, downtime_text(step),
+                    leader_text(step), format_duration(step.longest_unavailable), version_text(step));
   text += "\n" + totals_line(roll) + "\n" + stop_text(roll);
   std::vector<Finding> findings = roll.watch_findings;
   for (const auto& step : roll.steps) {

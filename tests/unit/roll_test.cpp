@@ -111,3 +111,33 @@ TEST_CASE("roll: the watch's events go on the roll's clock, whenever the watch s
   // A step that started at 2000ms on the roll's clock now holds the window (2100..2500ms) it caused.
   CHECK(moved.elapsed - moved.duration >= std::chrono::milliseconds(2000));
 }
+
+TEST_CASE("roll: each step's release before and after, and the ensemble's while mixed and once on one") {
+  auto roll = complete_roll();
+  roll.steps.resize(3);
+  roll.complete = false;
+  for (auto& step : roll.steps) {
+    step.version_before = "3.8.0";
+    step.version_after = "3.9.3";
+  }
+  auto last = judge(healthy_five());  // the check before the 3 steps: every server on 3.8.0
+  for (auto& row : last.servers) row.version = "3.8.0";
+  roll.last_report = last;
+  auto text = render_roll(roll, OutputFormat::text);
+  INFO(text);
+  CHECK_THAT(text, Contains("VERSION") && Contains("3.8.0 -> 3.9.3"));
+  CHECK_THAT(text, Contains("; 3 of 5 on 3.9.3, 2 on 3.8.0"));
+  auto json = to_json(roll);
+  CHECK(json["steps"][0]["version_before"] == "3.8.0");
+  CHECK(json["steps"][0]["version_after"] == "3.9.3");
+  CHECK_THAT(render_roll_html(roll), Contains("3.8.0 &rarr; 3.9.3"));
+
+  for (auto& row : roll.last_report.servers) row.version = "3.9.3";  // the check after the last step
+  CHECK_THAT(render_roll(roll, OutputFormat::text), Contains("; all 5 on 3.9.3"));
+  // A restart on the same release says nothing of versions; unknown ones are null and "?".
+  for (auto& step : roll.steps) step.version_before = "3.9.3";
+  CHECK_THAT(render_roll(roll, OutputFormat::text), !Contains(" on 3.9.3"));
+  roll.steps[0].version_after.clear();
+  CHECK(to_json(roll)["steps"][0]["version_after"].is_null());
+  CHECK_THAT(render_roll(roll, OutputFormat::text), Contains("3.9.3 -> ?"));
+}

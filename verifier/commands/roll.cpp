@@ -61,6 +61,7 @@ RollStep record_of(const std::string& server, const StepRun& run, Clock::time_po
   step.leader_before = run.timeline.leader_before;
   step.leader_after = run.timeline.leader_after;
   step.leaderless = window(run.timeline.leaderless_window);
+  step.version_after = version_of(run.report, server);
   step.verdict = run.report.verdict;
   if (step.verdict != Verdict::healthy) step.check_findings = run.report.findings;
   return step;
@@ -152,6 +153,7 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
   engine.take_longest_unavailable();  // the step's figure starts now
   auto run = run_restart(plan_, ledger, context);
   auto step = record_of(server, run, started_);
+  step.version_before = version_of(roll_.last_report, server);  // the check that chose it
   step.longest_unavailable = engine.take_longest_unavailable();
   step.findings = step_findings(step_facts(plan_, run));
   plan_.command = std::move(command);
