@@ -115,6 +115,8 @@ TEST_CASE("roll through a real upgrade 3.8.0 -> 3.9.3 and its rollback: mixed on
     CHECK(report["watch"]["sessions_expired"] == 0);
     CHECK(report["watch"]["writes_acked"] > 0);
     WARN("roll to " << version << ": " << report["summary"].get<std::string>());
+    CHECK_THAT(report["summary"].get<std::string>(), Contains(std::string("; all 5 on ") + version));
+    for (const auto& step : report["steps"]) CHECK(step["version_after"] == version);
     auto after = zkverify("quorum --servers " + servers + " --output json");
     CHECK(after.exit_code == 0);
     CHECK_FALSE(lab::find_finding(after.json(), "mixed-versions"));
