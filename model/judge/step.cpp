@@ -8,6 +8,21 @@
 
 namespace zkverify {
 
+namespace {
+
+// "pzoo-0, last seen on 3.4.13, does not serve since COMMAND (...): its own log says why; " when the
+// restarted server itself never served again (a server that refuses its data directory exits).
+std::string did_not_come_back(const StepFacts& step) {
+  if (step.state_after.empty()) return "";
+  return fmt::format(
+      "{}{} does not serve since COMMAND ({}): its own log says why (kubectl logs {}, or the "
+      "server's zookeeper.out); ",
+      step.server, step.version_before.empty() ? "" : ", last seen on " + step.version_before + ",", step.state_after,
+      step.server);
+}
+
+}  // namespace
+
 std::vector<Finding> step_findings(const StepFacts& step) {
   std::vector<Finding> findings;
   auto bound = format_duration(step.timeout);
@@ -31,10 +46,10 @@ std::vector<Finding> step_findings(const StepFacts& step) {
                     "to stop)",
                     step.server, bound, step.command_status)));
   else if (!step.timed_out && step.healthy_streak < step.stable)
-    findings.push_back(
-        {step.last_verdict == Verdict::critical ? Severity::critical : Severity::warning, FindingCode::not_recovered,
-         step.server,
-         fmt::format("the ensemble was not healthy {} in a row within {}", counted(step.stable, "time"), bound)});
+    findings.push_back({step.last_verdict == Verdict::critical ? Severity::critical : Severity::warning,
+                        FindingCode::not_recovered, step.server,
+                        fmt::format("{}the ensemble was not healthy {} in a row within {}", did_not_come_back(step),
+                                    counted(step.stable, "time"), bound)});
   return findings;
 }
 

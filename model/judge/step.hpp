@@ -23,6 +23,9 @@ struct StepFacts {
   bool restart_seen = false;
   int healthy_streak = 0;
   Verdict last_verdict = Verdict::healthy;  // the last check's
+  std::string version_before;               // the server's release in the check before COMMAND; "" unknown
+  std::string
+      state_after;  // how the last check found the server when it did not serve: "unreachable: connection refused"
 };
 
 // command-timed-out or command-failed; interrupted, not-restarted or not-recovered.

@@ -89,3 +89,20 @@ TEST_CASE("step judge: the step's and the watch's findings make a healthy check 
   CHECK(step_verdict(healthy, {warning}, {critical}) == Verdict::critical);
   CHECK(step_verdict(check_with(Severity::critical), {warning}, {}) == Verdict::critical);
 }
+
+TEST_CASE("step judge: a restarted server that never served again is named, with its release and its log") {
+  auto step = clean_step();
+  step.server = "pzoo-0";
+  step.healthy_streak = 0;
+  step.last_verdict = Verdict::degraded;
+  step.version_before = "3.4.13";
+  step.state_after = "unreachable: connection refused";
+  auto findings = step_findings(step);
+  REQUIRE(codes(findings) == std::vector{FindingCode::not_recovered});
+  CHECK(findings.front().message ==
+        "pzoo-0, last seen on 3.4.13, does not serve since COMMAND (unreachable: connection refused): its own log says "
+        "why (kubectl logs pzoo-0, or the server's zookeeper.out); the ensemble was not healthy 3 times in a row "
+        "within 10m00s");
+  step.state_after.clear();  // it serves: the ensemble is what did not recover
+  CHECK(step_findings(step).front().message.starts_with("the ensemble was not healthy"));
+}

@@ -161,6 +161,11 @@ StepFacts step_facts(const StepPlan& plan, const StepRun& run) {
   facts.restart_seen = run.timeline.restart_seen;
   facts.healthy_streak = run.healthy_streak;
   facts.last_verdict = run.report.verdict;
+  facts.version_before = plan.version_before;
+  auto row = std::ranges::find(run.report.servers, plan.restart, &ServerRow::name);
+  if (row != run.report.servers.end() && !is_serving(row->state))
+    facts.state_after = row->error.empty() ? std::string(to_string(row->state))
+                                           : fmt::format("{}: {}", to_string(row->state), row->error);
   return facts;
 }
 

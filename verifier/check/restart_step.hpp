@@ -39,6 +39,7 @@ struct StepPlan {
   // The leader as the check before the step saw it: the poller's first answers can miss it (its
   // srvr refused under maxClientCnxns), and a leader restarted before it answered would be lost.
   std::optional<std::string> leader_before;
+  std::string version_before;  // the restarted server's release in that check
 };
 
 // The checks' options for a plan.

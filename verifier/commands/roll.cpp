@@ -153,7 +153,7 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
   engine.take_longest_unavailable();  // the step's figure starts now
   auto run = run_restart(plan_, ledger, context);
   auto step = record_of(server, run, started_);
-  step.version_before = version_of(roll_.last_report, server);  // the check that chose it
+  step.version_before = plan_.version_before;  // the check that chose it
   step.longest_unavailable = engine.take_longest_unavailable();
   step.findings = step_findings(step_facts(plan_, run));
   plan_.command = std::move(command);
@@ -179,6 +179,7 @@ void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::W
     });
     roll_.last_report = decision.report;
     plan_.leader_before = decision.report.leader;
+    if (decision.server) plan_.version_before = version_of(decision.report, *decision.server);
     if (!decision.server) {
       roll_.complete = true;
       return;

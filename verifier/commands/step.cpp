@@ -75,6 +75,7 @@ bool StepCommand::ready_to_restart(const Context& context, LedgerUse& ledger) {
   auto decision = decide_restart(plan_, ledger, context,
                                  [&](const Report&, const Ledger&) { return std::optional(plan_.restart); });
   plan_.leader_before = decision.report.leader;
+  plan_.version_before = version_of(decision.report, plan_.restart);
   if (decision.go()) return true;
   context.out << render(decision.report, output_);
   // With --output json, stdout stays one JSON document: the refusal in words goes to stderr.
