@@ -123,3 +123,62 @@ TEST_CASE("roll through a real upgrade 3.8.0 -> 3.9.3 and its rollback: mixed on
     every_server_on(after.json(), version);
   }
 }
+
+TEST_CASE(
+    "3.4.13 -> 3.8.0 with transaction logs and no snapshot (ZOOKEEPER-3056): the roll stops at the first "
+    "server that does not come back; with snapshot.trust.empty it completes, nothing lost",
+    "[integration][versions][roll]") {
+  lab::Lab ensemble("", "--version 3.4.13");
+  auto servers = ensemble.servers();
+  auto state = ensemble.dir() + "/../ledger-3056.json";
+  lab::sh(ZKLAB " drop-snapshots " + ensemble.dir());  // an old install's data directories: logs alone
+  REQUIRE(zkverify("quorum --servers " + servers + " --state " + state).exit_code == 0);  // the marker, recorded
+  auto roll_to = [&](const std::string& extra) {
+    return zkverify("roll --servers " + servers + " --state " + state +
+                    " --step-timeout 30s --output json -- " ZKLAB " upgrade " + ensemble.dir() + " {} 3.8.0" + extra);
+  };
+
+  auto stopped = roll_to("");
+  INFO(stopped.out << stopped.err);
+  CHECK(stopped.exit_code == 1);  // not recovered, while the other four keep the quorum
+  const auto& steps = stopped.json()["steps"];
+  REQUIRE_FALSE(steps.empty());
+  const auto& failed = steps.back();
+  auto name = failed["server"].get<std::string>();
+  CHECK(name.starts_with("pzoo-"));  // a zoo-* server starts empty (emptyDir) and syncs
+  for (std::size_t i = 0; i + 1 < steps.size(); ++i) CHECK(steps[i]["verdict"] == "healthy");
+  CHECK_THAT(failed["findings"].dump(), Contains(name + ", last seen on 3.4.13, does not serve since COMMAND"));
+  CHECK(stopped.json()["watch"]["writes_lost"] == 0);
+  // Nothing after it was touched, and the others serve.
+  auto after = zkverify("quorum --servers " + servers + " --output json");
+  CHECK(after.exit_code == 1);
+  std::size_t on_34 = 0;
+  for (const auto& server : after.json()["servers"]) on_34 += server["version"] == "3.4.13";
+  CHECK(on_34 == 5 - steps.size());
+  auto log =
+      lab::sh("grep -c 'No snapshot found, but there are log entries' " + ensemble.dir() + "/" + name + "/server.log");
+  CHECK(log.out != "0\n");
+
+  // The procedure that works. The server that did not come back gets snapshot.trust.empty=true (as its
+  // pod would, from a fixed ConfigMap, in its next restart): a roll refuses a degraded ensemble.
+  lab::sh(ZKLAB " upgrade " + ensemble.dir() + " " + name + " 3.8.0 --trust-empty-snapshot && " ZKLAB " wait " +
+          ensemble.dir());
+  CHECK(zkverify("quorum --servers " + servers + " --state " + state + " --wait 1m").exit_code == 0);
+  // Then the roll with the flag, and a second one without it.
+  for (const char* extra : {" --trust-empty-snapshot", ""}) {
+    auto roll = roll_to(extra);
+    INFO(extra << ": " << roll.out << roll.err);
+    CHECK(roll.exit_code == 0);
+    CHECK(roll.json()["complete"] == true);
+    // The first resumes the round (the servers upgraded before it stopped are skipped); the second restarts all.
+    CHECK(roll.json()["done"].size() + roll.json()["skipped"].size() == 5);
+    CHECK(roll.json()["watch"]["writes_lost"] == 0);
+    CHECK(roll.json()["watch"]["sessions_expired"] == 0);
+    WARN("roll to 3.8.0" << extra << ": " << roll.json()["summary"].get<std::string>());
+  }
+  auto done = zkverify("quorum --servers " + servers + " --state " + state + " --output json");
+  INFO(done.out);
+  CHECK(done.exit_code == 0);
+  CHECK_FALSE(lab::find_finding(done.json(), "data-loss"));
+  every_server_on(done.json(), "3.8.0");
+}
