@@ -2,15 +2,25 @@
 # The demo: starts a local 5-server ensemble shaped like kubernetes-kafka's (pzoo-0..2 persistent,
 # zoo-0..1 ephemeral), runs `zkverify quorum` on it, then shows why `ruok` is not a readiness check:
 # with three servers stopped the others still say imok, and zkverify says critical. Stops everything.
+#   scripts/demo.sh              the demo
+#   scripts/demo.sh --upgrade    then a real upgrade: a new lab on 3.8.0 rolled to ZooKeeper 3.9.3
+#                                (trixie's, fetched by scripts/fetch-zookeeper.sh) by `zkverify roll`,
+#                                with its HTML report written to ./roll-upgrade.html
 set -euo pipefail
 cd "$(dirname "$0")/.."
+upgrade=0
+case ${1:-} in
+  "") ;;
+  --upgrade) upgrade=1 ;;
+  *) echo "usage: scripts/demo.sh [--upgrade]" >&2; exit 64 ;;
+esac
 
 scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$(nproc)" --target zkverify >/dev/null
 
 lab=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-demo.XXXXXX")
-trap 'tests/lab/zklab down "$lab/lab"; rm -rf "$lab"' EXIT
+trap 'tests/lab/zklab down "$lab/lab"; tests/lab/zklab down "$lab/upgrade"; rm -rf "$lab"' EXIT
 
 echo "== starting 5 ZooKeeper 3.8.0 servers on 127.0.0.1 (lab in $lab)"
 tests/lab/zklab up "$lab/lab"
@@ -36,4 +46,17 @@ echo "(exit $lost)"
 set -e
 
 # The demo itself succeeds when zkverify told the two situations apart.
-[[ $healthy -eq 0 && $lost -eq 2 ]]
+[[ $healthy -eq 0 && $lost -eq 2 ]] || exit 1
+((upgrade)) || exit 0
+tests/lab/zklab down "$lab/lab"
+
+echo
+echo "== a real upgrade: 5 servers on 3.8.0, rolled to 3.9.3 one at a time, leader last"
+scripts/fetch-zookeeper.sh 3.9 >/dev/null
+tests/lab/zklab up "$lab/upgrade"
+servers=$(tests/lab/zklab servers "$lab/upgrade")
+echo "\$ zkverify roll --servers ... --state ledger.json --report roll-upgrade.html -- tests/lab/zklab upgrade LAB {} 3.9.3"
+build/zkverify roll --servers "$servers" --state "$lab/ledger.json" --step-timeout 2m --report roll-upgrade.html -- \
+  tests/lab/zklab upgrade "$lab/upgrade" {} 3.9.3 | grep -v '^20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T' # the watch's events
+tests/lab/zklab versions "$lab/upgrade"
+echo "the roll's report: $PWD/roll-upgrade.html"
