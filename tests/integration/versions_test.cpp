@@ -128,7 +128,8 @@ TEST_CASE(
     "3.4.13 -> 3.8.0 with transaction logs and no snapshot (ZOOKEEPER-3056): the roll stops at the first "
     "server that does not come back; with snapshot.trust.empty it completes, nothing lost",
     "[integration][versions][roll]") {
-  lab::Lab ensemble("", "--version 3.4.13");
+  // No whitelist line, as old installs have: 3.4 answers every word, 3.5+ srvr alone.
+  lab::Lab ensemble("", "--version 3.4.13 --no-whitelist");
   auto servers = ensemble.servers();
   auto state = ensemble.dir() + "/../ledger-3056.json";
   lab::sh(ZKLAB " drop-snapshots " + ensemble.dir());  // an old install's data directories: logs alone
@@ -181,4 +182,8 @@ TEST_CASE(
   CHECK(done.exit_code == 0);
   CHECK_FALSE(lab::find_finding(done.json(), "data-loss"));
   every_server_on(done.json(), "3.8.0");
+  // The words 3.4 answered and 3.8 refuses under its default whitelist, with the line to add.
+  REQUIRE(lab::find_finding(done.json(), "not-whitelisted"));
+  CHECK_THAT((*lab::find_finding(done.json(), "not-whitelisted"))["message"].get<std::string>(),
+             Contains("4lw.commands.whitelist="));
 }
