@@ -21,6 +21,15 @@ void every_server_on(const nlohmann::json& report, const std::string& version) {
   }
 }
 
+// quorum's run on `servers`, after checking its exit code and its JSON verdict.
+lab::Run quorum_says(const std::string& servers, int exit_code, const std::string& verdict) {
+  auto run = zkverify("quorum --servers " + servers + " --output json --timeout 2s");
+  INFO(run.out);
+  CHECK(run.exit_code == exit_code);
+  CHECK(run.json()["verdict"] == verdict);
+  return run;
+}
+
 // Healthy, then each verdict 3.8.0 gives: quorum, smoke, probe, serve's /readyz, order and
 // safe-to-restart; one follower down: degraded and not safe; three down: critical.
 void verdicts_on(const std::string& version) {
@@ -64,20 +73,13 @@ void verdicts_on(const std::string& version) {
 
   // One follower down: degraded; two: still a quorum, but restarting a third would leave none.
   ensemble.act("stop", followers[1]);
-  auto degraded = zkverify("quorum --servers " + servers + " --output json --timeout 2s");
-  INFO(degraded.out);
-  CHECK(degraded.exit_code == 1);
-  CHECK(degraded.json()["verdict"] == "degraded");
+  quorum_says(servers, 1, "degraded");
   ensemble.act("stop", followers[2]);
   CHECK(zkverify("quorum --servers " + servers + " --timeout 2s").exit_code == 1);
   CHECK(zkverify("safe-to-restart --servers " + servers + " " + followers[3]).exit_code == 1);
 
   ensemble.act("stop", followers[3]);
-  auto critical = zkverify("quorum --servers " + servers + " --output json --timeout 2s");
-  INFO(critical.out);
-  CHECK(critical.exit_code == 2);
-  CHECK(critical.json()["verdict"] == "critical");
-  CHECK(lab::find_finding(critical.json(), "no-quorum"));
+  CHECK(lab::find_finding(quorum_says(servers, 2, "critical").json(), "no-quorum"));
 }
 
 }  // namespace
