@@ -86,7 +86,29 @@ struct WatchEngine::Shared : std::enable_shared_from_this<WatchEngine::Shared> {
       change(book, now_moment());
       queue_events();
     }
-    if (on_change) on_change();
+    with_engine([](WatchEngine& running) { running.maybe_check(); });
+  }
+
+  // Runs `call` on the engine unless stop() has detached it: the sessions' callbacks, the timers and
+  // the workers reach the engine only through here, so none touches it once stop() has returned.
+  template <class Call>
+  void with_engine(Call call) {
+    {
+      std::lock_guard lock(link_mutex);
+      if (!engine) return;
+      ++calls_in_engine;
+    }
+    call(*engine);
+    std::lock_guard lock(link_mutex);
+    if (--calls_in_engine == 0) link_changed.notify_all();
+  }
+
+  // Once stop() is done: no call reaches the engine after this returns. Those in progress are
+  // waited for; each is short or bounded by the request timeout (a check on a worker).
+  void detach_engine() {
+    std::unique_lock lock(link_mutex);
+    engine = nullptr;
+    link_changed.wait(lock, [&] { return calls_in_engine == 0; });
   }
 
   // Asks the book something that changes nothing.
@@ -125,7 +147,11 @@ struct WatchEngine::Shared : std::enable_shared_from_this<WatchEngine::Shared> {
   bool stopping = false;            // the writer and the checks are to end
   bool checking = false;            // a check runs on a worker
   Clock::time_point next_check{};   // at most two checks a second, whatever flaps
-  std::function<void()> on_change;  // the engine's maybe_check
+  // The engine, while it runs; reached through with_engine() only.
+  std::mutex link_mutex;
+  std::condition_variable link_changed;
+  WatchEngine* engine = nullptr;
+  int calls_in_engine = 0;
   boost::asio::strand<boost::asio::any_io_executor> strand;
   boost::asio::steady_timer writer;     // on the strand
   boost::asio::steady_timer check_gap;  // on the strand
@@ -182,7 +208,7 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   for (std::size_t i = 0; i < book.session_count(); ++i)
     znodes_.push_back({book.session_name(i), book.ephemeral_path(i), book.counter_path(i)});
   shared_ = std::make_shared<Shared>(std::move(book), executor_.io().get_executor(), std::move(sink_));
-  shared_->on_change = [this] { maybe_check(); };
+  shared_->engine = this;
 
   open_sessions();
   if (auto error = connect_sessions(deadline)) return error;
@@ -190,7 +216,8 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   sweep_abandoned_runs();
   running_ = true;
   shared_->writer.expires_at(Clock::now());  // the first write's time: no handler runs yet
-  boost::asio::post(shared_->strand, [this] { write_once(); });
+  boost::asio::post(shared_->strand,
+                    [shared = shared_] { shared->with_engine([](WatchEngine& running) { running.write_once(); }); });
   return std::nullopt;
 }
 
@@ -311,8 +338,8 @@ void WatchEngine::write_once() {
 
 void WatchEngine::schedule_write(Clock::time_point at) {
   shared_->writer.expires_at(at);
-  shared_->writer.async_wait([this](const boost::system::error_code& error) {
-    if (!error) write_once();
+  shared_->writer.async_wait([shared = shared_](const boost::system::error_code& error) {
+    if (!error) shared->with_engine([](WatchEngine& running) { running.write_once(); });
   });
 }
 
@@ -333,17 +360,19 @@ void WatchEngine::maybe_check() {
     std::lock_guard lock(shared.mutex);
     if (shared.stopping || shared.checking || !shared.book.checks_wanted()) return;
     if (now < shared.next_check) {
-      boost::asio::post(shared.strand, [this, at = shared.next_check] {
-        shared_->check_gap.expires_at(at);
-        shared_->check_gap.async_wait([this](const boost::system::error_code& error) {
-          if (!error) maybe_check();
+      boost::asio::post(shared.strand, [shared = shared_, at = shared.next_check] {
+        if (std::lock_guard stopping_lock(shared->mutex); shared->stopping) return;  // stop() cancelled the gap
+        shared->check_gap.expires_at(at);
+        shared->check_gap.async_wait([shared](const boost::system::error_code& error) {
+          if (!error) shared->with_engine([](WatchEngine& running) { running.maybe_check(); });
         });
       });
       return;
     }
     shared.checking = true;
   }
-  executor_.run_blocking([this] { check_once(); });
+  executor_.run_blocking(
+      [shared = shared_] { shared->with_engine([](WatchEngine& running) { running.check_once(); }); });
 }
 
 void WatchEngine::check_once() {
@@ -422,6 +451,7 @@ void WatchEngine::stop() {
   close_sessions();
   if (creates_sent_) remove_run_znodes();
   end_delivery();
+  shared_->detach_engine();
 }
 
 // The writer's timer is cancelled on its strand; a check in progress on a worker is waited for (its
@@ -430,9 +460,9 @@ void WatchEngine::stop_writing_and_checking() {
   auto& shared = *shared_;
   std::unique_lock lock(shared.mutex);
   shared.stopping = true;
-  boost::asio::post(shared.strand, [&shared] {
-    shared.writer.cancel();
-    shared.check_gap.cancel();
+  boost::asio::post(shared.strand, [shared = shared_] {
+    shared->writer.cancel();
+    shared->check_gap.cancel();
   });
   shared.changed.wait_until(lock, Clock::now() + 4 * settings_.request_timeout, [&] { return !shared.checking; });
 }
