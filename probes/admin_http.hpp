@@ -14,7 +14,8 @@
 
 namespace zkverify::probes {
 
-// GET http://host:port/commands/<command> from `server` (its port the AdminServer's), connecting
+// GET http://host:port/commands/<command> (https:// with ProbeLimits::tls, admin.forceHttps) from
+// `server` (its port the AdminServer's), connecting
 // to the addresses its host resolved to; the body in Exchange::reply on HTTP 200. Any other status
 // is ProbeError::http_error with the status in the detail.
 boost::asio::awaitable<Exchange> fetch_admin_command(ServerAddress server,

@@ -18,6 +18,7 @@
 #include "model/parse/parsers.hpp"
 #include "probes/admin_http.hpp"
 #include "probes/tcp.hpp"
+#include "probes/word_exchange.hpp"
 
 namespace zkverify::probes {
 
@@ -26,32 +27,6 @@ namespace beast = boost::beast;
 using asio::awaitable;
 
 namespace {
-
-// Sends the word and reads until the server closes: a four-letter reply has no length or terminator.
-awaitable<Exchange> exchange_word(std::vector<asio::ip::address> addresses, std::uint16_t port, std::string word,
-                                  ProbeLimits limits) {
-  Exchange exchange;
-  auto started = Clock::now();
-  beast::tcp_stream stream(co_await asio::this_coro::executor);
-  if (co_await tcp::connect(stream, std::move(addresses), port, limits, exchange)) {
-    boost::system::error_code ec;
-    stream.expires_at(tcp::deadline_after(limits.exchange_timeout, limits));
-    co_await asio::async_write(stream, asio::buffer(word), asio::redirect_error(asio::use_awaitable, ec));
-    char chunk[4096];
-    while (!ec) {
-      auto n = co_await stream.async_read_some(asio::buffer(chunk), asio::redirect_error(asio::use_awaitable, ec));
-      exchange.reply.append(chunk, n);
-      if (exchange.reply.size() > limits.max_reply_bytes) {
-        exchange.error = ProbeError::reply_too_large;
-        exchange.detail = fmt::format("reply exceeded {} bytes", limits.max_reply_bytes);
-        break;
-      }
-    }
-    if (ec && ec != asio::error::eof) tcp::record_io_error(ec, exchange);
-  }
-  exchange.latency = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
-  co_return exchange;
-}
 
 template <class Facts>
 void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& word, ServerProbe& probe) {
@@ -72,7 +47,9 @@ bool keep_optional(ServerProbe& probe, const std::string& word, const Exchange& 
 // Asks one optional word and keeps what it told; false when the exchange failed (keep_optional).
 awaitable<bool> ask_optional(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                              const std::string& word, const ProbeLimits& limits) {
-  auto exchange = co_await exchange_word(addresses, probe.address.port, word, limits);  // named: GCC 12
+  // Named, never braced temporaries as a coroutine's arguments: GCC 12 destroys those twice.
+  WordTarget target{probe.address.host, addresses, probe.address.port};
+  auto exchange = co_await exchange_word(target, word, limits);  // named: GCC 12
   co_return keep_optional(probe, word, exchange);
 }
 
@@ -81,10 +58,9 @@ awaitable<bool> ask_optional(ServerProbe& probe, const std::vector<asio::ip::add
 // awaits its exchange, which ends by the limits' deadline like any other.
 class WordInFlight {
  public:
-  WordInFlight(const asio::any_io_executor& executor, std::vector<asio::ip::address> addresses, std::uint16_t port,
-               std::string word, const ProbeLimits& limits)
+  WordInFlight(const asio::any_io_executor& executor, WordTarget target, std::string word, const ProbeLimits& limits)
       : state_(std::make_shared<State>(executor)) {
-    asio::co_spawn(executor, exchange_word(std::move(addresses), port, std::move(word), limits),
+    asio::co_spawn(executor, exchange_word(std::move(target), std::move(word), limits),
                    [state = state_](const std::exception_ptr& error, Exchange exchange) {
                      if (error) {  // out of memory, say: the word is as good as unanswered
                        exchange.error = ProbeError::reset;
@@ -172,7 +148,8 @@ awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::addr
 awaitable<void> ask_srvr(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                          const ProbeLimits& limits) {
   static const std::string srvr = "srvr";  // named: GCC 12 and coroutine temporaries
-  probe.srvr_exchange = co_await exchange_word(addresses, probe.address.port, srvr, limits);
+  WordTarget target{probe.address.host, addresses, probe.address.port};  // named: GCC 12
+  probe.srvr_exchange = co_await exchange_word(target, srvr, limits);
   if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
 }
 
@@ -189,8 +166,8 @@ awaitable<Exchange> ask_srvr_and_conf(ServerProbe& probe, const std::vector<asio
                                       const ProbeLimits& limits, const ProbedCallback& on_srvr) {
   static const std::string conf_word = "conf";  // named: GCC 12 and coroutine temporaries
   auto executor = co_await asio::this_coro::executor;
-  auto port = probe.address.port;
-  WordInFlight conf(executor, addresses, port, conf_word, limits);
+  WordTarget target{probe.address.host, addresses, probe.address.port};
+  WordInFlight conf(executor, target, conf_word, limits);
   co_await ask_srvr(probe, addresses, limits);
   std::optional<Exchange> conf_exchange;
   if (maybe_over_the_limit(probe.srvr_exchange)) {
@@ -200,7 +177,7 @@ awaitable<Exchange> ask_srvr_and_conf(ServerProbe& probe, const std::vector<asio
   if (on_srvr) on_srvr(probe);
   if (!conf_exchange) conf_exchange = co_await conf.result();
   if (mode_of(probe) && maybe_over_the_limit(*conf_exchange))  // beside the session, if one started
-    conf_exchange = co_await exchange_word(addresses, port, conf_word, limits);
+    conf_exchange = co_await exchange_word(target, conf_word, limits);
   co_return std::move(*conf_exchange);
 }
 
@@ -243,10 +220,12 @@ awaitable<void> probe_then_report(ServerProbe& probe, tcp::Lookup lookup, ProbeL
   if (on_probed) on_probed(probe);
 }
 
-awaitable<Exchange> ask(tcp::Lookup lookup, std::uint16_t port, std::string word, ProbeLimits limits) {
+awaitable<Exchange> ask(tcp::Lookup lookup, std::string host, std::uint16_t port, std::string word,
+                        ProbeLimits limits) {
   auto found = co_await lookup.result();
   if (!found.ok()) co_return tcp::unresolved(found);
-  co_return co_await exchange_word(std::move(found.addresses), port, std::move(word), limits);
+  WordTarget target{std::move(host), std::move(found.addresses), port};  // named: GCC 12
+  co_return co_await exchange_word(std::move(target), std::move(word), limits);
 }
 
 awaitable<Exchange> ask_admin_at(tcp::Lookup lookup, ServerAddress admin, std::string command, ProbeLimits limits) {
@@ -360,7 +339,8 @@ Exchange ask_word(Executor& executor, const ServerAddress& server, std::string_v
   return exchange_now(
       executor,
       [&, word = std::string(word)](const asio::any_io_executor& strand) {
-        return ask(tcp::Lookup(strand, resolver, server.host, lookup_deadline(limits)), server.port, word, limits);
+        return ask(tcp::Lookup(strand, resolver, server.host, lookup_deadline(limits)), server.host, server.port, word,
+                   limits);
       },
       limits.deadline + std::chrono::seconds(2));
 }

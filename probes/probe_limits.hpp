@@ -3,11 +3,14 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include "probes/io.hpp"
 
 #include "model/facts/clock.hpp"
 
 namespace zkverify::probes {
+
+class TlsClient;
 
 struct ProbeLimits {
   Clock::time_point deadline;                        // the whole probe phase ends here, whatever servers do
@@ -19,6 +22,7 @@ struct ProbeLimits {
   // for a server that is not serving. Otherwise, after srvr, every optional word in kOptionalWords'
   // order.
   bool verdict_words_only = false;
+  std::shared_ptr<const TlsClient> tls;  // set: every word and AdminServer request goes over TLS
 };
 
 }  // namespace zkverify::probes

@@ -26,6 +26,8 @@ struct RestartPoller::State : std::enable_shared_from_this<RestartPoller::State>
         strand(asio::make_strand(on.io().get_executor())),
         next(strand) {}
 
+  std::shared_ptr<const TlsClient> tls;  // the polls' TLS, none for plain TCP
+
   // On the strand: a poll, unless one is in flight, a pause holds, or the poller stopped.
   void tick() {
     {
@@ -39,6 +41,7 @@ struct RestartPoller::State : std::enable_shared_from_this<RestartPoller::State>
     limits.deadline = started + kPollLimit;
     limits.connect_timeout = limits.exchange_timeout = kPollLimit;
     limits.srvr_only = true;
+    limits.tls = tls;
     start_probe_servers(executor, servers, limits, system_resolver(), nullptr,
                         [self = shared_from_this(), started](const std::vector<ServerProbe>& probed) {
                           {
@@ -74,8 +77,9 @@ struct RestartPoller::State : std::enable_shared_from_this<RestartPoller::State>
 };
 
 RestartPoller::RestartPoller(Executor& executor, std::vector<ServerAddress> servers, std::string target,
-                             std::optional<std::string> leader_before)
+                             std::optional<std::string> leader_before, std::shared_ptr<const TlsClient> tls)
     : state_(std::make_shared<State>(executor, std::move(servers), std::move(target), std::move(leader_before))) {
+  state_->tls = std::move(tls);
   asio::post(state_->strand, [state = state_] { state->tick(); });
 }
 

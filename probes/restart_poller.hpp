@@ -11,14 +11,16 @@
 
 #include "model/books/restart_timeline.hpp"
 #include "probes/executor.hpp"
+#include "probes/tls.hpp"
 
 namespace zkverify::probes {
 
 class RestartPoller {
  public:
   // Starts polling at once; `leader_before` is the leader the check before the step saw.
+  // `tls`: the polls' TLS client, none for plain TCP.
   RestartPoller(Executor& executor, std::vector<ServerAddress> servers, std::string target,
-                std::optional<std::string> leader_before);
+                std::optional<std::string> leader_before, std::shared_ptr<const TlsClient> tls);
   ~RestartPoller();  // stop()s
   RestartPoller(const RestartPoller&) = delete;
   RestartPoller& operator=(const RestartPoller&) = delete;

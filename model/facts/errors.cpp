@@ -71,6 +71,7 @@ std::string_view to_string(ProbeError error) {
     case ProbeError::reset: return "reset";
     case ProbeError::reply_too_large: return "reply_too_large";
     case ProbeError::http_error: return "http_error";
+    case ProbeError::tls_failed: return "tls_failed";
     case ProbeError::not_serving: return "not_serving";
     case ProbeError::not_whitelisted: return "not_whitelisted";
     case ProbeError::malformed: return "malformed";

@@ -69,6 +69,7 @@ enum class ProbeError : int {
   reset,            // connection reset or other socket error
   reply_too_large,  // the reply exceeded the size cap
   http_error,       // AdminServer: a non-200 status or an unparsable HTTP response
+  tls_failed,       // the TLS handshake or session failed, or the port speaks the other protocol
   // the reply, once it arrived whole
   not_serving,      // "This ZooKeeper instance is not currently serving requests"
   not_whitelisted,  // "<word> is not executed because it is not in the whitelist."

@@ -40,6 +40,7 @@ std::string describe(const Exchange& exchange) {
     case ProbeError::reply_too_large:
     case ProbeError::http_error:
     case ProbeError::malformed: return exchange.detail;
+    case ProbeError::tls_failed: return fmt::format("TLS: {}", exchange.detail);
   }
   return "unknown error";
 }

@@ -11,6 +11,7 @@
 
 #include "model/facts/addresses.hpp"
 #include "model/facts/errors.hpp"
+#include "model/facts/tls_facts.hpp"
 
 namespace zkverify {
 
@@ -109,6 +110,8 @@ struct Exchange {
   std::string detail;                 // the socket error text, when any
   std::string reply;                  // what the server sent (possibly partial when error != none)
   std::chrono::microseconds latency{0};
+  TlsFailure tls_failure = TlsFailure::none;     // with error tls_failed: why (detail has it in words)
+  std::optional<CertificateFacts> certificate;  // over TLS: the server's, as its handshake presented it
 };
 
 // The words tried after srvr, in order; refused ones are recorded, not retried.

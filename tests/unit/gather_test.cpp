@@ -48,7 +48,7 @@ TEST_CASE("gather: quorum's round trip starts once every srvr is in, while the l
                      {"leader", "127.0.0.1", leader.port(), {}},
                      {"b", "127.0.0.1", follower_b.port(), {}}};
   options.verdict_words_only = true;
-  auto facts = zkverify::verifier::gather(options, test_executor(), ensemble.factory());
+  auto facts = zkverify::verifier::gather(options, test_executor(), ensemble.factory(), nullptr);
 
   CHECK(creates_before_mntr >= 1);  // the probe node was written before mntr answered
   REQUIRE(facts.round_trip);
@@ -80,7 +80,7 @@ TEST_CASE("gather: with every word asked (not quorum), sessions start after the 
 
   zkverify::verifier::EnsembleOptions options;
   options.servers = {{"leader", "127.0.0.1", leader.port(), {}}};
-  auto facts = zkverify::verifier::gather(options, test_executor(), ensemble.factory());
+  auto facts = zkverify::verifier::gather(options, test_executor(), ensemble.factory(), nullptr);
 
   CHECK(sessions_before_last_word == 0);
   REQUIRE(facts.round_trip);

@@ -4,12 +4,15 @@
 
 #include <cstdlib>
 #include <functional>
+#include <chrono>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "probes/executor.hpp"
 #include "probes/keeper.hpp"
+#include "probes/tls.hpp"
 
 namespace zkverify::verifier {
 
@@ -28,6 +31,14 @@ struct Context {
   std::ostream& out;
   std::ostream& err;
   Environment environment = process_environment;
+  // TLS to the servers (--tls-ca), when on: the client in use, which the sidecar renews.
+  std::shared_ptr<probes::TlsSource> tls = nullptr;
+  std::chrono::milliseconds tls_expiry_warning{std::chrono::hours(24 * 14)};
 };
+
+// The TLS client for the probes' connections: none when TLS is off.
+inline std::shared_ptr<const probes::TlsClient> tls_client_of(const Context& context) {
+  return context.tls ? context.tls->current() : nullptr;
+}
 
 }  // namespace zkverify::verifier

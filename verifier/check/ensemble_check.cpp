@@ -145,6 +145,7 @@ class ReportedProbes {
 }  // namespace
 
 EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor, probes::KeeperFactory& keepers,
+                     const std::shared_ptr<const probes::TlsClient>& tls,
                      const std::optional<MarkerPlan>& marker) {
   // The budget: probes get half (all servers at once, so a stalled one costs at most that), the round
   // trip what is left; a tenth is kept back for closing sessions and printing.
@@ -160,6 +161,7 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   limits.connect_timeout = probe_span;
   limits.exchange_timeout = probe_span;
   limits.verdict_words_only = options.verdict_words_only;
+  limits.tls = tls;
   // Each serving server's session starts once it is reported (see ProbedCallback: for quorum as
   // soon as srvr says it serves, beside its other words, one at a time), while the others are
   // probed; the round trip starts once every server was reported, while the last words still run.
@@ -212,7 +214,7 @@ CheckResult check_with_ledger(const EnsembleOptions& options, const Context& con
   MarkerPlan marker{marker_path(options.namespace_path), std::nullopt};
   if (!ledger || !ledger->marker) marker.create_with = marker_content();
   else marker.path = ledger->marker->path;
-  auto facts = gather(options, context.executor, context.keepers, marker);
+  auto facts = gather(options, context.executor, context.keepers, tls_client_of(context), marker);
   if (ledger)  // the roles seen before, for servers that cannot say theirs now
     for (const auto& [name, server] : ledger->servers)
       if (server.mode == to_string(ServerState::observer)) facts.remembered_observers.insert(name);
@@ -256,7 +258,7 @@ EnsembleOptions within_what_is_left(const EnsembleOptions& options, Clock::time_
 Report check_and_record(const EnsembleOptions& options, LedgerUse& use, const Context& context,
                         const LedgerDecision& decide) {
   if (!use.state_file) {
-    auto report = judged(gather(options, context.executor, context.keepers));
+    auto report = judged(gather(options, context.executor, context.keepers, tls_client_of(context)));
     Ledger scratch;
     if (decide) decide(report, scratch);
     return report;

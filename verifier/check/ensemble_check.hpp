@@ -13,6 +13,7 @@
 #include "model/render/format.hpp"
 #include "probes/executor.hpp"
 #include "probes/keeper.hpp"
+#include "verifier/check/connection.hpp"
 #include "verifier/check/context.hpp"
 
 namespace zkverify::verifier {
@@ -24,7 +25,7 @@ struct EnsembleOptions {
   OutputFormat output = OutputFormat::text;
   std::string namespace_path = "/zkverify";  // checked by parse_namespace
   bool no_write = false;
-  std::optional<std::string> auth_file;  // --auth-file, or $ZKVERIFY_AUTH_FILE
+  ConnectionOptions connection;  // --auth-file, --tls-*
   // Ask only the four-letter words that can change the verdict (quorum); others keep every word
   // (the sidecar's readiness reads mntr's zk_peer_state on every server).
   bool verdict_words_only = false;
@@ -40,7 +41,9 @@ struct MarkerPlan {
 
 // Gathers the facts within options.timeout: the probes (half of it, at most), and the round trip
 // from the moment every server was reported (for quorum once its srvr is in) to the deadline.
+// `tls`: the probes' TLS client (tls_client_of(context)), none for plain TCP.
 EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor, probes::KeeperFactory& keepers,
+                     const std::shared_ptr<const probes::TlsClient>& tls,
                      const std::optional<MarkerPlan>& marker = std::nullopt);
 
 // `options` with the --timeout that is left since `started` (at least 1 ms: a check always runs).

@@ -117,7 +117,8 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
   StepRun run;
   run.started = Clock::now();
   auto& stop = context.executor.stop();
-  probes::RestartPoller poller(context.executor, plan.servers, plan.restart, plan.leader_before);
+  probes::RestartPoller poller(context.executor, plan.servers, plan.restart, plan.leader_before,
+                               tls_client_of(context));
   if (stop.requested(plan.interrupt_at)) {  // stopped before COMMAND could start: do not start it
     run.outcome = {127, "not run: interrupted", false, stop.signal(plan.interrupt_at)};
     run.interrupted = true;

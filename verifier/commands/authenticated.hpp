@@ -1,26 +1,33 @@
 #pragma once
-// A command's sessions with its --auth-file's credentials: every command that opens sessions wraps
-// its Context in one of these first thing in run().
+// A command's connections as its options say: sessions with --auth-file's credentials, and TLS
+// (--tls-*) for the sessions and the probes. Every command that talks to servers wraps its Context in
+// one of these first thing in run().
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "probes/keeper.hpp"
+#include "probes/tls_relay.hpp"
+#include "verifier/check/connection.hpp"
 #include "verifier/commands/command.hpp"
 
 namespace zkverify::verifier {
 
-// `given`'s context whose factory gives every session the credentials of `auth_file` (read now: a
-// usage error when it is unreadable or malformed, a warning on err when others may read it).
+// `given`'s context whose factory gives every session the credentials of --auth-file (read now: a
+// usage error when it is unreadable or malformed, a warning on err when others may read it) and,
+// with --tls-ca, carries it over TLS (the PEM files read now: a usage error naming a bad one).
 class AuthenticatedContext {
  public:
-  AuthenticatedContext(const std::optional<std::string>& auth_file, const Context& given);
+  AuthenticatedContext(const ConnectionOptions& connection, const Context& given);
   AuthenticatedContext(const AuthenticatedContext&) = delete;
   AuthenticatedContext& operator=(const AuthenticatedContext&) = delete;
   [[nodiscard]] const Context& context() const { return context_; }
 
  private:
-  probes::CredentialedFactory keepers_;
+  probes::CredentialedFactory credentialed_;
+  std::shared_ptr<probes::TlsSource> tls_;
+  std::unique_ptr<probes::TlsKeeperFactory> relayed_;
   Context context_;
 };
 

@@ -11,7 +11,7 @@ void add_local_check_options(CLI::App& command, EnsembleOptions& options, std::s
   command.add_option("--local", local, "This pod's server, one of --servers (default: the host name)")
       ->type_name("NAME");
   add_admin_port_option(command, options.servers);
-  add_auth_file_option(command, options.auth_file);
+  add_connection_options(command, options.connection);
   add_namespace_option(command, options.namespace_path);
   command.add_flag("--no-write", options.no_write,
                    "No round trip: prove sync with the local mntr's zk_peer_state, else the AdminServer's zabstate "

@@ -135,18 +135,35 @@ CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, 
       ->type_name("FILE");
 }
 
-void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_file) {
+void add_connection_options(CLI::App& command, ConnectionOptions& connection) {
   command
       .add_option_function<std::string>(
-          "--auth-file", [&auth_file](const std::string& path) { auth_file = path; },
+          "--auth-file", [&connection](const std::string& path) { connection.auth_file = path; },
           "File holding the credentials every session presents, one line digest:USER:PASSWORD (keep it mode "
           "600)")
       ->type_name("FILE");
+  auto* ca = command.add_option("--tls-ca", connection.tls_ca,
+                                "Trusted CA bundle (PEM): TLS for every connection to the servers (their secureClientPort)")
+                 ->type_name("FILE");
+  auto* cert = command.add_option("--tls-cert", connection.tls_cert,
+                                  "Client certificate (chain, PEM), for ssl.clientAuth=need|want")
+                   ->type_name("FILE");
+  auto* key = command.add_option("--tls-key", connection.tls_key, "Its private key (PEM; never printed)")
+                  ->type_name("FILE");
+  auto* no_name = command.add_flag("--tls-no-hostname-check", connection.tls_no_hostname_check,
+                                   "Verify the servers' certificate chain but not their names");
+  auto* warning = add_duration_option(command, "--tls-expiry-warning", connection.tls_expiry_warning,
+                                      "Warn when a certificate expires within this (default 14d)");
+  key->needs(cert);
+  cert->needs(key);
+  cert->needs(ca);
+  no_name->needs(ca);
+  warning->needs(ca);
 }
 
 void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags) {
   add_servers_option(command, options.servers);
-  add_auth_file_option(command, options.auth_file);
+  add_connection_options(command, options.connection);
   add_duration_option(command, "--timeout", options.timeout, "Deadline for one check, e.g. 500ms, 2s, 5m (default 5s)");
   add_output_option(command, options.output);
   add_admin_port_option(command, options.servers);

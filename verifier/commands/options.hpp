@@ -49,7 +49,8 @@ CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, 
 
 // --auth-file FILE (or $ZKVERIFY_AUTH_FILE, as every option: option_layers.hpp): the credentials every
 // session presents. Only the path is kept here; the command reads the file when it runs.
-void add_auth_file_option(CLI::App& command, std::optional<std::string>& auth_file);
+// --auth-file, and TLS: --tls-ca, --tls-cert, --tls-key, --tls-no-hostname-check, --tls-expiry-warning.
+void add_connection_options(CLI::App& command, ConnectionOptions& connection);
 
 // --servers, --timeout, --output, --admin-port, --auth-file; with `with_write_flags`, --namespace and --no-write too.
 void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags);

@@ -27,11 +27,11 @@ class OrderCommand final : public Command {
 
   // Exit 0 whenever the servers could be probed: the gate is quorum or safe-to-restart.
   int run(const Context& given) override {
-    AuthenticatedContext authenticated(options_.auth_file, given);
+    AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
     auto probing = options_;
     probing.no_write = true;  // the order needs modes only
-    auto report = judge(gather(probing, context.executor, context.keepers));
+    auto report = judge(gather(probing, context.executor, context.keepers, tls_client_of(context)));
     auto steps = restart_order(report);
     context.out << render_order(report, steps, options_.output);
     if (report.verdict != Verdict::healthy)

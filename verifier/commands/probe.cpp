@@ -36,10 +36,10 @@ class ProbeCommand final : public Command {
   }
 
   int run(const Context& given) override {
-    AuthenticatedContext authenticated(options_.auth_file, given);
+    AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
     auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
-    auto result = run_cycle(options_, local, context.executor, context.keepers);
+    auto result = run_cycle(options_, local, context.executor, context.keepers, tls_client_of(context));
     const auto& readiness = result.readiness;
     if (readiness.ready) context.out << fmt::format("ready: {} (sync proof: {})\n", local, to_string(readiness.proof));
     else context.out << fmt::format("not ready: {}: {}\n", local, first_failure(readiness));

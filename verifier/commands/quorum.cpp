@@ -78,7 +78,7 @@ class QuorumCommand final : public Command {
 
   int run(const Context& given) override {
     auto started = Clock::now();
-    AuthenticatedContext authenticated(options_.auth_file, given);
+    AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
     LedgerUse ledger{options_.state_file, options_.reset_state};
     auto report = options_.wait ? wait_until_stable(context, ledger) : check_and_record(options_, ledger, context);

@@ -86,7 +86,7 @@ class RollCommand final : public Command {
   int finish(const Context& context, probes::WatchEngine& engine);
 
   StepPlan plan_;                         // restart and command are set per step
-  std::optional<std::string> auth_file_;  // --auth-file
+  ConnectionOptions connection_;  // --auth-file, --tls-*
   bool old_timeout_used_ = false;         // --timeout, step-timeout's deprecated name
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
@@ -103,7 +103,7 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
       "roll",
       "Restart every server in turn, each as one verified step, the leader last, with one watch across the roll");
   add_servers_option(command, plan_.servers);
-  add_auth_file_option(command, auth_file_);
+  add_connection_options(command, connection_);
   add_state_option(command, plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
       ->required();
   add_step_timeout_options(command, plan_.timeout, old_timeout_used_);
@@ -130,7 +130,7 @@ std::set<std::string> RollCommand::round_at_start() const {
 }
 
 probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) const {
-  auto order = restart_order(judge(gather(check_options(plan_), context.executor, context.keepers)));
+  auto order = restart_order(judge(gather(check_options(plan_), context.executor, context.keepers, tls_client_of(context))));
   std::vector<ServerAddress> servers;
   for (const auto& step : order) servers.push_back(*std::ranges::find(plan_.servers, step.name, &ServerAddress::name));
   auto settings = watch_settings(servers, plan_.namespace_path, tuning_);
@@ -139,7 +139,7 @@ probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) c
 }
 
 int RollCommand::dry_run(const Context& context, const std::set<std::string>& skipped) {
-  auto report = judge(gather(check_options(plan_), context.executor, context.keepers));
+  auto report = judge(gather(check_options(plan_), context.executor, context.keepers, tls_client_of(context)));
   auto plan = plan_roll(report, skipped);
   context.out << render_roll_plan(report, plan, output_);
   return report.verdict == Verdict::healthy && plan.all_safe() ? kExitHealthy : kExitDegraded;
@@ -218,7 +218,7 @@ int RollCommand::finish(const Context& context, probes::WatchEngine& engine) {
 }
 
 int RollCommand::run(const Context& given) {
-  AuthenticatedContext authenticated(auth_file_, given);
+  AuthenticatedContext authenticated(connection_, given);
   const auto& context = authenticated.context();
   if (old_timeout_used_) warn_old_step_timeout(context.err, name());
   plan_.interrupt_at = 2;

@@ -37,7 +37,7 @@ class SafeToRestartCommand final : public Command {
   // approval (check_and_record's decision), so two concurrent calls decide one after the other, and the
   // second counts the first's server as going down; its wait comes out of --timeout.
   int run(const Context& given) override {
-    AuthenticatedContext authenticated(options_.auth_file, given);
+    AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
     LedgerUse ledger{state_file_, false};
     RestartSafety safety;

@@ -83,7 +83,7 @@ class ServeCommand final : public Command {
   }
 
   int run(const Context& given) override {
-    AuthenticatedContext authenticated(options_.auth_file, given);
+    AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
     auto local = choose_local(options_.servers, options_.local, probes::local_host_name());
     auto& stop = context.executor.stop();
@@ -112,7 +112,8 @@ class ServeCommand final : public Command {
     options.abandoned_by_stop = true;  // a cycle asking a word of a stalled server must not hold up SIGTERM
     while (!stop.requested()) {
       auto started = Clock::now();
-      auto result = run_cycle(options, local, context.executor, sessions);
+      renew_tls(context);
+      auto result = run_cycle(options, local, context.executor, sessions, tls_client_of(context));
       if (stop.requested()) return;  // ended by the stop closing its sessions: says nothing of the servers
       std::vector<std::string> changes;
       Clock::time_point next;
@@ -124,6 +125,15 @@ class ServeCommand final : public Command {
       for (const auto& line : changes) log_line(context.err, line);
       stop.wait_until(next);
     }
+  }
+
+  // The kubelet swaps a renewed Secret's files: the next connections use them, no restart.
+  static void renew_tls(const Context& context) {
+    if (!context.tls) return;
+    auto renewal = context.tls->renew_if_changed();
+    if (renewal.renewed) log_line(context.err, "TLS files changed: the next connections use them");
+    if (!renewal.error.empty())
+      log_line(context.err, "TLS files changed but cannot be used yet (the previous ones stay): " + renewal.error);
   }
 
   // After SIGTERM, within a second: the HTTP server closed, every session closed (or left to its

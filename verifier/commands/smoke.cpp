@@ -43,7 +43,7 @@ int serving_count(const Report& report) { return static_cast<int>(serving_server
 Report look(const SmokeOptions& options, const Context& context) {
   auto probing = static_cast<EnsembleOptions>(options);
   probing.no_write = true;
-  return judge(gather(probing, context.executor, context.keepers));
+  return judge(gather(probing, context.executor, context.keepers, tls_client_of(context)));
 }
 
 // The serving servers, in list order, as the cases' plan.
@@ -76,7 +76,7 @@ class SmokeCommand final : public Command {
         "smoke",
         "CI smoke check: named cases (JUnit XML with --junit); exit 0 all passed, 1 a case failed, 2 unreachable");
     add_servers_option(command, options_.servers);
-    add_auth_file_option(command, options_.auth_file);
+    add_connection_options(command, options_.connection);
     add_admin_port_option(command, options_.servers);
     options_.timeout = milliseconds(10000);
     add_duration_option(command, "--timeout", options_.timeout, "Deadline of each case, and of probing (default 10s)");
@@ -98,7 +98,7 @@ class SmokeCommand final : public Command {
   }
 
   int run(const Context& given) override {
-    AuthenticatedContext authenticated(options_.auth_file, given);
+    AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
     context.executor.stop().install();
     auto started = Clock::now();

@@ -40,7 +40,7 @@ class StepCommand final : public Command {
   void print_result(const Context& context, const Report& result, const StepRun& run, const WatchTotals& totals);
 
   StepPlan plan_;
-  std::optional<std::string> auth_file_;  // --auth-file
+  ConnectionOptions connection_;  // --auth-file, --tls-*
   bool old_timeout_used_ = false;         // --timeout, step-timeout's deprecated name
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
@@ -51,7 +51,7 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
   auto& command = *app.add_subcommand(
       "step", "Wrap one restart: check it is safe, run COMMAND with a watch running, wait until healthy, verify");
   add_servers_option(command, plan_.servers);
-  add_auth_file_option(command, auth_file_);
+  add_connection_options(command, connection_);
   command.add_option("--restart", plan_.restart, "The server COMMAND restarts, as named in --servers")
       ->type_name("NAME")
       ->required();
@@ -120,7 +120,7 @@ void StepCommand::print_result(const Context& context, const Report& result, con
 }
 
 int StepCommand::run(const Context& given) {
-  AuthenticatedContext authenticated(auth_file_, given);
+  AuthenticatedContext authenticated(connection_, given);
   const auto& context = authenticated.context();
   if (old_timeout_used_) warn_old_step_timeout(context.err, name());
   plan_.interrupt_at = 1;

@@ -53,7 +53,7 @@ struct WatchOptions {
   std::string namespace_path = "/zkverify";
   WatchTuning tuning;
   std::chrono::milliseconds timeout{10000};  // to connect the sessions at the start
-  std::optional<std::string> auth_file;
+  ConnectionOptions connection;  // --auth-file, --tls-*
 };
 
 class WatchCommand final : public Command {
@@ -64,7 +64,7 @@ class WatchCommand final : public Command {
     auto& command = *app.add_subcommand(
         "watch", "Client sessions and ordered writes beside an upgrade: events as they happen, a summary at the end");
     add_servers_option(command, options_.servers);
-    add_auth_file_option(command, options_.auth_file);
+    add_connection_options(command, options_.connection);
     add_duration_option(command, "--duration", options_.duration,
                         "Stop after this long (default: at SIGINT or SIGTERM)");
     add_output_option(command, options_.output, "text or json lines (default text)");
@@ -78,7 +78,7 @@ class WatchCommand final : public Command {
   // Exit 0 when no session expired, no acknowledged write was lost and no window of unavailability
   // was longer than --max-unavailable; 2 otherwise, or when the watch cannot start.
   int run(const Context& given) override {
-    AuthenticatedContext authenticated(options_.auth_file, given);
+    AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
     std::mutex out_mutex;
     probes::WatchEngine engine(watch_settings(options_.servers, options_.namespace_path, options_.tuning),

@@ -15,7 +15,8 @@ namespace zkverify::verifier {
 
 // Looks once: gather and judge as quorum does, then the local readiness. `keepers` should be a
 // LocalSessionLender for serve (any factory for probe).
+// `tls`: the probes' TLS client, none for plain TCP.
 CycleResult run_cycle(const EnsembleOptions& options, const std::string& local, probes::Executor& executor,
-                      probes::KeeperFactory& keepers);
+                      probes::KeeperFactory& keepers, const std::shared_ptr<const probes::TlsClient>& tls);
 
 }  // namespace zkverify::verifier

@@ -1,15 +1,15 @@
 #include "verifier/sidecar/session_lender.hpp"
 
-#include "verifier/sidecar/forwarding_keeper.hpp"
+#include "probes/forwarding_keeper.hpp"
 
 namespace zkverify::verifier {
 
 namespace {
 
 // A loan of the long-lived session: closing the loan does not close it (the lender does, at the end).
-class LentSession final : public ForwardingKeeper {
+class LentSession final : public probes::ForwardingKeeper {
  public:
-  using ForwardingKeeper::ForwardingKeeper;
+  using probes::ForwardingKeeper::ForwardingKeeper;
   bool close(Clock::time_point) override { return true; }
   bool close_ends_session() const override { return false; }
 };

@@ -1,15 +1,15 @@
 #include "verifier/sidecar/stoppable_factory.hpp"
 
-#include "verifier/sidecar/forwarding_keeper.hpp"
+#include "probes/forwarding_keeper.hpp"
 
 namespace zkverify::verifier {
 
 namespace {
 
 // A session the StoppableFactory keeps track of: its owner closes it as usual.
-class TrackedSession final : public ForwardingKeeper {
+class TrackedSession final : public probes::ForwardingKeeper {
  public:
-  using ForwardingKeeper::ForwardingKeeper;
+  using probes::ForwardingKeeper::ForwardingKeeper;
   bool close(Clock::time_point deadline) override { return session().close(deadline); }
 };
 

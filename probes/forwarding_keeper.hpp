@@ -5,12 +5,12 @@
 
 #include "probes/keeper.hpp"
 
-namespace zkverify::verifier {
+namespace zkverify::probes {
 
 // Another session's operations, all forwarded; what close does is the subclass's.
-class ForwardingKeeper : public probes::Keeper {
+class ForwardingKeeper : public Keeper {
  public:
-  explicit ForwardingKeeper(std::shared_ptr<probes::Keeper> session) : session_(std::move(session)) {}
+  explicit ForwardingKeeper(std::shared_ptr<Keeper> session) : session_(std::move(session)) {}
   ZkError wait_connected(Clock::time_point deadline) override { return session_->wait_connected(deadline); }
   SessionState state() const override { return session_->state(); }
   std::optional<std::int64_t> session_id() const override { return session_->session_id(); }
@@ -48,10 +48,13 @@ class ForwardingKeeper : public probes::Keeper {
   void widen() override { session_->widen(); }
 
  protected:
-  probes::Keeper& session() { return *session_; }
+  Keeper& session() { return *session_; }
+  // Drops this keeper's share of the session now (closing it, if it was the last): for a subclass
+  // whose own members must outlive the session.
+  void release_session() { session_.reset(); }
 
  private:
-  std::shared_ptr<probes::Keeper> session_;
+  std::shared_ptr<Keeper> session_;
 };
 
-}  // namespace zkverify::verifier
+}  // namespace zkverify::probes

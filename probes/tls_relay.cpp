@@ -1,0 +1,187 @@
+#include "probes/tls_relay.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+#include "model/parse/proc_net.hpp"
+#include "probes/forwarding_keeper.hpp"
+#include "probes/tcp.hpp"
+#include "probes/tls_connect.hpp"
+
+namespace zkverify::probes {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+using asio::awaitable;
+using Tcp = asio::ip::tcp;
+
+bool connection_is_ours(std::uint16_t peer_port, std::uint16_t relay_port) {
+  std::ifstream table_file("/proc/self/net/tcp");
+  std::ostringstream table;
+  table << table_file.rdbuf();
+  auto inode = loopback_socket_inode(table.str(), peer_port, relay_port);
+  if (!inode) return false;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", error)) {
+    std::error_code unreadable;  // an fd closed while we look
+    auto target = std::filesystem::read_symlink(entry.path(), unreadable);
+    if (!unreadable && socket_inode_of_link(target.string()) == inode) return true;
+  }
+  return false;
+}
+
+namespace {
+
+// One carried connection: the C client's socket and the TLS stream to the server. Ends once: either
+// side closing, or the relay going, closes both.
+struct Carried {
+  Carried(Tcp::socket client_socket, const asio::any_io_executor& strand, std::shared_ptr<const TlsClient> used)
+      : tls(std::move(used)), client(std::move(client_socket)), server(strand, tls->context()) {}
+  void end() {
+    if (ended) return;
+    ended = true;
+    boost::system::error_code ignored;
+    client.close(ignored);
+    beast::get_lowest_layer(server).socket().close(ignored);
+  }
+  std::shared_ptr<const TlsClient> tls;  // before `server`: its context must outlive it
+  Tcp::socket client;
+  tls::Stream server;
+  bool ended = false;  // on the strand
+};
+
+// Copies what `from` sends to `to` until either fails, then ends the connection.
+template <class From, class To>
+awaitable<void> copy(std::shared_ptr<Carried> carried, From& from, To& to) {
+  char chunk[16 * 1024];
+  for (;;) {
+    boost::system::error_code error;
+    auto n = co_await from.async_read_some(asio::buffer(chunk), asio::redirect_error(asio::use_awaitable, error));
+    if (error) break;
+    co_await asio::async_write(to, asio::buffer(chunk, n), asio::redirect_error(asio::use_awaitable, error));
+    if (error) break;
+  }
+  carried->end();
+}
+
+}  // namespace
+
+struct TlsRelay::State {
+  State(Executor& executor, Resolver& resolver_, std::function<std::shared_ptr<const TlsClient>()> client,
+        ServerAddress address,
+        std::chrono::milliseconds timeout)
+      : strand(asio::make_strand(executor.io().get_executor())),
+        acceptor(strand, Tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
+        resolver(resolver_),
+        tls(std::move(client)),
+        server(std::move(address)),
+        handshake_timeout(timeout) {}
+  asio::strand<asio::any_io_executor> strand;
+  Tcp::acceptor acceptor;
+  Resolver& resolver;
+  std::function<std::shared_ptr<const TlsClient>()> tls;
+  ServerAddress server;
+  std::chrono::milliseconds handshake_timeout;
+  std::shared_ptr<Carried> current;  // on the strand
+};
+
+namespace {
+
+// The server reached over TLS for one accepted connection, then both ways copied.
+awaitable<void> carry(std::shared_ptr<TlsRelay::State> state, std::shared_ptr<Carried> carried) {
+  ProbeLimits limits;
+  limits.deadline = Clock::now() + state->handshake_timeout;
+  limits.connect_timeout = limits.exchange_timeout = state->handshake_timeout;
+  tcp::Lookup lookup(state->strand, state->resolver, state->server.host, limits.deadline);
+  auto found = co_await lookup.result();
+  Exchange exchange;
+  bool connected = found.ok() && co_await tls::connect(carried->server, *carried->tls, state->server.host,
+                                                       found.addresses, state->server.port, limits, exchange);
+  if (!connected || carried->ended) {
+    carried->end();
+    co_return;
+  }
+  beast::get_lowest_layer(carried->server).expires_never();  // a session lives as long as it lives
+  asio::co_spawn(state->strand, copy(carried, carried->server, carried->client), [](const std::exception_ptr&) {});
+  co_await copy(carried, carried->client, carried->server);
+}
+
+awaitable<void> accept_loop(std::shared_ptr<TlsRelay::State> state, std::uint16_t port) {
+  for (;;) {
+    boost::system::error_code error;
+    Tcp::socket socket(state->strand);
+    co_await state->acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, error));
+    if (error == asio::error::operation_aborted || !state->acceptor.is_open()) co_return;
+    if (error) continue;
+    auto peer = socket.remote_endpoint(error);
+    if (error || !connection_is_ours(peer.port(), port)) continue;  // not this process's: closed unheard
+    if (state->current) state->current->end();
+    state->current = std::make_shared<Carried>(std::move(socket), state->strand, state->tls());
+    asio::co_spawn(state->strand, carry(state, state->current), [](const std::exception_ptr&) {});
+  }
+}
+
+}  // namespace
+
+TlsRelay::TlsRelay(Executor& executor, Resolver& resolver, std::function<std::shared_ptr<const TlsClient>()> tls,
+                   ServerAddress server, std::chrono::milliseconds handshake_timeout)
+    : state_(std::make_shared<State>(executor, resolver, std::move(tls), std::move(server), handshake_timeout)),
+      port_(state_->acceptor.local_endpoint().port()) {
+  asio::co_spawn(state_->strand, accept_loop(state_, port_), [](const std::exception_ptr&) {});
+}
+
+TlsRelay::~TlsRelay() {
+  asio::post(state_->strand, [state = state_] {
+    boost::system::error_code ignored;
+    state->acceptor.close(ignored);
+    if (state->current) state->current->end();
+  });
+}
+
+namespace {
+
+// A session and the relays it reaches its servers through, which must outlive it: the close goes
+// through them.
+class RelayedKeeper final : public ForwardingKeeper {
+ public:
+  RelayedKeeper(std::unique_ptr<Keeper> session, std::vector<std::unique_ptr<TlsRelay>> relays)
+      : ForwardingKeeper(std::move(session)), relays_(std::move(relays)) {}
+  ~RelayedKeeper() override { release_session(); }
+  bool close(Clock::time_point deadline) override { return session().close(deadline); }
+
+ private:
+  std::vector<std::unique_ptr<TlsRelay>> relays_;
+};
+
+}  // namespace
+
+TlsKeeperFactory::TlsKeeperFactory(KeeperFactory& inner, Executor& executor,
+                                   std::function<std::shared_ptr<const TlsClient>()> tls, Resolver& resolver)
+    : inner_(inner), executor_(executor), tls_(std::move(tls)), resolver_(resolver) {}
+
+std::unique_ptr<Keeper> TlsKeeperFactory::open(const std::vector<ServerAddress>& servers, const KeeperOptions& options,
+                                               Keeper::Listener listener) {
+  // A third of the session timeout, as the C client gives each server to connect.
+  auto handshake_timeout = std::max(options.session_timeout / 3, std::chrono::milliseconds(1000));
+  std::vector<std::unique_ptr<TlsRelay>> relays;
+  std::vector<ServerAddress> through_relays;
+  for (const auto& server : servers) {
+    relays.push_back(std::make_unique<TlsRelay>(executor_, resolver_, tls_, server, handshake_timeout));
+    auto relayed = server;
+    relayed.host = "127.0.0.1";
+    relayed.port = relays.back()->port();
+    through_relays.push_back(std::move(relayed));
+  }
+  return std::make_unique<RelayedKeeper>(inner_.open(through_relays, options, std::move(listener)),
+                                         std::move(relays));
+}
+
+}  // namespace zkverify::probes

@@ -1,0 +1,19 @@
+#pragma once
+// How zkverify reaches the servers: the credentials its sessions present, and TLS.
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace zkverify::verifier {
+
+struct ConnectionOptions {
+  std::optional<std::string> auth_file;  // --auth-file: digest credentials for every session
+  std::optional<std::string> tls_ca;     // --tls-ca: TLS for every connection to the servers
+  std::optional<std::string> tls_cert;   // --tls-cert: zkverify's client certificate
+  std::optional<std::string> tls_key;    // --tls-key: its private key
+  bool tls_no_hostname_check = false;    // --tls-no-hostname-check
+  std::chrono::milliseconds tls_expiry_warning{std::chrono::hours(24 * 14)};  // --tls-expiry-warning
+};
+
+}  // namespace zkverify::verifier
