@@ -21,6 +21,7 @@ double nanoseconds_per(std::string_view unit) {
   if (unit == "s") return 1e9;
   if (unit == "m") return 60e9;
   if (unit == "h") return 3600e9;
+  if (unit == "d") return 86400e9;  // beyond Go's units: certificates are counted in days
   return 0;
 }
 
@@ -43,7 +44,7 @@ std::optional<double> take_number(std::string_view& rest) {
 
 std::chrono::milliseconds parse_duration(std::string_view text) {
   auto fail = [&](std::string_view why) { return BadInput(fmt::format("'{}' {}", text, why)); };
-  auto syntax = "is not a duration (use e.g. 250ms, 1.5s, 1m30s, 1h)";
+  auto syntax = "is not a duration (use e.g. 250ms, 1.5s, 1m30s, 1h, 14d)";
   if (text.starts_with('-')) throw fail("must be greater than 0");
   if (text == "0" || text == "+0") throw fail("must be greater than 0");
   std::string_view rest = text.starts_with('+') ? text.substr(1) : text;

@@ -1,6 +1,7 @@
 #include "model/judge/checks.hpp"
 #include "model/facts/addresses.hpp"
 #include "model/facts/text.hpp"
+#include "model/facts/time_text.hpp"
 
 #include <algorithm>
 #include <functional>
@@ -64,6 +65,7 @@ class Judge {
     check_round_trip();
     check_capabilities();
     check_versions();
+    check_certificates();
     finalize(report_);
     return std::move(report_);
   }
@@ -93,6 +95,10 @@ class Judge {
       if (!row.id && read && read->session_server_id) row.id = read->session_server_id;
 
       describe_srvr(probe, row);
+      if (facts_.tls && probe.srvr_exchange.certificate) {
+        row.certificate = probe.srvr_exchange.certificate;
+        row.certificate_days_left = days_left(*row.certificate, facts_.tls->now);
+      }
       if (read && read->read_mzxid && (!row.zxid || *row.zxid < *read->read_mzxid)) row.zxid = read->read_mzxid;
       if (read && facts_.round_trip->write_zxid) row.read_back = read->error == ZkError::ok && read->bytes_match;
       if (has_facts(probe.ruok) && row.state == ServerState::not_serving)
@@ -368,6 +374,32 @@ class Judge {
     add(FindingCode::mixed_versions, "",
         fmt::format("servers run different ZooKeeper versions (expected during an upgrade): {}",
                     fmt::join(parts, "; ")));
+  }
+
+  // An expiring certificate in the middle of an upgrade is an outage waiting: the servers' (an expired
+  // one already failed its handshake: unreachable says so), and zkverify's own.
+  void check_certificates() {
+    if (!facts_.tls) return;
+    const auto& tls = *facts_.tls;
+    auto expiring = [&](const CertificateFacts& certificate) {
+      return certificate.not_after - tls.now < tls.expiry_warning;
+    };
+    for (const auto& row : report_.servers)
+      if (row.certificate && expiring(*row.certificate) && row.certificate->not_after > tls.now)
+        add(FindingCode::tls_cert_expiring, row.name,
+            fmt::format("{}'s certificate ({}) expires on {}, in {}", row.name, row.certificate->subject,
+                        iso8601(row.certificate->not_after), counted(row.certificate_days_left, "day")));
+    report_.tls = ClientTls{tls.client_certificate, 0};
+    if (!tls.client_certificate) return;
+    const auto& own = *tls.client_certificate;
+    report_.tls->days_left = days_left(own, tls.now);
+    if (!expiring(own)) return;
+    add(FindingCode::tls_cert_expiring, "",
+        own.not_after <= tls.now
+            ? fmt::format("zkverify's client certificate ({}, --tls-cert) expired on {}: the servers refuse it",
+                          own.subject, iso8601(own.not_after))
+            : fmt::format("zkverify's client certificate ({}, --tls-cert) expires on {}, in {}", own.subject,
+                          iso8601(own.not_after), counted(report_.tls->days_left, "day")));
   }
 
   void check_round_trip() {

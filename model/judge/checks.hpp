@@ -10,6 +10,13 @@
 
 namespace zkverify {
 
+// With TLS on: zkverify's own certificate, and when an expiry is worth a warning.
+struct TlsCheckFacts {
+  std::optional<CertificateFacts> client_certificate;  // none: it presents no client certificate
+  std::chrono::milliseconds expiry_warning{std::chrono::hours(24 * 14)};
+  std::chrono::system_clock::time_point now{};  // the wall clock certificates are judged by
+};
+
 struct EnsembleFacts {
   std::vector<ServerProbe> probes;      // one per listed server, in list order
   std::optional<RoundTrip> round_trip;  // empty when the round trip was skipped
@@ -18,6 +25,7 @@ struct EnsembleFacts {
   // Servers an earlier run (the ledger) saw as observers: counted as observers while unreachable,
   // when the voters can only be estimated.
   std::set<std::string> remembered_observers{};
+  std::optional<TlsCheckFacts> tls{};  // none: plain TCP
 };
 
 // Judges the ensemble: reachability, leaders, quorum, sync, membership, the round trip.

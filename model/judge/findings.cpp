@@ -102,6 +102,11 @@ constexpr std::array kTable{
                 "Check the port and admin.enableServer; the message says what failed."},
     FindingInfo{mixed_versions, "mixed-versions", Severity::info, "Servers run different ZooKeeper versions.",
                 "Expected during an upgrade; finish the roll."},
+    FindingInfo{tls_cert_expiring, "tls-cert-expiring", Severity::warning,
+                "A server's TLS certificate, or zkverify's own client certificate, expires within "
+                "--tls-expiry-warning (default 14 days), or zkverify's has expired.",
+                "Renew it before it expires (cert-manager: check the Certificate's status); an expired one ends "
+                "every TLS connection it is used for."},
     FindingInfo{data_loss, "data-loss", Severity::critical,
                 "The ensemble lost data zkverify had seen: the zxid went backwards, or the durability marker is gone "
                 "or was recreated.",

@@ -46,6 +46,7 @@ enum class FindingCode {
   not_whitelisted,
   admin_unavailable,
   mixed_versions,
+  tls_cert_expiring,
   // the ledger (--state)
   data_loss,
   marker_unread,

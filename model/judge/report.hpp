@@ -62,6 +62,8 @@ struct ServerRow {
   std::optional<bool> synced;
   std::string error;  // empty when the server answered srvr
   std::string note;
+  std::optional<CertificateFacts> certificate;  // over TLS: the server's, also when the handshake failed
+  long long certificate_days_left = 0;          // to its not-after, from when it was judged
 };
 
 struct RoundTripSummary {
@@ -70,6 +72,12 @@ struct RoundTripSummary {
   std::optional<Zxid> write_zxid;
   int reads_ok = 0;
   int reads_attempted = 0;
+};
+
+// With TLS on: zkverify's own client certificate.
+struct ClientTls {
+  std::optional<CertificateFacts> certificate;  // none: it presents none
+  long long days_left = 0;
 };
 
 struct Report {
@@ -83,6 +91,7 @@ struct Report {
   std::vector<Finding> findings;
   std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible
   std::optional<PhaseTimings> timings;         // where the check's time went, when it was measured
+  std::optional<ClientTls> tls;                // none: plain TCP
 };
 
 std::string_view to_string(Verdict verdict);

@@ -52,6 +52,10 @@ class Exposition {
   std::string text_;
 };
 
+double unix_seconds(std::chrono::system_clock::time_point when) {
+  return static_cast<double>(std::chrono::duration_cast<std::chrono::seconds>(when.time_since_epoch()).count());
+}
+
 bool anyone_answered(const Report& report) {
   return std::ranges::any_of(report.servers, [](const ServerRow& row) { return row.error.empty(); });
 }
@@ -93,6 +97,11 @@ void ensemble_families(Exposition& out, const Report* report) {
     auto count = std::ranges::count(report->findings, severity, &Finding::severity);
     out.sample("zkverify_findings", "severity", to_string(severity), static_cast<double>(count));
   }
+  if (report && report->tls && report->tls->certificate) {
+    out.family("zkverify_tls_client_not_after_seconds", "gauge",
+               "When zkverify's own client certificate (--tls-cert) expires (Unix time)");
+    out.sample("zkverify_tls_client_not_after_seconds", unix_seconds(report->tls->certificate->not_after));
+  }
 }
 
 void server_families(Exposition& out, const Report* report) {
@@ -111,6 +120,13 @@ void server_families(Exposition& out, const Report* report) {
   out.family("zkverify_server_latency_seconds", "gauge", "The srvr exchange's latency");
   for (const auto& row : rows)
     if (row.latency_ms) out.sample("zkverify_server_latency_seconds", "server", row.name, *row.latency_ms / 1000.0);
+  bool tls = std::ranges::any_of(rows, [](const ServerRow& row) { return row.certificate.has_value(); });
+  if (!tls) return;
+  out.family("zkverify_server_tls_not_after_seconds", "gauge",
+             "When the server's TLS certificate expires (Unix time), as its last handshake presented it");
+  for (const auto& row : rows)
+    if (row.certificate)
+      out.sample("zkverify_server_tls_not_after_seconds", "server", row.name, unix_seconds(row.certificate->not_after));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "model/facts/time_text.hpp"
 #include "model/render/json_text.hpp"
 #include "model/render/utf8_text.hpp"
 
@@ -86,6 +87,19 @@ std::string render_text(const Report& report) {
   return valid_utf8(out);  // servers' bytes are quoted in it
 }
 
+namespace {
+
+nlohmann::json certificate_json(const std::optional<CertificateFacts>& certificate, long long days) {
+  if (!certificate) return nullptr;
+  return {{"subject", certificate->subject},
+          {"issuer", certificate->issuer},
+          {"not_after", iso8601(certificate->not_after)},
+          {"days_left", days},
+          {"names", certificate->names}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const Report& report) {
   using nlohmann::json;
   json servers = json::array();
@@ -102,6 +116,7 @@ nlohmann::json to_json(const Report& report) {
         {"version", server.version.empty() ? json(nullptr) : json(server.version)},
         {"error", server.error.empty() ? json(nullptr) : json(server.error)},
         {"note", server.note.empty() ? json(nullptr) : json(server.note)},
+        {"tls", certificate_json(server.certificate, server.certificate_days_left)},
     });
   }
   json findings = json::array();
@@ -133,6 +148,9 @@ nlohmann::json to_json(const Report& report) {
       {"findings", std::move(findings)},
       {"round_trip", std::move(round_trip)},
       {"timings_ms", report.timings ? timings_json(*report.timings) : json(nullptr)},
+      {"tls", report.tls
+                  ? json{{"client_certificate", certificate_json(report.tls->certificate, report.tls->days_left)}}
+                  : json(nullptr)},
   };
 }
 

@@ -59,8 +59,10 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
                      {"servers", "array"},
                      {"findings", "array"},
                      {"round_trip", "object|null"},
-                     {"timings_ms", "object|null"}});
+                     {"timings_ms", "object|null"},
+                     {"tls", "object|null"}});
   CHECK(json["verdict"] == "degraded");
+  CHECK(json["tls"].is_null());  // plain TCP
   CHECK(json["timings_ms"].is_null());  // facts nobody timed
   const std::map<std::string, std::string> server_types{{"name", "string"},
                                                         {"address", "string"},
@@ -72,7 +74,8 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
                                                         {"node_count", "int|null"},
                                                         {"version", "string|null"},
                                                         {"error", "string|null"},
-                                                        {"note", "string|null"}};
+                                                        {"note", "string|null"},
+                                                        {"tls", "object|null"}};
   REQUIRE(json["servers"].size() == 5);
   for (const auto& server : json["servers"]) check_types(server, server_types);
   // The serving server has every value; the unreachable one has only its name, address, mode and error.

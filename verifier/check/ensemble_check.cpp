@@ -145,8 +145,7 @@ class ReportedProbes {
 }  // namespace
 
 EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor, probes::KeeperFactory& keepers,
-                     const std::shared_ptr<const probes::TlsClient>& tls,
-                     const std::optional<MarkerPlan>& marker) {
+                     const std::shared_ptr<const probes::TlsClient>& tls, const std::optional<MarkerPlan>& marker) {
   // The budget: probes get half (all servers at once, so a stalled one costs at most that), the round
   // trip what is left; a tenth is kept back for closing sessions and printing.
   bool sessions = !options.no_write || marker;
@@ -162,6 +161,9 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   limits.exchange_timeout = probe_span;
   limits.verdict_words_only = options.verdict_words_only;
   limits.tls = tls;
+  if (tls)
+    facts.tls = TlsCheckFacts{tls->client_certificate(), options.connection.tls_expiry_warning,
+                              std::chrono::system_clock::now()};
   // Each serving server's session starts once it is reported (see ProbedCallback: for quorum as
   // soon as srvr says it serves, beside its other words, one at a time), while the others are
   // probed; the round trip starts once every server was reported, while the last words still run.

@@ -134,8 +134,18 @@ std::string environment_name(std::string_view long_name) {
 }
 
 const std::vector<std::string>& ensemble_keys() {
-  static const std::vector<std::string> keys{"servers",   "zoo-cfg",  "auth-file", "admin-port",
-                                             "namespace", "ensemble", "state"};
+  static const std::vector<std::string> keys{"servers",
+                                             "zoo-cfg",
+                                             "auth-file",
+                                             "tls-ca",
+                                             "tls-cert",
+                                             "tls-key",
+                                             "tls-no-hostname-check",
+                                             "tls-expiry-warning",
+                                             "admin-port",
+                                             "namespace",
+                                             "ensemble",
+                                             "state"};
   return keys;
 }
 

@@ -1,0 +1,110 @@
+// A real TLS-only ensemble (Debian's 3.8.0 on Netty: secureClientPort alone, ssl.clientAuth=need,
+// PEM stores from the lab's throwaway CA): every command over TLS, and each TLS failure named.
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "integration/lab.hpp"
+
+using Catch::Matchers::Contains;
+using lab::zkverify;
+
+namespace {
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+struct TlsLab {
+  lab::Lab ensemble{"", "--tls-only"};
+  std::string tls = first_line(lab::sh(ZKLAB " tls-dir " + ensemble.dir()).out);
+  std::string servers = ensemble.servers();
+  std::string flags = " --tls-ca " + tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key";
+  std::string with(const std::string& command) const { return command + " --servers " + servers + flags; }
+};
+
+// Every server's row says `error` (its words in the finding too).
+void every_server_says(const lab::Run& run, const std::string& error) {
+  INFO(run.out << run.err);
+  CHECK(run.exit_code == 2);
+  for (const auto& server : run.json()["servers"]) CHECK_THAT(server["error"].get<std::string>(), Contains(error));
+}
+
+void healthy_over_tls(const TlsLab& lab) {
+  auto run = zkverify(lab.with("quorum --output json --tls-expiry-warning 1d"));
+  INFO(run.out << run.err);
+  REQUIRE(run.exit_code == 0);
+  auto report = run.json();
+  CHECK(report["round_trip"]["reads_ok"] == 5);
+  for (const auto& server : report["servers"]) {
+    CHECK(server["tls"]["subject"] == "CN=" + server["name"].get<std::string>());
+    CHECK(server["tls"]["days_left"].get<int>() >= 28);
+  }
+  CHECK(report["tls"]["client_certificate"]["subject"] == "CN=zkverify-client");
+  // Within 40 days every certificate of the lab (30 days) expires: each is named.
+  auto warned = zkverify(lab.with("quorum --output json --tls-expiry-warning 40d"));
+  CHECK(warned.exit_code == 1);
+  int expiring = 0;
+  for (const auto& finding : warned.json()["findings"]) expiring += finding["code"] == "tls-cert-expiring";
+  CHECK(expiring == 6);  // five servers and zkverify's own
+}
+
+void failures_named(const TlsLab& lab) {
+  every_server_says(zkverify("quorum --output json --timeout 2s --servers " + lab.servers),
+                    "this port speaks TLS: give --tls-ca");
+  every_server_says(zkverify("quorum --output json --servers " + lab.servers + " --tls-ca " + lab.tls + "/ca.pem"),
+                    "the server requires a client certificate");
+  every_server_says(
+      zkverify("quorum --output json --servers " + lab.servers + " --tls-ca " + lab.tls + "/ca.pem --tls-cert " +
+               lab.tls + "/foreign-client.pem --tls-key " + lab.tls + "/foreign-client.key"),
+      "the server refused zkverify's client certificate");
+  every_server_says(
+      zkverify("quorum --output json --servers " + lab.servers + " --tls-ca " + lab.tls +
+               "/foreign-ca.pem --tls-cert " + lab.tls + "/client.pem --tls-key " + lab.tls + "/client.key"),
+      "is not signed by a CA of --tls-ca");
+  auto mismatched = zkverify("quorum --servers " + lab.servers + " --tls-ca " + lab.tls + "/ca.pem --tls-cert " +
+                             lab.tls + "/client.pem --tls-key " + lab.tls + "/pzoo-0.pem");
+  CHECK(mismatched.exit_code == 64);
+  CHECK_THAT(mismatched.err, Contains("does not belong to the certificate of --tls-cert"));
+}
+
+// One server's certificate replaced: the others keep the quorum, and its row says what is wrong.
+void bad_server_certificate(const TlsLab& lab, const std::string& kind, const std::string& error) {
+  lab::sh(ZKLAB " tls-cert " + lab.ensemble.dir() + " zoo-1 " + kind);
+  auto run = zkverify(lab.with("quorum --output json"));
+  INFO(kind << ": " << run.out << run.err);
+  CHECK(run.exit_code == 1);
+  CHECK(run.json()["verdict"] == "degraded");
+  CHECK_THAT(run.json()["servers"][4]["error"].get<std::string>(), Contains(error));
+  lab::sh(ZKLAB " tls-cert " + lab.ensemble.dir() + " zoo-1 good");
+}
+
+}  // namespace
+
+TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words", "[integration][tls]") {
+  TlsLab lab;
+  healthy_over_tls(lab);
+  failures_named(lab);
+  bad_server_certificate(lab, "expired", "expired on");
+  bad_server_certificate(lab, "wrong-name", "is for DNS:elsewhere.example, not for 127.0.0.1");
+  CHECK(zkverify(lab.with("quorum --wait 30s")).exit_code == 0);
+
+  auto smoke = zkverify(lab.with("smoke --timeout 10s"));
+  INFO(smoke.out << smoke.err);
+  CHECK(smoke.exit_code == 0);
+  CHECK(zkverify(lab.with("probe --local pzoo-0")).exit_code == 0);
+  CHECK(zkverify(lab.with("order")).exit_code == 0);
+  CHECK(zkverify(lab.with("safe-to-restart zoo-0")).exit_code == 0);
+
+  // A restart under step's watch: its sessions (through the relays) live through it.
+  auto step = zkverify(lab.with("step --restart zoo-0 --step-timeout 60s --output json") + " -- " ZKLAB " restart " +
+                       lab.ensemble.dir() + " zoo-0");
+  INFO(step.out << step.err);
+  CHECK(step.exit_code == 0);
+  CHECK(step.json()["watch"]["sessions_expired"] == 0);
+  CHECK(step.json()["watch"]["writes_lost"] == 0);
+
+  lab.ensemble.act("stop", "zoo-1");
+  auto down = zkverify(lab.with("quorum --output json"));
+  CHECK(down.exit_code == 1);
+  CHECK(down.json()["verdict"] == "degraded");
+}
