@@ -78,6 +78,39 @@ void bad_server_certificate(const TlsLab& lab, const std::string& kind, const st
   lab::sh(ZKLAB " tls-cert " + lab.ensemble.dir() + " zoo-1 good");
 }
 
+// serve over TLS while cert-manager renews its client certificate: the kubelet renames the new files
+// into place (certificate, then key: a moment where they do not match), the sidecar stays ready,
+// says so in its log, and its next cycles use the new one (its not-after gauge moves). By pid, under
+// timeout, on a free port.
+lab::Run renew_while_serving(const TlsLab& lab) {
+  return lab::sh(R"sh(set -eu
+w=$(mktemp -d); trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$w"' EXIT
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cp )sh" + lab.tls +
+                 R"sh(/client.pem "$w/tls.crt"; cp )sh" + lab.tls + R"sh(/client.key "$w/tls.key"
+timeout -k 5 120 "$ZKVERIFY" serve --servers )sh" +
+                 lab.servers +
+                 " --local pzoo-0 --listen 127.0.0.1:$port "
+                 "--interval 500ms --tls-ca " +
+                 lab.tls + R"sh(/ca.pem --tls-cert "$w/tls.crt" --tls-key "$w/tls.key" \
+  >"$w/serve.log" 2>&1 &
+pid=$!
+end=$(($(date +%s) + 60))
+not_after() { curl -s "http://127.0.0.1:$port/metrics" | awk '/^zkverify_tls_client_not_after_seconds/ { print $2 }'; }
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; do
+  [ "$(date +%s)" -lt "$end" ] || { echo "never ready"; cat "$w/serve.log"; exit 1; }; sleep 0.2; done
+before=$(not_after)
+)sh" ZKLAB R"sh( tls-client-cert )sh" +
+                 lab.ensemble.dir() + R"sh( "$w/new" --days 90 >/dev/null
+mv "$w/new.pem" "$w/tls.crt"; sleep 1; mv "$w/new.key" "$w/tls.key"
+until [ -n "$(not_after)" ] && [ "$(not_after)" != "$before" ]; do
+  [ "$(date +%s)" -lt "$end" ] || { echo "not renewed"; cat "$w/serve.log"; exit 1; }; sleep 0.2; done
+sleep 1.5  # a few cycles on the new certificate
+echo "before $before after $(not_after) readyz $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")"
+cat "$w/serve.log"
+)sh");
+}
+
 }  // namespace
 
 TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words", "[integration][tls]") {
@@ -102,6 +135,12 @@ TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words"
   CHECK(step.exit_code == 0);
   CHECK(step.json()["watch"]["sessions_expired"] == 0);
   CHECK(step.json()["watch"]["writes_lost"] == 0);
+
+  auto renewed = renew_while_serving(lab);
+  INFO(renewed.out << renewed.err);
+  CHECK(renewed.exit_code == 0);
+  CHECK_THAT(renewed.out, Contains("readyz 200"));
+  CHECK_THAT(renewed.out, Contains("TLS files changed: the next connections use them"));
 
   lab.ensemble.act("stop", "zoo-1");
   auto down = zkverify(lab.with("quorum --output json"));
