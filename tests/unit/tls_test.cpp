@@ -1,7 +1,15 @@
 // TLS's pure parts: the relay's /proc/net/tcp reading, the certificates' expiry findings, the
 // options' usage errors.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -9,6 +17,9 @@
 #include "command_line_fakes.hpp"
 #include "model/judge/checks.hpp"
 #include "model/parse/proc_net.hpp"
+#include "probes/four_letter.hpp"
+#include "probes/tls.hpp"
+#include "probes/tls_relay.hpp"
 #include "synthetic.hpp"
 
 using Catch::Matchers::Contains;
@@ -85,4 +96,129 @@ TEST_CASE("tls options: flags that do not fit are usage errors naming both") {
   says({"serve", "--servers", "a:1", "--local", "a:1", "--tls-ca", ZKVERIFY_TEST_DATA "/srvr_leader.txt"},
        "no PEM certificate in it");
   CHECK(ensemble.zookeeper.sessions_opened() == 0);
+}
+
+namespace {
+
+std::string test_pem(const std::string& name) { return std::string(ZKVERIFY_TEST_DATA) + "/tls/" + name; }
+
+std::shared_ptr<const zkverify::probes::TlsClient> test_client() {
+  return std::make_shared<const zkverify::probes::TlsClient>(
+      zkverify::probes::TlsSettings{test_pem("ca.pem"), test_pem("client.pem"), test_pem("client.key"), true});
+}
+
+zkverify::probes::ProbeLimits tls_limits(std::chrono::milliseconds span) {
+  zkverify::probes::ProbeLimits limits;
+  limits.deadline = std::chrono::steady_clock::now() + span;
+  limits.connect_timeout = limits.exchange_timeout = span;
+  limits.tls = test_client();
+  return limits;
+}
+
+ServerAddress address_of(const ::fake::Peer& peer) { return {"peer", "127.0.0.1", peer.port(), {}, {}}; }
+
+}  // namespace
+
+TEST_CASE("tls client: PEM files are read once, and what is wrong with one is named") {
+  using zkverify::probes::TlsClient;
+  using zkverify::probes::TlsSettings;
+  auto client = test_client();
+  REQUIRE(client->client_certificate());
+  CHECK(client->client_certificate()->subject == "CN=zkverify-client");
+  CHECK(client->client_certificate()->issuer == "CN=zkverify test CA");
+  CHECK_FALSE(client->changed());
+  CHECK_THROWS_WITH(TlsClient(TlsSettings{test_pem("ca.pem"), test_pem("client.pem"), test_pem("other.key"), true}),
+                    Contains("other.key does not belong to the certificate of --tls-cert"));
+  CHECK_THROWS_WITH(TlsClient(TlsSettings{test_pem("ca.pem"), test_pem("client.pem"), test_pem("ca.pem"), true}),
+                    Contains("ca.pem: no unencrypted PEM private key in it"));
+  CHECK_THROWS_WITH(TlsClient(TlsSettings{test_pem("client.key"), std::nullopt, std::nullopt, true}),
+                    Contains("--tls-ca " + test_pem("client.key") + ": no PEM certificate in it"));
+}
+
+TEST_CASE("tls source: a renewal is picked up when the files change, a half-written one waits") {
+  namespace fs = std::filesystem;
+  auto dir = fs::temp_directory_path() / ("zkverify-tls-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(test_pem("client.pem"), dir / "tls.crt", fs::copy_options::overwrite_existing);
+  fs::copy_file(test_pem("client.key"), dir / "tls.key", fs::copy_options::overwrite_existing);
+  zkverify::probes::TlsSource source(
+      {test_pem("ca.pem"), (dir / "tls.crt").string(), (dir / "tls.key").string(), true});
+  auto first = source.current();
+  CHECK_FALSE(source.renew_if_changed().renewed);
+  fs::copy_file(test_pem("other.key"), dir / "tls.key.new");
+  fs::rename(dir / "tls.key.new", dir / "tls.key");  // as the kubelet swaps: a new inode
+  auto half = source.renew_if_changed();
+  CHECK_FALSE(half.renewed);
+  CHECK_THAT(half.error, Contains("does not belong"));
+  CHECK(source.current() == first);  // the old one stays
+  fs::copy_file(test_pem("client.key"), dir / "tls.key.new");
+  fs::rename(dir / "tls.key.new", dir / "tls.key");
+  CHECK(source.renew_if_changed().renewed);
+  CHECK(source.current() != first);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("tls over fake peers: a stalled handshake costs its deadline, a plain port is said to be one") {
+  using ::fake::Behaviour;
+  ::fake::Peer stalling({}, {Behaviour::stall, ""});
+  auto started = std::chrono::steady_clock::now();
+  auto stalled = zkverify::probes::ask_word(test_executor(), address_of(stalling), "srvr", tls_limits(400ms));
+  CHECK(std::chrono::steady_clock::now() - started < 1500ms);
+  CHECK(stalled.error == ProbeError::tls_failed);
+  CHECK(stalled.tls_failure == TlsFailure::handshake_stalled);
+  CHECK_THAT(describe(stalled), Contains("the TLS handshake did not end within the deadline"));
+
+  ::fake::Peer plain({{"srvr", {Behaviour::answer, capture("srvr_follower.txt")}}});
+  auto answered = zkverify::probes::ask_word(test_executor(), address_of(plain), "srvr", tls_limits(2s));
+  CHECK(answered.error == ProbeError::tls_failed);
+  CHECK(answered.tls_failure == TlsFailure::port_speaks_plain);
+  CHECK_THAT(answered.detail, Contains("this port speaks plain TCP, not TLS"));
+}
+
+namespace {
+
+// A listener on 127.0.0.1 (a port the kernel picks); its fd and port.
+std::pair<int, std::uint16_t> loopback_listener() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  REQUIRE(::listen(fd, 4) == 0);
+  socklen_t length = sizeof address;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  return {fd, ntohs(address.sin_port)};
+}
+
+// Accepts one connection; the port it came from.
+std::uint16_t accepted_from(int listener, int& accepted) {
+  sockaddr_in peer{};
+  socklen_t length = sizeof peer;
+  accepted = ::accept(listener, reinterpret_cast<sockaddr*>(&peer), &length);
+  REQUIRE(accepted >= 0);
+  return ntohs(peer.sin_port);
+}
+
+}  // namespace
+
+TEST_CASE("tls relay: a connection from this process is its own, one from another process is not") {
+  auto [listener, port] = loopback_listener();
+  int own = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  to.sin_port = htons(port);
+  REQUIRE(::connect(own, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
+  int accepted = -1;
+  CHECK(zkverify::probes::connection_is_ours(accepted_from(listener, accepted), port));
+  ::close(accepted);
+  ::close(own);
+
+  // Another process (as another user on a shared host would be) holds the connecting socket.
+  auto command = "timeout 10 python3 -c 'import socket, time; s = socket.create_connection((\"127.0.0.1\", " +
+                 std::to_string(port) + ")); time.sleep(1)' &";
+  REQUIRE(std::system(command.c_str()) == 0);
+  CHECK_FALSE(zkverify::probes::connection_is_ours(accepted_from(listener, accepted), port));
+  ::close(accepted);
+  ::close(listener);
 }
