@@ -111,6 +111,41 @@ cat "$w/serve.log"
 )sh");
 }
 
+// deploy/kubernetes/tls/'s configuration, as its ConfigMap holds it, with the lab's servers, files
+// and a loopback listen address in place of the cluster's: the gate Job's quorum passes, the CI
+// example's smoke passes, and the sidecar's serve becomes ready.
+lab::Run manifests_on_the_lab(const TlsLab& lab) {
+  return lab::sh(R"sh(set -eu
+w=$(mktemp -d); pid=; trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$w"' EXIT
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 - )sh" ZKVERIFY_SOURCE_DIR R"sh(/deploy/kubernetes/tls/zkverify-config.yaml "$w/zkverify.toml" <<'PYTHON'
+import re, sys, yaml
+maps = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "ConfigMap"]
+text = maps[0]["data"]["zkverify.toml"]
+text = re.sub(r'^servers = .*$', 'servers = ")sh" +
+                 lab.servers + R"sh("', text, flags=re.M)
+text = text.replace("/etc/zkverify/tls/ca.crt", ")sh" +
+                 lab.tls + R"sh(/ca.pem")
+text = text.replace("/etc/zkverify/tls/tls.crt", ")sh" +
+                 lab.tls + R"sh(/client.pem")
+text = text.replace("/etc/zkverify/tls/tls.key", ")sh" +
+                 lab.tls + R"sh(/client.key")
+text = re.sub(r'^listen = .*$', 'listen = "127.0.0.1:PORT"', text, flags=re.M)
+assert "/etc/zkverify" not in text, text
+open(sys.argv[2], "w").write(text)
+PYTHON
+sed -i "s/PORT/$port/" "$w/zkverify.toml"
+timeout 120 "$ZKVERIFY" quorum --config "$w/zkverify.toml" | head -1
+timeout 120 "$ZKVERIFY" smoke --config "$w/zkverify.toml" --junit "$w/smoke.xml" >/dev/null && echo "smoke passed"
+timeout -k 5 60 "$ZKVERIFY" serve --config "$w/zkverify.toml" --local pzoo-1 >"$w/serve.log" 2>&1 &
+pid=$!
+end=$(($(date +%s) + 40))
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; do
+  [ "$(date +%s)" -lt "$end" ] || { echo "never ready"; cat "$w/serve.log"; exit 1; }; sleep 0.2; done
+echo "serve ready"
+)sh");
+}
+
 }  // namespace
 
 TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words", "[integration][tls]") {
@@ -135,6 +170,13 @@ TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words"
   CHECK(step.exit_code == 0);
   CHECK(step.json()["watch"]["sessions_expired"] == 0);
   CHECK(step.json()["watch"]["writes_lost"] == 0);
+
+  auto manifests = manifests_on_the_lab(lab);
+  INFO(manifests.out << manifests.err);
+  CHECK(manifests.exit_code == 0);
+  CHECK_THAT(manifests.out, Contains("healthy: leader"));
+  CHECK_THAT(manifests.out, Contains("smoke passed"));
+  CHECK_THAT(manifests.out, Contains("serve ready"));
 
   auto renewed = renew_while_serving(lab);
   INFO(renewed.out << renewed.err);
