@@ -189,3 +189,27 @@ TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words"
   CHECK(down.exit_code == 1);
   CHECK(down.json()["verdict"] == "degraded");
 }
+
+TEST_CASE("a mixed ensemble (plain and TLS ports, as in a migration): both healthy, a roll over TLS keeps its sessions",
+          "[integration][tls]") {
+  lab::Lab ensemble("", "--tls");
+  auto tls = first_line(lab::sh(ZKLAB " tls-dir " + ensemble.dir()).out);
+  auto flags = " --tls-ca " + tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key";
+  auto secure = first_line(lab::sh(ZKLAB " secure-servers " + ensemble.dir()).out);
+  CHECK(zkverify("quorum --servers " + ensemble.servers()).exit_code == 0);
+  CHECK(zkverify("quorum --servers " + secure + flags).exit_code == 0);
+  // TLS flags on the plain ports: each server is said to speak plain TCP there.
+  auto crossed = zkverify("quorum --output json --servers " + ensemble.servers() + flags);
+  every_server_says(crossed, "this port speaks plain TCP, not TLS");
+
+  auto roll =
+      zkverify("roll --servers " + secure + flags + " --state " + ensemble.dir() +
+               "/../roll-ledger.json --step-timeout 60s --output json -- " ZKLAB " restart " + ensemble.dir() + " {}");
+  INFO(roll.out << roll.err);
+  REQUIRE(roll.exit_code == 0);
+  CHECK(roll.json()["complete"] == true);
+  CHECK(roll.json()["steps"].size() == 5);
+  CHECK(roll.json()["watch"]["sessions_expired"] == 0);
+  CHECK(roll.json()["watch"]["writes_lost"] == 0);
+  WARN("roll over TLS: " << roll.json()["summary"].get<std::string>());
+}
