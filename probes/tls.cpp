@@ -176,7 +176,8 @@ TlsOutcome chain_failure(const HandshakeNotes& notes) {
 
 TlsOutcome name_failure(const HandshakeNotes& notes) {
   std::string names = "no names";
-  if (notes.certificate && !notes.certificate->names.empty()) names = fmt::format("{}", fmt::join(notes.certificate->names, ", "));
+  if (notes.certificate && !notes.certificate->names.empty())
+    names = fmt::format("{}", fmt::join(notes.certificate->names, ", "));
   return {TlsFailure::name_mismatch,
           fmt::format("the server's certificate is for {}, not for {} (list the servers by a name it has, or give "
                       "--tls-no-hostname-check)",
@@ -192,8 +193,7 @@ std::optional<TlsOutcome> client_certificate_refusal(int reason, bool presented_
     case SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN:
     case SSL_R_SSLV3_ALERT_CERTIFICATE_EXPIRED:
     case SSL_R_TLSV1_ALERT_UNKNOWN_CA:
-    case SSL_R_TLSV1_ALERT_DECRYPT_ERROR:
-      break;
+    case SSL_R_TLSV1_ALERT_DECRYPT_ERROR: break;
     default: return std::nullopt;
   }
   if (!presented_certificate)
@@ -253,7 +253,7 @@ void set_server_name(void* native_ssl_handle, const std::string& host) {
 }
 
 std::function<bool(bool, ssl::verify_context&)> verifier_for(const TlsClient& client, const std::string& host,
-                                                             std::shared_ptr<HandshakeNotes> notes) {
+                                                             const std::shared_ptr<HandshakeNotes>& notes) {
   notes->expected_name = host;
   return [notes, host, check_name = client.settings().check_hostname](bool preverified, ssl::verify_context& context) {
     X509_STORE_CTX* store = context.native_handle();

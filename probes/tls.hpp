@@ -92,8 +92,8 @@ struct HandshakeNotes {
 // (unless settings say not to) the host name or IP address against the certificate's names. It
 // fills `notes`, which the caller reads after the handshake.
 std::function<bool(bool, boost::asio::ssl::verify_context&)> verifier_for(const TlsClient& client,
-                                                                         const std::string& host,
-                                                                         std::shared_ptr<HandshakeNotes> notes);
+                                                                          const std::string& host,
+                                                                          const std::shared_ptr<HandshakeNotes>& notes);
 
 // SNI for `host` on a handshake not yet started (nothing for an IP address, as RFC 6066 says).
 void set_server_name(void* native_ssl_handle, const std::string& host);
