@@ -17,7 +17,7 @@ if(ZKVERIFY_FUZZ)
   endforeach()
 
   set(ZKVERIFY_FUZZ_TARGETS srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials
-    zoo_cfg)
+    zoo_cfg proc_net)
   foreach(reader ${ZKVERIFY_FUZZ_TARGETS})
     add_executable(fuzz_${reader} tests/fuzz/fuzz_${reader}.cpp)
     target_compile_options(fuzz_${reader} PRIVATE -fsanitize=fuzzer ${ZKVERIFY_FUZZ_SANITIZERS})
@@ -25,6 +25,14 @@ if(ZKVERIFY_FUZZ)
     target_link_libraries(fuzz_${reader} PRIVATE zkverify_model)
     list(APPEND ZKVERIFY_FUZZ_EXECUTABLES fuzz_${reader})
   endforeach()
+  # The PEM files TlsClient reads: OpenSSL's parsers behind zkverify's checks (probes/, not instrumented
+  # for coverage: the inputs' shapes come from the seeds).
+  add_executable(fuzz_tls_files tests/fuzz/fuzz_tls_files.cpp)
+  target_compile_options(fuzz_tls_files PRIVATE -fsanitize=fuzzer ${ZKVERIFY_FUZZ_SANITIZERS})
+  target_link_options(fuzz_tls_files PRIVATE -fsanitize=fuzzer,address,undefined)
+  target_link_libraries(fuzz_tls_files PRIVATE zkverify_probes)
+  target_compile_definitions(fuzz_tls_files PRIVATE ZKVERIFY_TLS_TEST_DATA="${CMAKE_CURRENT_SOURCE_DIR}/tests/data/tls")
+  list(APPEND ZKVERIFY_FUZZ_EXECUTABLES fuzz_tls_files)
   # `cmake --build DIR --target fuzz`: every fuzz target and nothing else.
   add_custom_target(fuzz DEPENDS ${ZKVERIFY_FUZZ_EXECUTABLES})
 endif()

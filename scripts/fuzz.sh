@@ -14,7 +14,7 @@ fi
 top="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$top/build-fuzz}"
 data="$top/tests/data"
-targets=(srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials zoo_cfg)
+targets=(srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials zoo_cfg proc_net tls_files)
 
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DZKVERIFY_FUZZ=ON >/dev/null
@@ -40,6 +40,7 @@ captures_for() {
     isro) captures_matching 'isro_*.txt' ;;
     admin_json) captures_matching 'admin_*.json' ;;
     zoo_cfg) captures_matching 'zoo_cfg/*.cfg' 'zoo_cfg/dynamic/*' ;;
+    tls_files) captures_matching 'tls/*.pem' 'tls/*.key' ;;
     *) ;;  # server lists, durations, ledgers, requests, credentials: the hand-written seeds only
   esac
 }
