@@ -129,6 +129,12 @@ MUTANTS = [
      "  if (any_finding || !roll.complete) return Verdict::degraded;", "  if (any_finding) return Verdict::degraded;"),
     ("exit codes: degraded exits 0", "verifier/commands/exit_codes.cpp",
      "    case Verdict::degraded: return kExitDegraded;", "    case Verdict::degraded: return kExitHealthy;"),
+    ("TLS relay: a connection from another process is carried too", "probes/tls_relay.cpp",
+     "    if (!unreadable && socket_inode_of_link(target.string()) == inode) return true;",
+     "    if (!unreadable) return true;"),
+    ("tls-cert-expiring: a certificate inside the warning window passes unnamed", "model/judge/checks.cpp",
+     "      return certificate.not_after - tls.now < tls.expiry_warning;",
+     "      return certificate.not_after < tls.now;"),
 ]
 
 
