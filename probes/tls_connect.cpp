@@ -31,6 +31,10 @@ asio::awaitable<bool> connect(Stream& stream, const TlsClient& client, const std
                               Exchange& exchange) {
   auto& tcp_layer = beast::get_lowest_layer(stream);
   if (!co_await tcp::connect(tcp_layer, std::move(addresses), port, limits, exchange)) co_return false;
+  // The handshake's last flight and the first request are small writes in a row: without this, Nagle
+  // holds the second for the peer's delayed ACK (40 ms each on Linux).
+  boost::system::error_code ignored;
+  tcp_layer.socket().set_option(asio::ip::tcp::no_delay(true), ignored);
   auto notes = std::make_shared<HandshakeNotes>();
   prepare_handshake(stream, client, host, notes);
   boost::system::error_code error;
@@ -41,8 +45,7 @@ asio::awaitable<bool> connect(Stream& stream, const TlsClient& client, const std
   if (error == beast::error::timeout)
     record({TlsFailure::handshake_stalled, "connected, but the TLS handshake did not end within the deadline"},
            exchange);
-  else
-    record(explain_tls_error(error, *notes, client.presents_certificate(), true), exchange);
+  else record(explain_tls_error(error, *notes, client.presents_certificate(), true), exchange);
   co_return false;
 }
 
@@ -68,8 +71,8 @@ asio::awaitable<bool> speaks_tls(std::vector<asio::ip::address> addresses, std::
   if (error.category() != asio::error::get_ssl_category()) co_return false;
   // The peer sent TLS records (an alert) unless OpenSSL found no TLS in what came back.
   int reason = ERR_GET_REASON(static_cast<unsigned long>(error.value()));
-  co_return reason != SSL_R_WRONG_VERSION_NUMBER && reason != SSL_R_UNEXPECTED_EOF_WHILE_READING &&
-      reason != SSL_R_PACKET_LENGTH_TOO_LONG && reason != SSL_R_HTTP_REQUEST;
+  co_return reason != SSL_R_WRONG_VERSION_NUMBER&& reason != SSL_R_UNEXPECTED_EOF_WHILE_READING&& reason !=
+      SSL_R_PACKET_LENGTH_TOO_LONG&& reason != SSL_R_HTTP_REQUEST;
 }
 
 }  // namespace zkverify::probes::tls

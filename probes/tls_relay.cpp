@@ -76,8 +76,7 @@ awaitable<void> copy(std::shared_ptr<Carried> carried, From& from, To& to) {
 
 struct TlsRelay::State {
   State(Executor& executor, Resolver& resolver_, std::function<std::shared_ptr<const TlsClient>()> client,
-        ServerAddress address,
-        std::chrono::milliseconds timeout)
+        ServerAddress address, std::chrono::milliseconds timeout)
       : strand(asio::make_strand(executor.io().get_executor())),
         acceptor(strand, Tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
         resolver(resolver_),
@@ -124,6 +123,7 @@ awaitable<void> accept_loop(std::shared_ptr<TlsRelay::State> state, std::uint16_
     auto peer = socket.remote_endpoint(error);
     if (error || !connection_is_ours(peer.port(), port)) continue;  // not this process's: closed unheard
     if (state->current) state->current->end();
+    socket.set_option(Tcp::no_delay(true), error);  // the C client's packets, relayed as they come
     state->current = std::make_shared<Carried>(std::move(socket), state->strand, state->tls());
     asio::co_spawn(state->strand, carry(state, state->current), [](const std::exception_ptr&) {});
   }
@@ -180,8 +180,7 @@ std::unique_ptr<Keeper> TlsKeeperFactory::open(const std::vector<ServerAddress>&
     relayed.port = relays.back()->port();
     through_relays.push_back(std::move(relayed));
   }
-  return std::make_unique<RelayedKeeper>(inner_.open(through_relays, options, std::move(listener)),
-                                         std::move(relays));
+  return std::make_unique<RelayedKeeper>(inner_.open(through_relays, options, std::move(listener)), std::move(relays));
 }
 
 }  // namespace zkverify::probes
