@@ -5,6 +5,8 @@
 
 #include <ctime>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -205,11 +207,64 @@ std::optional<TlsOutcome> client_certificate_refusal(int reason, bool presented_
                                 ERR_reason_error_string(ERR_PACK(ERR_LIB_SSL, 0, reason)))};
 }
 
+int notes_index() {
+  static const int index = SSL_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
+int sessions_index() {
+  static const int index = SSL_CTX_get_ex_new_index(0, nullptr, nullptr, nullptr, nullptr);
+  return index;
+}
+
 }  // namespace
+
+struct TlsClient::Sessions {
+  std::mutex mutex;
+  std::map<std::string, SSL_SESSION*> by_server;  // owned
+  Sessions() = default;
+  Sessions(const Sessions&) = delete;
+  Sessions& operator=(const Sessions&) = delete;
+  ~Sessions() {
+    for (auto& [server, session] : by_server) SSL_SESSION_free(session);
+  }
+};
+
+namespace {
+
+// OpenSSL's: a session (a TLS 1.3 ticket) arrived on `ssl`; kept, replacing the server's older one.
+int keep_new_session(SSL* ssl, SSL_SESSION* session) {
+  auto* notes = static_cast<HandshakeNotes*>(SSL_get_ex_data(ssl, notes_index()));
+  auto* sessions = static_cast<TlsClient::Sessions*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), sessions_index()));
+  if (!notes || !sessions || notes->session_key.empty()) return 0;  // not ours to keep: OpenSSL frees it
+  std::lock_guard lock(sessions->mutex);
+  auto& kept = sessions->by_server[notes->session_key];
+  if (kept) SSL_SESSION_free(kept);
+  kept = session;
+  return 1;
+}
+
+}  // namespace
+
+TlsClient::~TlsClient() = default;
+
+void TlsClient::offer_session(void* native_ssl_handle, const std::string& server_key) const {
+  std::lock_guard lock(sessions_->mutex);
+  auto kept = sessions_->by_server.find(server_key);
+  if (kept != sessions_->by_server.end()) SSL_set_session(static_cast<SSL*>(native_ssl_handle), kept->second);
+}
+
+void keep_session_under(void* native_ssl_handle, HandshakeNotes* notes) {
+  SSL_set_ex_data(static_cast<SSL*>(native_ssl_handle), notes_index(), notes);
+}
 
 TlsClient::TlsClient(TlsSettings settings)
     : settings_(std::move(settings)), context_(std::make_unique<ssl::context>(ssl::context::tls_client)) {
   SSL_CTX_set_min_proto_version(context_->native_handle(), TLS1_2_VERSION);
+  sessions_ = std::make_unique<Sessions>();
+  SSL_CTX_set_ex_data(context_->native_handle(), sessions_index(), sessions_.get());
+  SSL_CTX_set_session_cache_mode(context_->native_handle(), SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+  SSL_CTX_sess_set_new_cb(context_->native_handle(), keep_new_session);
   load_trusted(*context_, settings_.ca_file);
   stamps_.push_back(stamp_of(settings_.ca_file));
   if (settings_.cert_file && settings_.key_file) {

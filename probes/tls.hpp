@@ -53,12 +53,25 @@ class TlsClient {
   [[nodiscard]] const std::optional<CertificateFacts>& client_certificate() const { return client_certificate_; }
   // Whether any of the files differs from when this context was built (renewed, replaced).
   [[nodiscard]] bool changed() const;
+  ~TlsClient();
+
+  // TLS session resumption, per server: a handshake with a server this client has completed one
+  // with offers that session (the server then skips the certificates and their signatures: most of
+  // a handshake's cost, on both sides). Sessions come from the server's tickets after a handshake
+  // and stay with this client (a renewed client starts without any).
+  void offer_session(void* native_ssl_handle, const std::string& server_key) const;
 
  private:
   TlsSettings settings_;
   std::unique_ptr<boost::asio::ssl::context> context_;
   std::optional<CertificateFacts> client_certificate_;
   std::vector<FileStamp> stamps_;
+
+ public:
+  struct Sessions;  // the resumable sessions by server, which OpenSSL's callback fills (tls.cpp)
+
+ private:
+  std::unique_ptr<Sessions> sessions_;
 };
 
 // The TLS client in use, renewed when its files change (the kubelet swaps a Secret that
@@ -86,6 +99,7 @@ struct HandshakeNotes {
   int x509_error = 0;                           // the chain's first error (X509_V_ERR_*), 0: none
   bool name_mismatch = false;                   // the chain was good, the name was not
   std::string expected_name;                    // the host it was checked against
+  std::string session_key;                      // host:port, under which its session is kept
 };
 
 // The verification callback for a connection to `host`: the chain against the client's CAs, then
@@ -95,14 +109,20 @@ std::function<bool(bool, boost::asio::ssl::verify_context&)> verifier_for(const 
                                                                           const std::string& host,
                                                                           const std::shared_ptr<HandshakeNotes>& notes);
 
+// Where the session tickets of this connection go: `notes`' session_key (notes outlive the SSL).
+void keep_session_under(void* native_ssl_handle, HandshakeNotes* notes);
+
 // SNI for `host` on a handshake not yet started (nothing for an IP address, as RFC 6066 says).
 void set_server_name(void* native_ssl_handle, const std::string& host);
 
 // Sets what a connection to `host` sends and checks: SNI (for a DNS name) and the verifier.
 template <class Stream>
-void prepare_handshake(Stream& stream, const TlsClient& client, const std::string& host,
+void prepare_handshake(Stream& stream, const TlsClient& client, const std::string& host, std::uint16_t port,
                        const std::shared_ptr<HandshakeNotes>& notes) {
   set_server_name(stream.native_handle(), host);
+  notes->session_key = host + ":" + std::to_string(port);
+  client.offer_session(stream.native_handle(), notes->session_key);
+  keep_session_under(stream.native_handle(), notes.get());
   stream.set_verify_mode(boost::asio::ssl::verify_peer);
   stream.set_verify_callback(verifier_for(client, host, notes));
 }

@@ -36,7 +36,7 @@ asio::awaitable<bool> connect(Stream& stream, const TlsClient& client, const std
   boost::system::error_code ignored;
   tcp_layer.socket().set_option(asio::ip::tcp::no_delay(true), ignored);
   auto notes = std::make_shared<HandshakeNotes>();
-  prepare_handshake(stream, client, host, notes);
+  prepare_handshake(stream, client, host, port, notes);
   boost::system::error_code error;
   tcp_layer.expires_at(tcp::deadline_after(limits.exchange_timeout, limits));
   co_await stream.async_handshake(asio::ssl::stream_base::client, asio::redirect_error(asio::use_awaitable, error));

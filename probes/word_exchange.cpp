@@ -53,6 +53,12 @@ awaitable<Exchange> tls_exchange(const WordTarget& target, const std::string& wo
   if (co_await tls::connect(stream, *limits.tls, target.host, target.addresses, target.port, limits, exchange)) {
     auto ec = co_await send_and_read(stream, word, limits, exchange);
     if (ec && !tls::is_end_of_reply(ec)) tls::record_io_error(ec, *limits.tls, exchange);
+    // The server's close_notify answered with ours: a connection ended without it makes the JDK drop
+    // the TLS session, and the next handshake could not resume it. Bounded by the same deadline.
+    if (ec == asio::error::eof) {
+      boost::system::error_code ignored;
+      co_await stream.async_shutdown(asio::redirect_error(asio::use_awaitable, ignored));
+    }
   }
   co_return exchange;
 }
@@ -90,10 +96,10 @@ awaitable<Exchange> exchange_word(WordTarget target, std::string word, ProbeLimi
       static const std::string srvr = "srvr";  // named: GCC 12 and coroutine temporaries
       auto plain = co_await plain_exchange(target, srvr, limits);
       if (plain.error == ProbeError::ok && !plain.reply.empty())
-        exchange.detail = "this port speaks plain TCP, not TLS (it answered srvr in plain text): list the servers' "
-                          "secureClientPort, or leave out --tls-ca";
-      else
-        exchange.tls_failure = TlsFailure::other;  // it closed the handshake, and is no plain ZooKeeper port either
+        exchange.detail =
+            "this port speaks plain TCP, not TLS (it answered srvr in plain text): list the servers' "
+            "secureClientPort, or leave out --tls-ca";
+      else exchange.tls_failure = TlsFailure::other;  // it closed the handshake, and is no plain ZooKeeper port either
     }
   }
   exchange.latency = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
