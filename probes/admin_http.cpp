@@ -35,8 +35,7 @@ asio::awaitable<void> request_command(Stream& stream, const ServerAddress& serve
   // The header first, on its own: Beast 1.74's eager read (async_read's) takes a Content-Length body
   // over the limit whole when it arrives with the header, so the length is checked here.
   if (!ec) co_await http::async_read_header(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
-  if (!ec && parser.content_length() && *parser.content_length() > limits.max_reply_bytes)
-    ec = http::error::body_limit;
+  if (!ec && parser.content_length() && *parser.content_length() > limits.max_reply_bytes) ec = http::error::body_limit;
   if (!ec && !parser.is_done())
     co_await http::async_read(stream, buffer, parser, asio::redirect_error(asio::use_awaitable, ec));
   if (ec == http::error::body_limit) {

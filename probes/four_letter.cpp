@@ -147,7 +147,7 @@ awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::addr
 // srvr, kept in the probe: its exchange, and what it told when the exchange succeeded.
 awaitable<void> ask_srvr(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                          const ProbeLimits& limits) {
-  static const std::string srvr = "srvr";  // named: GCC 12 and coroutine temporaries
+  static const std::string srvr = "srvr";                                // named: GCC 12 and coroutine temporaries
   WordTarget target{probe.address.host, addresses, probe.address.port};  // named: GCC 12
   probe.srvr_exchange = co_await exchange_word(target, srvr, limits);
   if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);

@@ -142,11 +142,11 @@ struct WatchEngine::Shared : std::enable_shared_from_this<WatchEngine::Shared> {
   std::mutex mutex;  // guards everything below but the strand's own
   std::condition_variable changed;
   WatchBook book;
-  std::vector<WatchEvent> outbox;   // in the book's order, not yet given to the sink
-  bool open = true;                 // false once stop() ended: callbacks after it change nothing
-  bool stopping = false;            // the writer and the checks are to end
-  bool checking = false;            // a check runs on a worker
-  Clock::time_point next_check{};   // at most two checks a second, whatever flaps
+  std::vector<WatchEvent> outbox;  // in the book's order, not yet given to the sink
+  bool open = true;                // false once stop() ended: callbacks after it change nothing
+  bool stopping = false;           // the writer and the checks are to end
+  bool checking = false;           // a check runs on a worker
+  Clock::time_point next_check{};  // at most two checks a second, whatever flaps
   // The engine, while it runs; reached through with_engine() only.
   std::mutex link_mutex;
   std::condition_variable link_changed;

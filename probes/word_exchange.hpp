@@ -24,8 +24,8 @@ struct WordTarget {
 };
 
 // Sends `word` and reads the reply by the limits' deadlines. Over plain TCP, a srvr that gets no
-// reply at all (within three quarters of the time) is checked for a TLS port ("this port speaks TLS: give --tls-ca"); over TLS, a
-// handshake that finds plain TCP is checked with a plain srvr (and said so).
+// reply at all (within three quarters of the time) is checked for a TLS port ("this port speaks TLS: give --tls-ca");
+// over TLS, a handshake that finds plain TCP is checked with a plain srvr (and said so).
 boost::asio::awaitable<Exchange> exchange_word(WordTarget target, std::string word, ProbeLimits limits);
 
 }  // namespace zkverify::probes

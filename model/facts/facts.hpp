@@ -110,7 +110,7 @@ struct Exchange {
   std::string detail;                 // the socket error text, when any
   std::string reply;                  // what the server sent (possibly partial when error != none)
   std::chrono::microseconds latency{0};
-  TlsFailure tls_failure = TlsFailure::none;     // with error tls_failed: why (detail has it in words)
+  TlsFailure tls_failure = TlsFailure::none;    // with error tls_failed: why (detail has it in words)
   std::optional<CertificateFacts> certificate;  // over TLS: the server's, as its handshake presented it
 };
 

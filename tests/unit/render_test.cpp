@@ -62,7 +62,7 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
                      {"timings_ms", "object|null"},
                      {"tls", "object|null"}});
   CHECK(json["verdict"] == "degraded");
-  CHECK(json["tls"].is_null());  // plain TCP
+  CHECK(json["tls"].is_null());         // plain TCP
   CHECK(json["timings_ms"].is_null());  // facts nobody timed
   const std::map<std::string, std::string> server_types{{"name", "string"},
                                                         {"address", "string"},

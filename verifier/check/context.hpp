@@ -2,9 +2,9 @@
 // What a check, a step and a command talk to: the executor (its io_context, its workers, the stop
 // signals), the servers' sessions, the streams and the environment.
 
+#include <chrono>
 #include <cstdlib>
 #include <functional>
-#include <chrono>
 #include <iosfwd>
 #include <memory>
 #include <optional>

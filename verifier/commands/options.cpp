@@ -142,14 +142,17 @@ void add_connection_options(CLI::App& command, ConnectionOptions& connection) {
           "File holding the credentials every session presents, one line digest:USER:PASSWORD (keep it mode "
           "600)")
       ->type_name("FILE");
-  auto* ca = command.add_option("--tls-ca", connection.tls_ca,
-                                "Trusted CA bundle (PEM): TLS for every connection to the servers (their secureClientPort)")
-                 ->type_name("FILE");
-  auto* cert = command.add_option("--tls-cert", connection.tls_cert,
-                                  "Client certificate (chain, PEM), for ssl.clientAuth=need|want")
+  auto* ca =
+      command
+          .add_option("--tls-ca", connection.tls_ca,
+                      "Trusted CA bundle (PEM): TLS for every connection to the servers (their secureClientPort)")
+          ->type_name("FILE");
+  auto* cert = command
+                   .add_option("--tls-cert", connection.tls_cert,
+                               "Client certificate (chain, PEM), for ssl.clientAuth=need|want")
                    ->type_name("FILE");
-  auto* key = command.add_option("--tls-key", connection.tls_key, "Its private key (PEM; never printed)")
-                  ->type_name("FILE");
+  auto* key =
+      command.add_option("--tls-key", connection.tls_key, "Its private key (PEM; never printed)")->type_name("FILE");
   auto* no_name = command.add_flag("--tls-no-hostname-check", connection.tls_no_hostname_check,
                                    "Verify the servers' certificate chain but not their names");
   auto* warning = add_duration_option(command, "--tls-expiry-warning", connection.tls_expiry_warning,

@@ -85,9 +85,9 @@ class RollCommand final : public Command {
   bool run_one(const Context& context, LedgerUse& ledger, probes::WatchEngine& engine, const std::string& server);
   int finish(const Context& context, probes::WatchEngine& engine);
 
-  StepPlan plan_;                         // restart and command are set per step
-  ConnectionOptions connection_;  // --auth-file, --tls-*
-  bool old_timeout_used_ = false;         // --timeout, step-timeout's deprecated name
+  StepPlan plan_;                  // restart and command are set per step
+  ConnectionOptions connection_;   // --auth-file, --tls-*
+  bool old_timeout_used_ = false;  // --timeout, step-timeout's deprecated name
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
   milliseconds pause_{0};
@@ -130,7 +130,8 @@ std::set<std::string> RollCommand::round_at_start() const {
 }
 
 probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) const {
-  auto order = restart_order(judge(gather(check_options(plan_), context.executor, context.keepers, tls_client_of(context))));
+  auto order =
+      restart_order(judge(gather(check_options(plan_), context.executor, context.keepers, tls_client_of(context))));
   std::vector<ServerAddress> servers;
   for (const auto& step : order) servers.push_back(*std::ranges::find(plan_.servers, step.name, &ServerAddress::name));
   auto settings = watch_settings(servers, plan_.namespace_path, tuning_);

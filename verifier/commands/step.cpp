@@ -40,8 +40,8 @@ class StepCommand final : public Command {
   void print_result(const Context& context, const Report& result, const StepRun& run, const WatchTotals& totals);
 
   StepPlan plan_;
-  ConnectionOptions connection_;  // --auth-file, --tls-*
-  bool old_timeout_used_ = false;         // --timeout, step-timeout's deprecated name
+  ConnectionOptions connection_;   // --auth-file, --tls-*
+  bool old_timeout_used_ = false;  // --timeout, step-timeout's deprecated name
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
   std::mutex out_mutex_;  // the engine's events and the final report take turns on stdout

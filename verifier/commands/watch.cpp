@@ -53,7 +53,7 @@ struct WatchOptions {
   std::string namespace_path = "/zkverify";
   WatchTuning tuning;
   std::chrono::milliseconds timeout{10000};  // to connect the sessions at the start
-  ConnectionOptions connection;  // --auth-file, --tls-*
+  ConnectionOptions connection;              // --auth-file, --tls-*
 };
 
 class WatchCommand final : public Command {
