@@ -62,21 +62,28 @@ struct Ran {
   nlohmann::json json() const { return nlohmann::json::parse(out); }
 };
 
-// The environment is `environment` alone, never the test process's (ZKVERIFY_* must not leak in).
-inline Ran run(zkverify::fake::Ensemble& zookeeper, std::vector<std::string> args,
-               std::map<std::string, std::string> environment = {}) {
+// Runs the command on `executor`. The environment is `environment` alone, never the test process's
+// (ZKVERIFY_* must not leak in).
+inline Ran run_on(zkverify::probes::Executor& executor, zkverify::fake::Ensemble& zookeeper,
+                  std::vector<std::string> args, std::map<std::string, std::string> environment = {}) {
   std::ostringstream out, err;
   std::vector<const char*> argv{"zkverify"};
   for (const auto& arg : args) argv.push_back(arg.c_str());
-  // The tests' shared executor: the fake's sessions, and the watch engines their listeners keep,
-  // outlive the run, and nothing that holds a strand may outlive its executor.
   zkverify::verifier::Context context{
-      test_executor(), zookeeper.factory(), out, err, [environment = std::move(environment)](const std::string& name) {
+      executor, zookeeper.factory(), out, err, [environment = std::move(environment)](const std::string& name) {
         auto found = environment.find(name);
         return found == environment.end() ? std::nullopt : std::optional<std::string>(found->second);
       }};
   int code = zkverify::verifier::run_command_line(static_cast<int>(argv.size()), argv.data(), context);
   return {code, out.str(), err.str()};
+}
+
+// On the tests' shared executor: the fake's sessions, and the watch engines their listeners keep,
+// outlive the run, and nothing that holds a strand may outlive its executor. A test that requests a
+// stop uses run_on with an executor of its own, declared before the fake ensemble (a stop stays).
+inline Ran run(zkverify::fake::Ensemble& zookeeper, std::vector<std::string> args,
+               std::map<std::string, std::string> environment = {}) {
+  return run_on(test_executor(), zookeeper, std::move(args), std::move(environment));
 }
 
 inline bool has_finding(const nlohmann::json& report, const std::string& code, const std::string& server = "") {

@@ -2,6 +2,8 @@
 // when the restart itself would be safe, and a roll stops at the first step whose watch saw harm.
 
 #include <atomic>
+#include <chrono>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -216,4 +218,33 @@ TEST_CASE("step counts no healthy check before it saw the restart: a slow restar
   CHECK(ran.exit_code == 0);
   CHECK_FALSE(has_finding(ran.json(), "not-restarted"));
   CHECK(ran.json()["step"]["downtime_ms"].is_number());
+}
+
+TEST_CASE("step: a signal during the wait after COMMAND ends the wait after the check under way, approval withdrawn") {
+  zkverify::probes::Executor executor;  // a stop stays: this test's own, outliving the fakes below
+  FakeEnsemble ensemble;
+  Ledger ledger("step-signalled");
+  Witness started("signalled");
+  std::thread signaller([&] {  // once COMMAND ran and the wait polls zoo-0, as a SIGTERM from kubectl would
+    for (int i = 0; i < 500 && !fs::exists(started.path); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    ensemble.wait_for_asks(3, 5);
+    executor.stop().request(SIGTERM);
+  });
+  auto began = std::chrono::steady_clock::now();
+  // zoo-0 never restarts: without the signal the wait would last the whole --step-timeout.
+  auto ran = run_on(executor, ensemble.zookeeper,
+                    {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout", "60s", "--state",
+                     ledger.path.string(), "--output", "json", "--", "touch", started.path.string()});
+  auto took = std::chrono::steady_clock::now() - began;
+  signaller.join();
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);
+  CHECK(ran.json()["verdict"] == "degraded");
+  CHECK(has_finding(ran.json(), "interrupted", "zoo-0"));
+  CHECK_FALSE(has_finding(ran.json(), "not-restarted"));  // it did not wait to find out
+  CHECK(took < std::chrono::seconds(30));                 // the signal ended the wait, not --step-timeout
+  auto record = nlohmann::json::parse(std::ifstream(ledger.path));
+  CHECK(record["restarts_in_flight"].empty());
+  CHECK(record["restarted_this_round"].empty());
 }

@@ -1,9 +1,13 @@
-// TLS's pure parts: the relay's /proc/net/tcp reading, the certificates' expiry findings, the
-// options' usage errors.
+// TLS: the relay's /proc/net/tcp reading and its own-process check, the certificates' expiry
+// findings, the options' usage errors, the PEM files, and handshakes with fake peers and with a
+// python3 TLS server (the certificate's name checked against the host as listed).
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -221,4 +225,91 @@ TEST_CASE("tls relay: a connection from this process is its own, one from anothe
   CHECK_FALSE(zkverify::probes::connection_is_ours(accepted_from(listener, accepted), port));
   ::close(accepted);
   ::close(listener);
+}
+
+namespace {
+
+// A TLS server on loopback presenting CERTIFICATE (python3's ssl module: the tests need no other
+// server), answering each connection's first word with a srvr capture. It listens on a socket this
+// process bound (passed as fd 3: no port is chosen twice) and is stopped by its pid.
+class TlsPeer {
+ public:
+  explicit TlsPeer(const std::string& certificate) {
+    auto [listener, port] = loopback_listener();
+    port_ = port;
+    const char* script =
+        "import socket, ssl, sys\n"
+        "context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n"
+        "context.load_cert_chain(sys.argv[1], sys.argv[2])\n"
+        "reply = open(sys.argv[3], 'rb').read()\n"
+        "listener = socket.socket(fileno=3)\n"
+        "while True:\n"
+        "    connection, _ = listener.accept()\n"
+        "    connection.settimeout(5)\n"
+        "    try:\n"
+        "        tls = context.wrap_socket(connection, server_side=True)\n"
+        "        tls.recv(4)\n"
+        "        tls.sendall(reply)\n"
+        "        tls.unwrap()\n"
+        "    except (ssl.SSLError, OSError):\n"
+        "        pass\n"
+        "    connection.close()\n";
+    auto key = test_pem("server.key");
+    auto reply = std::string(ZKVERIFY_TEST_DATA) + "/srvr_follower.txt";
+    std::vector<const char*> argv{"timeout",           "30",        "python3",     "-c",   script,
+                                  certificate.c_str(), key.c_str(), reply.c_str(), nullptr};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, listener, 3);
+    int spawned = posix_spawnp(&pid_, "timeout", &actions, nullptr, const_cast<char* const*>(argv.data()), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(listener);
+    REQUIRE(spawned == 0);
+  }
+  ~TlsPeer() {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+  TlsPeer(const TlsPeer&) = delete;
+  TlsPeer& operator=(const TlsPeer&) = delete;
+  ServerAddress address() const { return {"peer", "127.0.0.1", port_, {}, {}}; }
+
+ private:
+  pid_t pid_ = -1;
+  std::uint16_t port_ = 0;
+};
+
+// srvr over TLS trusting the test server CA only (no client certificate), with or without the name check.
+zkverify::Exchange ask_over_tls(const TlsPeer& peer, bool check_hostname) {
+  zkverify::probes::ProbeLimits limits;
+  limits.deadline = std::chrono::steady_clock::now() + 10s;
+  limits.connect_timeout = limits.exchange_timeout = 10s;
+  limits.tls = std::make_shared<const zkverify::probes::TlsClient>(
+      zkverify::probes::TlsSettings{test_pem("server-ca.pem"), std::nullopt, std::nullopt, check_hostname});
+  return zkverify::probes::ask_word(test_executor(), peer.address(), "srvr", limits);
+}
+
+}  // namespace
+
+TEST_CASE("tls: a server's certificate must name the host as --servers lists it, unless told not to check") {
+  TlsPeer named(test_pem("server-loopback.pem"));  // IP:127.0.0.1, DNS:localhost
+  auto answered = ask_over_tls(named, true);
+  INFO(describe(answered));
+  CHECK(answered.error == ProbeError::ok);
+  CHECK_THAT(answered.reply, Contains("Zookeeper version:"));
+  REQUIRE(answered.certificate);
+  CHECK(answered.certificate->subject == "CN=zkverify-server");
+
+  TlsPeer elsewhere(test_pem("server-elsewhere.pem"));  // DNS:elsewhere.example only, from the same CA
+  auto refused = ask_over_tls(elsewhere, true);
+  INFO(describe(refused));
+  CHECK(refused.error == ProbeError::tls_failed);
+  CHECK(refused.tls_failure == TlsFailure::name_mismatch);
+  CHECK(refused.reply.empty());  // nothing was asked of a server that is not the one listed
+  CHECK_THAT(refused.detail, Contains("the server's certificate is for DNS:elsewhere.example, not for 127.0.0.1"));
+
+  auto unchecked = ask_over_tls(elsewhere, false);  // --tls-no-hostname-check: the chain alone
+  INFO(describe(unchecked));
+  CHECK(unchecked.error == ProbeError::ok);
+  CHECK_THAT(unchecked.reply, Contains("Zookeeper version:"));
 }

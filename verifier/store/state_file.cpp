@@ -131,6 +131,33 @@ bool lock_within(int fd, const std::string& lock_path, std::chrono::milliseconds
   return true;
 }
 
+// Replaces `path` (whose stat is `old`, none for a first write) with `bytes` in one step: an
+// exclusive temp beside it, fsync, rename, fsync of the directory. On failure the temp is gone, the
+// previous file stands, and the Error names the step that failed.
+void replace_file(const fs::path& path, const std::string& bytes, const std::optional<struct stat>& old) {
+  auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  auto temp = temp_beside(path, dir);
+  UniqueFd fd(create_temp(temp, old.has_value()));
+  if (fd.get() < 0)
+    throw Error(Failure::state_unwritable, fmt::format("cannot create {}: {}", temp.string(), os_error()));
+  try {
+    if (old) keep_access(fd.get(), *old, temp);
+    write_all(fd.get(), bytes, temp);
+    if (::fsync(fd.get()) != 0)
+      throw Error(Failure::state_unwritable, fmt::format("fsync {}: {}", temp.string(), os_error()));
+    if (!fd.close()) throw Error(Failure::state_unwritable, fmt::format("close {}: {}", temp.string(), os_error()));
+    if (::rename(temp.c_str(), path.c_str()) != 0)
+      throw Error(Failure::state_unwritable,
+                  fmt::format("rename {} to {}: {}", temp.string(), path.string(), os_error()));
+  } catch (...) {
+    ::unlink(temp.c_str());
+    throw;
+  }
+  // The rename is durable only once the directory entry is on disk.
+  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());
+}
+
 }  // namespace
 
 StateFile::StateFile(fs::path path, std::chrono::milliseconds wait) : path_(std::move(path)) {
@@ -167,63 +194,27 @@ std::optional<nlohmann::json> StateFile::read() const {
 }
 
 void StateFile::write(const nlohmann::json& content) const {
-  auto dir = path_.has_parent_path() ? path_.parent_path() : fs::path(".");
   auto old = existing_file(path_);
-  auto temp = temp_beside(path_, dir);
-  UniqueFd fd(create_temp(temp, old.has_value()));
-  if (fd.get() < 0)
-    throw Error(Failure::state_unwritable,
-                fmt::format("state file {}: cannot create {}: {}", path_.string(), temp.string(), os_error()));
   try {
-    if (old) keep_access(fd.get(), *old, temp);
-    write_all(fd.get(), content.dump(2) + "\n", temp);
-    if (::fsync(fd.get()) != 0)
-      throw Error(Failure::state_unwritable, fmt::format("fsync {}: {}", temp.string(), os_error()));
-    if (!fd.close()) throw Error(Failure::state_unwritable, fmt::format("close {}: {}", temp.string(), os_error()));
-    if (::rename(temp.c_str(), path_.c_str()) != 0)
-      throw Error(Failure::state_unwritable,
-                  fmt::format("rename {} to {}: {}", temp.string(), path_.string(), os_error()));
+    replace_file(path_, content.dump(2) + "\n", old);
   } catch (const Error& error) {  // the temp file's name alone would not tell which ledger failed
-    ::unlink(temp.c_str());
     throw Error(Failure::state_unwritable,
                 fmt::format("state file {} not written ({}); the previous one stands", path_.string(), error.what()));
-  } catch (...) {
-    ::unlink(temp.c_str());
-    throw;
   }
-  // The rename is durable only once the directory entry is on disk.
-  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());
 }
 
 void write_file_atomically(const fs::path& path, const std::string& bytes) {
-  auto dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::optional<struct stat> old;
   try {
     old = existing_file(path);
   } catch (const Error&) {
     throw Error(Failure::state_unwritable, fmt::format("{}: cannot be replaced: {}", path.string(), os_error()));
   }
-  auto temp = temp_beside(path, dir);
-  UniqueFd fd(create_temp(temp, old.has_value()));
-  if (fd.get() < 0)
-    throw Error(Failure::state_unwritable,
-                fmt::format("{}: cannot create {}: {}", path.string(), temp.string(), os_error()));
   try {
-    if (old) keep_access(fd.get(), *old, temp);
-    write_all(fd.get(), bytes, temp);
-    if (::fsync(fd.get()) != 0)
-      throw Error(Failure::state_unwritable, fmt::format("fsync {}: {}", temp.string(), os_error()));
-    if (!fd.close()) throw Error(Failure::state_unwritable, fmt::format("close {}: {}", temp.string(), os_error()));
-    if (::rename(temp.c_str(), path.c_str()) != 0)
-      throw Error(Failure::state_unwritable,
-                  fmt::format("rename {} to {}: {}", temp.string(), path.string(), os_error()));
-  } catch (...) {
-    ::unlink(temp.c_str());
-    throw;
+    replace_file(path, bytes, old);
+  } catch (const Error& error) {
+    throw Error(Failure::state_unwritable, fmt::format("{}: {}", path.string(), error.what()));
   }
-  UniqueFd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (dir_fd.get() >= 0) ::fsync(dir_fd.get());
 }
 
 }  // namespace zkverify::verifier
