@@ -85,9 +85,10 @@ complete_zsh() {
   ZKC_COMPDUMP=$work/zcompdump timeout 20 zsh -f "$src/tests/install/zsh-complete.zsh" "$(dirname "$1")" "$2" |
     sort -u
 }
-# fish: the script sourced, then `complete -C` (no user configuration).
+# fish: the script sourced, then `complete -C` (no user configuration; its own config and data
+# directories in $work, so that nothing is made in the user's home).
 complete_fish() {
-  timeout 20 fish --no-config -c 'source $argv[1]; and complete -C $argv[2]' "$1" "$2" | cut -f 1 | sort -u
+  XDG_CONFIG_HOME=$work/fish-config XDG_DATA_HOME=$work/fish-data timeout 20 fish --no-config -c 'source $argv[1]; and complete -C $argv[2]' "$1" "$2" | cut -f 1 | sort -u
 }
 
 # The facts every shell's completion must show, for the script FILE of SHELL (bash, zsh, fish):

@@ -121,6 +121,18 @@ Run sh(const std::string& command) {
   return run;
 }
 
+std::string chromium_dom(const std::string& url) {
+  auto dir = scratch_dir();
+  // The flags keep Chromium off the network it would reach for at every start (closed here).
+  auto run = sh("HOME=" + dir.string() + " timeout -k 5 60 chromium --headless --no-sandbox --disable-gpu " +
+                "--disable-background-networking --disable-component-update --disable-sync --no-first-run " +
+                "--user-data-dir=" + (dir / "profile").string() + " --dump-dom '" + url + "'");
+  fs::remove_all(dir);
+  INFO("chromium on " << url << " exited " << run.exit_code << ":\n" << run.err);
+  CHECK(run.exit_code == 0);
+  return run.exit_code == 0 ? run.out : "";
+}
+
 void check_schema(const std::string& schema, const std::string& text) {
   auto dir = scratch_dir();
   auto document = dir / "output.json";

@@ -56,6 +56,9 @@ Run zkverify(const std::string& args);
 void check_schema(const std::string& schema, const std::string& text);
 // Runs a shell command line, where "$ZKVERIFY" is the zkverify binary.
 Run sh(const std::string& command);
+// The DOM headless Chromium renders for `url` (after layout), "" on failure. Its HOME and profile
+// are a scratch directory removed afterwards: nothing is left in the user's home.
+std::string chromium_dom(const std::string& url);
 // Established TCP connections of process `pid` (its outgoing ones and any it accepted), counted by
 // the peer's port.
 std::map<std::string, int> connections_of(const std::string& pid);

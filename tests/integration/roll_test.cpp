@@ -30,14 +30,6 @@ long count_of(const std::string& text, const std::string& what) {
   return n;
 }
 
-// The report page as headless Chromium renders it (its DOM after layout).
-std::string rendered(const std::string& html_file) {
-  auto run = lab::sh("timeout 90 chromium --headless --no-sandbox --disable-gpu --dump-dom file://" + html_file +
-                     " 2>/dev/null");
-  REQUIRE(run.exit_code == 0);
-  return run.out;
-}
-
 // Starts a roll in the background, sends it `signals` SIGTERMs once its first COMMAND runs, and
 // returns what it printed (JSON) and its exit code.
 lab::Run roll_signalled(const std::string& servers, const std::string& state, const std::string& restart, int signals) {
@@ -123,7 +115,7 @@ void check_full_roll(const std::string& roll, const std::string& restart, const 
 
   std::ifstream written(html);
   no_event_before_the_first_step({std::istreambuf_iterator<char>(written), std::istreambuf_iterator<char>()});
-  auto page = rendered(html);
+  auto page = lab::chromium_dom("file://" + html);
   CHECK(count_of(page, "class=\"lane\"") == 5);
   CHECK_THAT(page,
              Contains("id=\"writes-acked\">" + std::to_string(report["watch"]["writes_acked"].get<long>()) + "<"));

@@ -143,19 +143,6 @@ std::unique_ptr<Child> start_prometheus(const fs::path& dir, std::uint16_t targe
       dir / "prometheus.log", 900);
 }
 
-// The text Chromium renders for the page at `url` (its DOM after layout), or "" on failure.
-std::string chromium_dom(const std::string& url, const fs::path& dir) {
-  fs::create_directories(dir / "home");
-  auto out = dir / "dom.html";
-  auto command = "HOME=" + (dir / "home").string() +
-                 " timeout -k 5 60 chromium --headless --no-sandbox --disable-gpu " +
-                 "--user-data-dir=" + (dir / "profile").string() + " --dump-dom " + url + " > " + out.string() +
-                 " 2> " + (dir / "chromium.log").string();
-  lab::sh(command);
-  std::ifstream in(out);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 // The zkverify container of `manifest` (deploy/kubernetes/), after checking what a readiness
 // sidecar needs there: a StatefulSet's ZooKeeper container is Ready by zkverify's /readyz on 9181 and
 // has no liveness probe (the seed prefers Ready:False to restarts); its headless Service publishes
@@ -322,7 +309,7 @@ void ready_on_every_page(const Scenario& s) {
   // Prometheus scrapes serve; its query API sees the local server ready.
   CHECK(within(seconds(60), [&] { return prometheus_value(s.prometheus, "zkverify_local_ready") == "1"; }));
   // Chromium renders the status page.
-  auto dom = chromium_dom("http://127.0.0.1:" + std::to_string(s.port) + "/", s.dir / "chromium");
+  auto dom = lab::chromium_dom("http://127.0.0.1:" + std::to_string(s.port) + "/");
   CHECK_THAT(dom, Contains("pzoo-0: ready"));
   CHECK_THAT(dom, Contains("healthy: leader " + s.ensemble.leader()));
   CHECK_THAT(dom, Contains("[+] synced ok"));

@@ -77,13 +77,12 @@ TEST_CASE("cli: step's and roll's COMMAND only after --, and nothing after -- is
 
   // After --, even a word that is one of roll's options belongs to COMMAND: the plan stays text.
   FakeEnsemble ensemble;
-  auto state = fs::temp_directory_path() / ("zkverify-cli-" + std::to_string(::getpid()) + ".json");
-  auto dry = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", state.string(), "--dry-run",
-                                      "--", "restart", "{}", "--output", "json"});
+  ScratchLedger state("cli");
+  auto dry = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", state.path.string(),
+                                      "--dry-run", "--", "restart", "{}", "--output", "json"});
   INFO(dry.out << dry.err);
   CHECK(dry.exit_code == 0);
   CHECK_THAT(dry.out, !Contains("{\"") && Contains("pzoo-1"));
-  fs::remove(state);
 }
 
 TEST_CASE("cli: server lists written as other tools write them are named") {

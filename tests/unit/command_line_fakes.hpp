@@ -92,6 +92,22 @@ inline bool has_finding(const nlohmann::json& report, const std::string& code, c
   return false;
 }
 
+// A scratch ledger (--state) path, removed with its lock file when the test ends, failed or not.
+struct ScratchLedger {
+  std::filesystem::path path;
+  explicit ScratchLedger(const std::string& name)
+      : path(std::filesystem::temp_directory_path() /
+             ("zkverify-" + name + "-" + std::to_string(::getpid()) + ".json")) {
+    std::filesystem::remove(path);
+  }
+  ~ScratchLedger() {
+    std::filesystem::remove(path);
+    std::filesystem::remove(path.string() + ".lock");
+  }
+  ScratchLedger(const ScratchLedger&) = delete;
+  ScratchLedger& operator=(const ScratchLedger&) = delete;
+};
+
 // A file that a COMMAND or a test thread touches to say that something happened; named, so that one
 // test can hold several.
 struct Witness {

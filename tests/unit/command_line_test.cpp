@@ -120,8 +120,8 @@ TEST_CASE("command line: a session expired while COMMAND runs fails the step, an
 
 TEST_CASE("command line: concurrent safe-to-restart calls on one ledger approve no more than the quorum allows") {
   FakeEnsemble ensemble;  // five synced voters: two may go at once, a third would leave 2 of 5
-  auto state = fs::temp_directory_path() / ("zkverify-concurrent-" + std::to_string(::getpid()) + ".json");
-  fs::remove(state);
+  ScratchLedger scratch("concurrent");
+  const auto& state = scratch.path;
   const std::vector<std::string> followers{"pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
   std::vector<Ran> ran(followers.size());
   std::vector<std::thread> callers;
@@ -141,13 +141,12 @@ TEST_CASE("command line: concurrent safe-to-restart calls on one ledger approve 
   CHECK(approved == 2);
   auto ledger = nlohmann::json::parse(std::ifstream(state));
   CHECK(ledger["restarts_in_flight"].size() == 2);
-  fs::remove(state);
 }
 
 TEST_CASE("command line: step records its server in the round only after COMMAND exited 0 and it serves") {
   FakeEnsemble ensemble;
-  auto state = fs::temp_directory_path() / ("zkverify-step-round-" + std::to_string(::getpid()) + ".json");
-  fs::remove(state);
+  ScratchLedger scratch("step-round");
+  const auto& state = scratch.path;
   auto step = [&](const std::string& command) {
     return run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
                                     "5s", "--state", state.string(), "--", "sh", "-c", command});
@@ -175,13 +174,12 @@ TEST_CASE("command line: step records its server in the round only after COMMAND
   ledger = nlohmann::json::parse(std::ifstream(state));
   CHECK(ledger["restarted_this_round"] == nlohmann::json::array({"zoo-0"}));
   CHECK(ledger["restarts_in_flight"].empty());
-  fs::remove(state);
 }
 
 TEST_CASE("command line: step counts no healthy check before it saw the restart, and says not-restarted") {
   FakeEnsemble ensemble;
-  auto state = fs::temp_directory_path() / ("zkverify-step-unseen-" + std::to_string(::getpid()) + ".json");
-  fs::remove(state);
+  ScratchLedger scratch("step-unseen");
+  const auto& state = scratch.path;
   auto step = [&](const std::string& command, const std::string& timeout) {
     return run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
                                     timeout, "--output", "json", "--state", state.string(), "--", "sh", "-c", command});
@@ -210,8 +208,6 @@ TEST_CASE("command line: step counts no healthy check before it saw the restart,
   INFO(seen.out << seen.err);
   CHECK(seen.exit_code == 0);
   CHECK(nlohmann::json::parse(std::ifstream(state))["restarted_this_round"] == nlohmann::json::array({"zoo-0"}));
-  fs::remove(state);
-  fs::remove(state.string() + ".lock");
 }
 
 TEST_CASE("command line: a server seen going down and not back by --step-timeout: step exits 1, not-recovered") {

@@ -162,14 +162,13 @@ TEST_CASE("config: switches from the environment and the file, one-time actions 
   CHECK(maybe.exit_code == 64);
   CHECK(maybe.err == "zkverify quorum: ZKVERIFY_NO_WRITE: --no-write is a switch: 'maybe' is neither true nor false\n");
   // ZKVERIFY_TIMEOUT, meant for another command, must not become step's and roll's old --timeout.
-  auto state = fs::temp_directory_path() / fmt::format("zkverify-config-{}.json", ::getpid());
+  ScratchLedger state("config");
   auto roll = run(ensemble.zookeeper,
-                  {"roll", "--servers", ensemble.servers(), "--state", state.string(), "--dry-run", "--", "true"},
+                  {"roll", "--servers", ensemble.servers(), "--state", state.path.string(), "--dry-run", "--", "true"},
                   {{"ZKVERIFY_TIMEOUT", "1s"}});
   INFO(roll.err);
   CHECK(roll.exit_code == 0);
   CHECK_THAT(roll.err, !Contains("deprecated"));
-  fs::remove(state);
 }
 
 TEST_CASE("config: a typed option hides the layers' option it excludes (--servers typed, --zoo-cfg set)") {

@@ -21,19 +21,6 @@ namespace {
 
 const char* const kNames[] = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
 
-// A scratch ledger path, removed (with its lock file) at the end.
-struct Ledger {
-  fs::path path;
-  explicit Ledger(const std::string& name)
-      : path(fs::temp_directory_path() / ("zkverify-" + name + "-" + std::to_string(::getpid()) + ".json")) {
-    fs::remove(path);
-  }
-  ~Ledger() {
-    fs::remove(path);
-    fs::remove(path.string() + ".lock");
-  }
-};
-
 // Plays the part of a restart: when COMMAND touches DIR/NAME, server NAME stops answering srvr for
 // a few polls and comes back with its Received count from 0 (and, if `expire`, its sessions expire).
 class Restarter {
@@ -106,7 +93,7 @@ TEST_CASE("step refuses a degraded ensemble even when its own restart would be s
 TEST_CASE("roll refuses a degraded ensemble before its first step, and says so in its JSON") {
   FakeEnsemble ensemble;
   ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});
-  Ledger ledger("roll-refused");
+  ScratchLedger ledger("roll-refused");
   Restarter restarter(ensemble, false);
   auto ran =
       run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
@@ -123,7 +110,7 @@ TEST_CASE("roll refuses a degraded ensemble before its first step, and says so i
 
 TEST_CASE("roll restarts every server, the leader last, --pause between steps, when each step is clean") {
   FakeEnsemble ensemble;
-  Ledger ledger("roll-clean");
+  ScratchLedger ledger("roll-clean");
   Restarter restarter(ensemble, false);
   auto ran = run(ensemble.zookeeper,
                  {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(), "--step-timeout", "10s",
@@ -142,7 +129,7 @@ TEST_CASE("roll restarts every server, the leader last, --pause between steps, w
 
 TEST_CASE("roll stops after the first step whose watch saw sessions expire: exit 2, nothing more restarted") {
   FakeEnsemble ensemble;
-  Ledger ledger("roll-expired");
+  ScratchLedger ledger("roll-expired");
   Restarter restarter(ensemble, true);
   auto ran =
       run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
@@ -223,7 +210,7 @@ TEST_CASE("step counts no healthy check before it saw the restart: a slow restar
 TEST_CASE("step: a signal during the wait after COMMAND ends the wait after the check under way, approval withdrawn") {
   zkverify::probes::Executor executor;  // a stop stays: this test's own, outliving the fakes below
   FakeEnsemble ensemble;
-  Ledger ledger("step-signalled");
+  ScratchLedger ledger("step-signalled");
   Witness started("signalled");
   std::thread signaller([&] {  // once COMMAND ran and the wait polls zoo-0, as a SIGTERM from kubectl would
     for (int i = 0; i < 500 && !fs::exists(started.path); ++i)
