@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -85,6 +86,21 @@ std::vector<ServerLookup> lookups_after_sync(Pinned& pinned, const std::vector<S
   return lookups;
 }
 
+// zookeeper_close returns once the close request is sent, not once the server has ended the
+// session, so a server may hold the ephemeral a moment longer. Looks again (after sync) until it is
+// gone everywhere, while another look still fits before the deadline; returns the last complete look.
+std::vector<ServerLookup> lookups_until_gone(Pinned& pinned, const std::vector<ServerAddress>& servers,
+                                             const std::string& path, Clock::time_point deadline) {
+  constexpr auto kPause = std::chrono::milliseconds(20);
+  for (;;) {
+    auto started = Clock::now();
+    auto lookups = lookups_after_sync(pinned, servers, path, deadline);
+    bool still_there = std::ranges::any_of(lookups, [](const ServerLookup& l) { return l.error == ZkError::ok; });
+    if (!still_there || Clock::now() + (Clock::now() - started) + kPause >= deadline) return lookups;
+    std::this_thread::sleep_for(kPause);
+  }
+}
+
 RoundTripSeen round_trip_case(const SmokePlan& plan, KeeperFactory& keepers, Clock::time_point deadline) {
   RoundTripSeen seen;
   const auto& writer = plan.servers[writer_index(plan)];
@@ -117,7 +133,7 @@ EphemeralSeen ephemeral_case(const SmokePlan& plan, KeeperFactory& keepers, Cloc
       seen.close_completed = session->close(deadline);
       record(seen.run, "close the creating session", creator.name,
              seen.close_completed ? ZkError::ok : ZkError::deadline_exceeded);
-      if (seen.close_completed) seen.after_close = lookups_after_sync(observers, plan.servers, seen.path, deadline);
+      if (seen.close_completed) seen.after_close = lookups_until_gone(observers, plan.servers, seen.path, deadline);
     }
   }
   close_all(observers.sessions, deadline);

@@ -119,6 +119,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   };
   std::vector<DataWatch> watches;
   int closes_completed = 0;
+  std::chrono::milliseconds close_lag{0};
   std::map<std::pair<OpKind, std::string>, int> started;
 
   bool reject_unknown = false;
@@ -587,9 +588,16 @@ bool Ensemble::State::close(const std::shared_ptr<Session>& session, Clock::time
     session->close_hangs = fault_for(OpKind::close, server, "") == Fault::never_complete;
     if (!session->close_hangs && session->state != SessionState::expired) {
       session->state = SessionState::closed;
-      remove_ephemerals(session->id);
       drop_watches(session, false);
       ++closes_completed;
+      if (close_lag.count() == 0) remove_ephemerals(session->id);
+      else
+        post({false,
+              [this, id = session->id] {
+                std::lock_guard later(mutex);
+                remove_ephemerals(id);
+              }},
+             close_lag);
     }
     sessions_changed.notify_all();
   }
@@ -627,6 +635,11 @@ void Ensemble::expire_sessions_on(const std::string& server) { state_->expire_on
 void Ensemble::reorder_completions(bool reorder) { state_->dispatcher.set_reorder(reorder); }
 
 void Ensemble::delay_completions(std::chrono::milliseconds delay) { state_->dispatcher.set_delay(delay); }
+
+void Ensemble::delay_close_effect(std::chrono::milliseconds lag) {
+  std::lock_guard lock(state_->mutex);
+  state_->close_lag = lag;
+}
 
 void Ensemble::set_server_id(const std::string& server, int id) {
   std::lock_guard lock(state_->mutex);

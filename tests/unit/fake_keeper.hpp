@@ -58,6 +58,9 @@ class Ensemble {
   void reorder_completions(bool reorder = true);
   // Every completion waits this long on the dispatcher first.
   void delay_completions(std::chrono::milliseconds delay);
+  // A close returns once its request is sent, as the C client's zookeeper_close does; the server
+  // ends the session (its ephemerals go) `lag` later.
+  void delay_close_effect(std::chrono::milliseconds lag);
   // A session's id carries its server's id in the top byte, as ZooKeeper's do. Default ids: 1, 2, ...
   // in the order the fake first sees server names.
   void set_server_id(const std::string& server, int id);
