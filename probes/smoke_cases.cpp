@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
-#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
@@ -86,19 +86,40 @@ std::vector<ServerLookup> lookups_after_sync(Pinned& pinned, const std::vector<S
   return lookups;
 }
 
-// zookeeper_close returns once the close request is sent, not once the server has ended the
-// session, so a server may hold the ephemeral a moment longer. Looks again (after sync) until it is
-// gone everywhere, while another look still fits before the deadline; returns the last complete look.
-std::vector<ServerLookup> lookups_until_gone(Pinned& pinned, const std::vector<ServerAddress>& servers,
-                                             const std::string& path, Clock::time_point deadline) {
-  constexpr auto kPause = std::chrono::milliseconds(20);
-  for (;;) {
-    auto started = Clock::now();
-    auto lookups = lookups_after_sync(pinned, servers, path, deadline);
-    bool still_there = std::ranges::any_of(lookups, [](const ServerLookup& l) { return l.error == ZkError::ok; });
-    if (!still_there || Clock::now() + (Clock::now() - started) + kPause >= deadline) return lookups;
-    std::this_thread::sleep_for(kPause);
+// A watch's notice, handed from the implementation's thread to the waiting case.
+struct NoticeBox {
+  std::mutex mutex;
+  std::condition_variable arrived;
+  std::optional<WatchNotice> notice;
+  Clock::time_point at{};
+};
+
+void wait_for_notice(NoticeBox& box, Clock::time_point deadline, const std::function<bool()>& stop) {
+  std::unique_lock lock(box.mutex);
+  while (!box.notice && Clock::now() < deadline && !(stop && stop())) {
+    box.arrived.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
   }
+}
+
+// Watches `path` through each connected session, after sync (so that server has the node): the
+// notice comes when that server removes it. nullptr where no watch could be set.
+std::vector<std::shared_ptr<NoticeBox>> watch_each(Pinned& pinned, const std::string& path,
+                                                   Clock::time_point deadline) {
+  std::vector<std::shared_ptr<NoticeBox>> boxes(pinned.sessions.size());
+  for (std::size_t i = 0; i < pinned.sessions.size(); ++i) {
+    if (pinned.errors[i] != ZkError::ok) continue;
+    Expect<DoneResult> synced;
+    pinned.sessions[i]->sync(path, synced.callback());
+    if (synced.await(deadline).error != ZkError::ok) continue;
+    auto box = std::make_shared<NoticeBox>();
+    auto fired = [box](WatchNotice notice) {
+      std::lock_guard lock(box->mutex);
+      if (!box->notice) box->notice = std::move(notice), box->at = Clock::now();
+      box->arrived.notify_all();
+    };
+    if (get_and_watch_now(*pinned.sessions[i], path, fired, deadline).error == ZkError::ok) boxes[i] = box;
+  }
+  return boxes;
 }
 
 RoundTripSeen round_trip_case(const SmokePlan& plan, KeeperFactory& keepers, Clock::time_point deadline) {
@@ -130,29 +151,22 @@ EphemeralSeen ephemeral_case(const SmokePlan& plan, KeeperFactory& keepers, Cloc
   if (auto session = open_one(keepers, creator, plan, seen.run, deadline)) {
     if (record(seen.run, "create ephemeral " + seen.path, creator.name,
                create_now(*session, seen.path, "", CreateMode::ephemeral, deadline).error)) {
+      auto boxes = watch_each(observers, seen.path, deadline);
       seen.close_completed = session->close(deadline);
       record(seen.run, "close the creating session", creator.name,
              seen.close_completed ? ZkError::ok : ZkError::deadline_exceeded);
-      if (seen.close_completed) seen.after_close = lookups_until_gone(observers, plan.servers, seen.path, deadline);
+      if (seen.close_completed) {
+        // zookeeper_close returns once the close request is sent, not once the session has ended:
+        // each server's watch tells when it removed the node. Half the time left is for that.
+        auto removed_by = Clock::now() + (deadline - Clock::now()) / 2;
+        for (const auto& box : boxes)
+          if (box) wait_for_notice(*box, removed_by, plan.stop_requested);
+        seen.after_close = lookups_after_sync(observers, plan.servers, seen.path, deadline);
+      }
     }
   }
   close_all(observers.sessions, deadline);
   return seen;
-}
-
-// A watch's notice, handed from the implementation's thread to the waiting case.
-struct NoticeBox {
-  std::mutex mutex;
-  std::condition_variable arrived;
-  std::optional<WatchNotice> notice;
-  Clock::time_point at{};
-};
-
-void wait_for_notice(NoticeBox& box, Clock::time_point deadline, const std::function<bool()>& stop) {
-  std::unique_lock lock(box.mutex);
-  while (!box.notice && Clock::now() < deadline && !(stop && stop())) {
-    box.arrived.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
-  }
 }
 
 WatchSeen watch_case(const SmokePlan& plan, KeeperFactory& keepers, Clock::time_point deadline) {

@@ -464,7 +464,13 @@ void Ensemble::State::expire(const std::shared_ptr<Session>& session) {
 
 void Ensemble::State::remove_ephemerals(std::int64_t session) {
   if (session == 0) return;
-  std::erase_if(tree, [&](const auto& entry) { return entry.second.owner == session; });
+  std::vector<std::string> removed;
+  std::erase_if(tree, [&](const auto& entry) {
+    if (entry.second.owner != session) return false;
+    removed.push_back(entry.first);
+    return true;
+  });
+  for (const auto& path : removed) fire_watches(path, WatchKind::deleted);  // as ZooKeeper's do
 }
 
 void Ensemble::State::watch(const std::shared_ptr<Session>& session, const std::string& path,
