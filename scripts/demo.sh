@@ -20,7 +20,16 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j "$(nproc)" --target zkverify >/dev/null
 
 lab=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-demo.XXXXXX")
-trap 'tests/lab/zklab down "$lab/lab"; tests/lab/zklab down "$lab/upgrade"; rm -rf "$lab"' EXIT
+# Stops the labs that were started (--upgrade's only exists with it) and always removes the directory:
+# under set -e, a failing command here would end the trap before the rm and turn the demo's exit into 1.
+cleanup() {
+  local dir
+  for dir in "$lab/lab" "$lab/upgrade"; do
+    if [[ -e $dir/names ]]; then tests/lab/zklab down "$dir" || true; fi
+  done
+  rm -rf "$lab"
+}
+trap cleanup EXIT
 
 echo "== starting 5 ZooKeeper 3.8.0 servers on 127.0.0.1 (lab in $lab)"
 tests/lab/zklab up "$lab/lab"
