@@ -1,0 +1,166 @@
+#include "model/judge/derived.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "model/facts/time_text.hpp"
+#include "model/parse/parsers.hpp"
+
+namespace zkverify {
+
+namespace {
+
+const ReadBack* read_of(const EnsembleFacts& facts, const std::string& name) {
+  if (!facts.round_trip) return nullptr;
+  for (const auto& read : facts.round_trip->reads)
+    if (read.server == name) return &read;
+  return nullptr;
+}
+
+// What a server's srvr exchange says of it; the row's error says why when it says nothing.
+void describe_srvr(const ServerProbe& probe, ServerRow& row) {
+  if (probe.srvr_exchange.error != ProbeError::ok) {
+    row.state = ServerState::unreachable;
+    row.error = describe(probe.srvr_exchange);
+    return;
+  }
+  row.latency_ms = static_cast<double>(probe.srvr_exchange.latency.count()) / 1000.0;
+  const auto& srvr = *probe.srvr;
+  if (srvr.ok()) {
+    row.state = state_of(srvr.facts.mode);
+    row.zxid = srvr.facts.zxid;
+    row.node_count = srvr.facts.node_count;
+    row.version = release_of(srvr.facts.version);
+    row.packets_received = srvr.facts.received;
+  } else if (srvr.error == ProbeError::not_serving) {
+    row.state = ServerState::not_serving;
+    row.error = "not currently serving requests";
+  } else {  // srvr cannot be disabled in 3.8, but an old server may refuse it
+    row.state = ServerState::bad_reply;
+    row.error = srvr.error == ProbeError::malformed ? srvr.detail : "srvr refused (not whitelisted)";
+  }
+}
+
+ServerRow row_of(const EnsembleFacts& facts, const ServerProbe& probe) {
+  ServerRow row;
+  row.name = probe.address.name;
+  row.address = probe.address.endpoint();
+  if (has_facts(probe.conf) && probe.conf->facts.server_id) row.id = probe.conf->facts.server_id;
+  const auto* read = read_of(facts, probe.address.name);
+  if (!row.id && read && read->session_server_id) row.id = read->session_server_id;
+  describe_srvr(probe, row);
+  if (facts.tls && probe.srvr_exchange.certificate) {
+    row.certificate = probe.srvr_exchange.certificate;
+    row.certificate_days_left = days_left(*row.certificate, facts.tls->now);
+  }
+  if (read && read->read_mzxid && (!row.zxid || *row.zxid < *read->read_mzxid)) row.zxid = read->read_mzxid;
+  if (read && facts.round_trip->write_zxid) row.read_back = read->error == ZkError::ok && read->bytes_match;
+  if (has_facts(probe.ruok) && row.state == ServerState::not_serving)
+    row.note = "ruok says imok, but it is not serving";
+  return row;
+}
+
+// The participants of the zoo.cfg that listed the servers (--zoo-cfg), when one did.
+std::optional<int> configured_voters(const EnsembleFacts& facts) {
+  auto configured = [](const ServerProbe& probe) { return probe.address.observer.has_value(); };
+  if (facts.probes.empty() || !std::ranges::all_of(facts.probes, configured)) return std::nullopt;
+  return static_cast<int>(
+      std::ranges::count_if(facts.probes, [](const ServerProbe& probe) { return !*probe.address.observer; }));
+}
+
+// The listed servers less those srvr says are observers (and unreachable ones the ledger saw as observers).
+VoterTally estimated_voters(const EnsembleFacts& facts) {
+  VoterTally count;
+  count.source = VoterSource::listed;
+  count.observers = std::ranges::count_if(facts.probes, [&](const ServerProbe& probe) {
+    if (mode_of(probe) == Mode::observer) return true;
+    if (mode_of(probe) || !facts.remembered_observers.contains(probe.address.name)) return false;
+    count.remembered_observers.push_back(probe.address.name);
+    return true;
+  });
+  count.listed = static_cast<long long>(facts.probes.size());
+  count.voters = static_cast<int>(count.listed - count.observers);
+  return count;
+}
+
+// Voters the ensemble is configured with: the participants of the reported membership; else mntr's
+// zk_quorum_size; else the participants of --zoo-cfg's configuration; else an estimate.
+VoterTally count_voters(const EnsembleFacts& facts, const ConfFacts* membership) {
+  if (membership) {
+    int voters =
+        membership->voters_only
+            ? static_cast<int>(membership->members.size())
+            : static_cast<int>(std::ranges::count(membership->members, std::string("participant"), &Member::role));
+    return {voters, VoterSource::membership, "", 0, 0, {}};
+  }
+  for (const auto& probe : facts.probes)
+    if (has_facts(probe.mntr) && probe.mntr->facts.quorum_size)
+      return {static_cast<int>(*probe.mntr->facts.quorum_size), VoterSource::mntr, probe.address.name, 0, 0, {}};
+  if (auto voters = configured_voters(facts)) return {*voters, VoterSource::zoo_cfg, "", 0, 0, {}};
+  return estimated_voters(facts);
+}
+
+std::optional<bool> proven_synced(const ServerRow& row, bool mntr_counts_every_follower) {
+  if (row.state == ServerState::leader) return true;
+  if (!is_serving(row.state)) return false;
+  if (row.read_back) return row.read_back;
+  if (row.state == ServerState::follower && mntr_counts_every_follower) return true;
+  return std::nullopt;
+}
+
+// The leader's zk_synced_followers against the other voters: a note on its row, and every follower
+// proven in sync when it counts them all.
+void mark_synced(const EnsembleFacts& facts, Derived& derived) {
+  bool counts_every_follower = false;
+  if (derived.leaders.size() == 1) {
+    const auto& leader = *std::ranges::find(facts.probes, derived.leaders.front(),
+                                            [](const ServerProbe& probe) { return probe.address.name; });
+    if (has_facts(leader.mntr) && leader.mntr->facts.synced_followers) {
+      auto synced = *leader.mntr->facts.synced_followers;
+      auto expected = derived.voters.voters - 1;
+      counts_every_follower = synced >= expected;
+      std::ranges::find(derived.rows, leader.address.name, &ServerRow::name)->note =
+          fmt::format("synced followers {}/{}", synced, expected);
+    }
+  }
+  for (auto& row : derived.rows) row.synced = proven_synced(row, counts_every_follower);
+}
+
+bool sessions_refused(const RoundTrip& trip) {
+  if (trip.write_error == ZkError::auth_failed) return true;
+  return std::ranges::any_of(trip.reads, [](const ReadBack& read) {
+    return read.error == ZkError::auth_failed || read.marker_error == ZkError::auth_failed;
+  });
+}
+
+}  // namespace
+
+Derived derive(const EnsembleFacts& facts) {
+  Derived derived;
+  for (const auto& probe : facts.probes) {
+    derived.rows.push_back(row_of(facts, probe));
+    if (mode_of(probe) == Mode::leader) derived.leaders.push_back(probe.address.name);
+    if (mode_of(probe) == Mode::follower) derived.followers.push_back(probe.address.name);
+    if (!derived.membership && has_facts(probe.conf) && !probe.conf->facts.members.empty())
+      derived.membership = &probe.conf->facts;
+  }
+  derived.voters = count_voters(facts, derived.membership);
+  derived.majority = derived.voters.voters / 2 + 1;
+  derived.serving_voters = static_cast<int>(std::ranges::count_if(facts.probes, [](const ServerProbe& probe) {
+    auto mode = mode_of(probe);
+    return mode && is_serving_voter(*mode);
+  }));
+  const auto& trip = facts.round_trip;
+  derived.write_committed = trip && trip->write_error == ZkError::ok && trip->write_zxid;
+  derived.leader_unlisted = derived.leaders.empty() && !derived.followers.empty();
+  bool short_of_majority = derived.serving_voters < derived.majority && !derived.leader_unlisted;
+  derived.voters_uncertain =
+      short_of_majority && derived.voters.source == VoterSource::listed && derived.write_committed;
+  derived.no_quorum = short_of_majority && !derived.voters_uncertain;
+  derived.access_refused = trip && (sessions_refused(*trip) || !trip->denied_path.empty());
+  mark_synced(facts, derived);
+  return derived;
+}
+
+}  // namespace zkverify

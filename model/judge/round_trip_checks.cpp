@@ -1,0 +1,148 @@
+// The round trip's checks: access under ACLs, the write, the reads after sync, the cleanup.
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "model/judge/check_parts.hpp"
+#include "model/judge/derived.hpp"
+
+namespace zkverify {
+
+namespace {
+
+// The servers whose sessions ended refused (AUTHFAILED): the writer's, then the readers'.
+std::vector<std::string> refused_sessions(const RoundTrip& trip) {
+  std::vector<std::string> refused;
+  if (trip.write_error == ZkError::auth_failed) refused.push_back(trip.writer);
+  for (const auto& read : trip.reads)
+    if ((read.error == ZkError::auth_failed || read.marker_error == ZkError::auth_failed) &&
+        std::ranges::find(refused, read.server) == refused.end())
+      refused.push_back(read.server);
+  return refused;
+}
+
+// "scheme digest", "schemes digest, world", or why the ACL could not be read.
+std::string describe_acl(const RoundTrip& trip) {
+  if (trip.acl_error == ZkError::ok && !trip.acl_schemes.empty())
+    return fmt::format("{} {}", trip.acl_schemes.size() == 1 ? "scheme" : "schemes", fmt::join(trip.acl_schemes, ", "));
+  if (trip.acl_error == ZkError::no_auth) return "scheme unknown: the ACL itself is not readable without permission";
+  return fmt::format("scheme unknown: reading the ACL failed: {}", to_string(trip.acl_error));
+}
+
+// A write that ran out of time (no error from a server) while srvr shows one leader and a serving
+// quorum: followers follow only a leader a quorum elected, so the quorum is there but did not
+// commit in time (the first write of a fresh ensemble on a cold disk, a loaded leader). Not safe
+// to go on (degraded), but not the outage a refused write or a lost quorum is (critical).
+bool write_only_slow(const RoundTrip& trip, const Derived& derived) {
+  bool timed_out = trip.namespace_error == ZkError::deadline_exceeded || trip.write_error == ZkError::deadline_exceeded;
+  return timed_out && derived.leaders.size() == 1 && !derived.no_quorum;
+}
+
+// Why the namespace node could not be made (a hint where one helps); none when it was.
+std::optional<std::string> namespace_failure(const RoundTrip& trip) {
+  if (trip.namespace_error == ZkError::ok || trip.namespace_error == ZkError::not_attempted) return std::nullopt;
+  auto hint = trip.namespace_error == ZkError::no_node
+                  ? " (its parent does not exist; create it or pick another --namespace)"
+                  : "";
+  return fmt::format("could not create the namespace node through {}: {}{}", trip.writer,
+                     to_string(trip.namespace_error), hint);
+}
+
+void check_reads(const RoundTrip& trip, Findings& findings) {
+  for (const auto& read : trip.reads) {
+    if (read.error != ZkError::ok)
+      findings.add(
+          FindingCode::round_trip_failed, read.server,
+          fmt::format("reading the write back through {} after sync failed: {}", read.server, to_string(read.error)));
+    else if (!read.bytes_match)
+      findings.add(FindingCode::stale_read, read.server,
+                   fmt::format("{} returned other bytes for {} than were written", read.server, trip.path));
+  }
+  if (trip.removal_error != ZkError::ok)
+    findings.add(FindingCode::cleanup_deferred, trip.writer,
+                 fmt::format("{} was not removed ({}); it is ephemeral and goes when {} ends or expires the session "
+                             "that wrote it",
+                             trip.path, to_string(trip.removal_error), trip.writer));
+}
+
+// Whether the round trip went as far as its reads (the summary counts them only then).
+bool reached_reads(const RoundTrip& trip, const Derived& derived) {
+  return !derived.access_refused && !write_only_slow(trip, derived) && !namespace_failure(trip) &&
+         trip.write_error == ZkError::ok;
+}
+
+}  // namespace
+
+// Digest ACLs: a namespace the sessions may not use is one critical finding of its own (reported
+// instead of the round trip's failures): auth-required without credentials, auth-failed with
+// credentials the servers refused (AUTHFAILED) or the ACL does not grant.
+void check_access(const EnsembleFacts& facts, const Derived& /*derived*/, Findings& findings) {
+  if (!facts.round_trip) return;
+  const auto& trip = *facts.round_trip;
+  if (auto refused = refused_sessions(trip); !refused.empty()) {
+    findings.add(FindingCode::auth_failed, refused.size() == 1 ? refused.front() : "",
+                 fmt::format("the servers refused the credentials from --auth-file (AUTHFAILED) on {}: check the "
+                             "file's USER and PASSWORD and the servers' authentication providers",
+                             fmt::join(refused, ", ")));
+    return;
+  }
+  if (trip.denied_path.empty()) return;
+  if (trip.credentials_given)
+    findings.add(FindingCode::auth_failed, trip.writer,
+                 fmt::format("the credentials from --auth-file may not use the namespace {}: the ACL of {} ({}) "
+                             "refused them (no_auth); check the file's USER and PASSWORD, or the ACL",
+                             trip.namespace_path, trip.denied_path, describe_acl(trip)));
+  else
+    findings.add(FindingCode::auth_required, trip.writer,
+                 fmt::format("the namespace {} is protected by an ACL: the ACL of {} ({}) refused a session without "
+                             "credentials (no_auth); pass --auth-file FILE (one line digest:USER:PASSWORD) or set "
+                             "ZKVERIFY_AUTH_FILE",
+                             trip.namespace_path, trip.denied_path, describe_acl(trip)));
+}
+
+void check_round_trip(const EnsembleFacts& facts, const Derived& derived, Findings& findings) {
+  if (facts.write_skipped) {  // a marker-only trip may have run: the ledger judges its reads
+    findings.add(FindingCode::write_skipped, "", "round trip skipped (--no-write): no znode written");
+    return;
+  }
+  if (!facts.round_trip) {
+    findings.add(FindingCode::round_trip_failed, "", "no round trip: no server is serving");
+    return;
+  }
+  const auto& trip = *facts.round_trip;
+  if (derived.access_refused) return;  // check_access said why, once
+  if (write_only_slow(trip, derived)) {
+    findings.add(FindingCode::write_timed_out, trip.writer,
+                 fmt::format("the write through {} was not committed within the deadline, though {} leads and {} of "
+                             "{} voters serve: the quorum may only be slow (a cold disk, a loaded leader); rerun with "
+                             "a longer --timeout",
+                             trip.writer, derived.leaders.front(), derived.serving_voters, derived.voters.voters));
+    return;
+  }
+  if (auto failure = namespace_failure(trip)) {
+    findings.add(FindingCode::round_trip_failed, trip.writer, *failure);
+    return;
+  }
+  if (trip.write_error != ZkError::ok) {
+    findings.add(FindingCode::round_trip_failed, trip.writer,
+                 fmt::format("write through {} failed: {}", trip.writer, to_string(trip.write_error)));
+    return;
+  }
+  check_reads(trip, findings);
+}
+
+std::optional<RoundTripSummary> round_trip_summary(const EnsembleFacts& facts, const Derived& derived) {
+  if (facts.write_skipped || !facts.round_trip) return std::nullopt;
+  const auto& trip = *facts.round_trip;
+  RoundTripSummary summary{trip.writer, trip.path, trip.write_zxid, 0, 0};
+  if (!reached_reads(trip, derived)) return summary;
+  for (const auto& read : trip.reads) {
+    ++summary.reads_attempted;
+    if (read.error == ZkError::ok && read.bytes_match) ++summary.reads_ok;
+  }
+  return summary;
+}
+
+}  // namespace zkverify
