@@ -3,9 +3,7 @@
 #include <array>
 
 #include <atomic>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -22,6 +20,7 @@
 
 #include "model/facts/errors.hpp"
 #include "model/facts/failure.hpp"
+#include "probes/actor.hpp"
 
 namespace zkverify::verifier {
 
@@ -30,22 +29,18 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using asio::ip::tcp;
 
-struct HttpServer::Impl {
-  explicit Impl(probes::Executor& executor) : strand(asio::make_strand(executor.io())), acceptor(strand) {}
-  asio::strand<asio::io_context::executor_type> strand;  // every coroutine of the server runs on it
+// The server's actor (probes/actor.hpp): the acceptor and the open connections, touched only on its
+// strand, by the accept loop and one coroutine per connection, each holding a Task.
+struct HttpServer::Impl : probes::ActorCore {
+  explicit Impl(probes::Executor& executor) : ActorCore(executor), acceptor(strand()) {}
   tcp::acceptor acceptor;
   Handler handler;
   HttpLimits limits;
   // Open connections by age (ids increase), so the oldest is the first to drop at the cap.
   std::map<std::uint64_t, std::shared_ptr<beast::tcp_stream>> open;
   std::uint64_t next_id = 0;
-  std::atomic<std::size_t> open_count{0};
-  std::uint16_t port = 0;
-  bool stopped = false;
-  // The coroutines still running (the accept loop and one per connection): stop() waits for none.
-  std::mutex mutex;
-  std::condition_variable ended;
-  int running = 0;
+  std::atomic<std::size_t> open_count{0};  // published for connections()
+  std::uint16_t port = 0;                  // set before the first coroutine starts
 
   void drop(std::uint64_t id) {
     auto it = open.find(id);
@@ -54,19 +49,22 @@ struct HttpServer::Impl {
     open.erase(it);
     open_count = open.size();
   }
-  // Starts `coroutine` on the strand, counted in `running` until it ends.
-  void spawn(asio::awaitable<void> coroutine) {
-    {
-      std::lock_guard lock(mutex);
-      ++running;
-    }
-    asio::co_spawn(strand, std::move(coroutine), [this](const std::exception_ptr&) {
-      std::lock_guard lock(mutex);
-      --running;
-      ended.notify_all();
-    });
+  // Closing the acceptor and the sockets ends every coroutine at its next operation.
+  void on_stop() override {
+    boost::system::error_code ignored;
+    acceptor.close(ignored);
+    while (!open.empty()) drop(open.begin()->first);
   }
 };
+
+namespace {
+
+// Starts `coroutine` on the server's strand; it counts as one of the server's Tasks until it ends.
+void spawn(const std::shared_ptr<HttpServer::Impl>& impl, asio::awaitable<void> coroutine) {
+  asio::co_spawn(impl->strand(), std::move(coroutine), [task = impl->task()](const std::exception_ptr&) {});
+}
+
+}  // namespace
 
 namespace {
 
@@ -112,7 +110,9 @@ asio::awaitable<void> close_after_refusal(beast::tcp_stream& stream) {
 }
 
 // Requests on one connection until the client closes, errs, stalls past the idle limit, or asks to close.
-asio::awaitable<void> serve_connection(Impl& impl, std::shared_ptr<beast::tcp_stream> stream, std::uint64_t id) {
+asio::awaitable<void> serve_connection(std::shared_ptr<Impl> owner, std::shared_ptr<beast::tcp_stream> stream,
+                                       std::uint64_t id) {
+  auto& impl = *owner;
   beast::flat_buffer buffer;
   boost::system::error_code error;
   for (;;) {
@@ -140,7 +140,8 @@ asio::awaitable<void> serve_connection(Impl& impl, std::shared_ptr<beast::tcp_st
   impl.drop(id);
 }
 
-asio::awaitable<void> accept_loop(Impl& impl) {
+asio::awaitable<void> accept_loop(std::shared_ptr<Impl> owner) {
+  auto& impl = *owner;
   for (;;) {
     boost::system::error_code error;
     tcp::socket socket = co_await impl.acceptor.async_accept(asio::redirect_error(asio::use_awaitable, error));
@@ -151,7 +152,7 @@ asio::awaitable<void> accept_loop(Impl& impl) {
     auto stream = std::make_shared<beast::tcp_stream>(std::move(socket));
     impl.open.emplace(id, stream);
     impl.open_count = impl.open.size();
-    impl.spawn(serve_connection(impl, stream, id));
+    spawn(owner, serve_connection(owner, stream, id));
   }
 }
 
@@ -190,12 +191,12 @@ void listen_on(tcp::acceptor& acceptor, const ListenAddress& address) {
 }  // namespace
 
 HttpServer::HttpServer(probes::Executor& executor, const ListenAddress& address, Handler handler, HttpLimits limits)
-    : impl_(std::make_unique<Impl>(executor)) {
+    : impl_(std::make_shared<Impl>(executor)) {
   impl_->handler = std::move(handler);
   impl_->limits = limits;
   listen_on(impl_->acceptor, address);
   impl_->port = impl_->acceptor.local_endpoint().port();
-  impl_->spawn(accept_loop(*impl_));
+  spawn(impl_, accept_loop(impl_));
 }
 
 HttpServer::~HttpServer() { stop(); }
@@ -204,17 +205,8 @@ std::uint16_t HttpServer::port() const { return impl_->port; }
 
 std::size_t HttpServer::connections() const { return impl_->open_count; }
 
-// Closing the acceptor and the sockets ends every coroutine at its next operation.
-void HttpServer::stop() {
-  if (impl_->stopped) return;
-  impl_->stopped = true;
-  asio::post(impl_->strand, [impl = impl_.get()] {
-    boost::system::error_code ignored;
-    impl->acceptor.close(ignored);
-    while (!impl->open.empty()) impl->drop(impl->open.begin()->first);
-  });
-  std::unique_lock lock(impl_->mutex);
-  impl_->ended.wait_until(lock, Clock::now() + std::chrono::seconds(5), [&] { return impl_->running == 0; });
-}
+// Were a coroutine still running after 5 s (none should: each socket is closed), it would go on
+// with the Impl it owns, not one freed under it.
+void HttpServer::stop() { impl_->stop_and_wait(Clock::now() + std::chrono::seconds(5)); }
 
 }  // namespace zkverify::verifier

@@ -1,5 +1,5 @@
 #pragma once
-// The sidecar's HTTP server (Boost.Beast, on a strand of the executor). It only moves
+// The sidecar's HTTP server (Boost.Beast), an actor on the executor (probes/actor.hpp). It only moves
 // bytes: routing and pages are pure (routes.hpp). Limits keep it answering whatever clients do:
 // a request head of at most 8 KiB (431 beyond), an idle or slow client dropped after 5 s (the
 // stream's own timer closes the socket), and a cap on connections at which the oldest is dropped,
@@ -44,10 +44,10 @@ class HttpServer {
   // Idempotent.
   void stop();
 
-  struct Impl;  // the io_context, acceptor and connections (public for the coroutines in the .cpp)
+  struct Impl;  // the actor: acceptor and connections (public for the coroutines in the .cpp)
 
  private:
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace zkverify::verifier
