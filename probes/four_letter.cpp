@@ -16,6 +16,7 @@
 #include <boost/beast/core/tcp_stream.hpp>
 
 #include "model/parse/parsers.hpp"
+#include "probes/actor.hpp"
 #include "probes/admin_http.hpp"
 #include "probes/tcp.hpp"
 #include "probes/word_exchange.hpp"
@@ -243,26 +244,34 @@ Clock::time_point lookup_deadline(const ProbeLimits& limits) {
 
 namespace {
 
-// One start_probe_servers: its servers' probes and lookups, shared by their coroutines (all on one
-// strand), which may outlive a caller that stopped waiting.
-struct ProbeRun {
-  ProbeRun(const asio::any_io_executor& executor, ProbedCallback probed,
-           std::function<void(std::vector<ServerProbe>)> end)
-      : strand(asio::make_strand(executor)), backstop(strand), on_probed(std::move(probed)), done(std::move(end)) {}
-  ProbeRun(const ProbeRun&) = delete;
-  ProbeRun& operator=(const ProbeRun&) = delete;
-  // Once: every probe as it stands (on the strand).
+// One start_probe_servers as an actor (probes/actor.hpp): its servers' probes and lookups, touched by
+// their coroutines on its strand, each coroutine holding a Task (so a caller that stopped waiting
+// leaves them what they use).
+struct ProbeRun : ActorCore {
+  ProbeRun(Executor& executor, ProbedCallback probed, std::function<void(std::vector<ServerProbe>)> end)
+      : ActorCore(executor), backstop(strand()), on_probed(std::move(probed)), done(std::move(end)) {
+    // The coroutines hold a Task of this run while they use it.
+    reporter = [this](const ServerProbe& probe) { report(probe); };
+  }
+  // Once: every probe as it stands.
   void finish() {
     if (finished) return;
     finished = true;
     backstop.cancel();
     done(probes);
   }
-  asio::strand<asio::any_io_executor> strand;
+  // A stop ends the run at once (the exchanges end by their own deadlines).
+  void on_stop() override { finish(); }
+  // Called as each server is reported; never after `done`, whatever the callback touches may be
+  // gone once the caller has the probes.
+  void report(const ServerProbe& probe) const {
+    if (on_probed && !finished) on_probed(probe);
+  }
   asio::steady_timer backstop;
   std::vector<ServerProbe> probes;
   std::vector<tcp::Lookup> lookups;
   ProbedCallback on_probed;
+  ProbedCallback reporter;  // report(), for the coroutines, which take it by reference
   std::function<void(std::vector<ServerProbe>)> done;
   std::size_t left = 0;
   bool finished = false;
@@ -281,31 +290,27 @@ R awaited(std::future<R>& result, Clock::time_point bound) {
 std::function<void()> start_probe_servers(Executor& executor, const std::vector<ServerAddress>& servers,
                                           const ProbeLimits& limits, Resolver& resolver, ProbedCallback on_probed,
                                           std::function<void(std::vector<ServerProbe>)> done) {
-  auto run = std::make_shared<ProbeRun>(executor.io().get_executor(), nullptr, std::move(done));
-  // Never after `done`: whatever the callback touches may be gone once the caller has the probes.
-  run->on_probed = [probing = run.get(), callback = std::move(on_probed)](const ServerProbe& probe) {
-    if (callback && !probing->finished) callback(probe);
-  };
+  auto run = std::make_shared<ProbeRun>(executor, std::move(on_probed), std::move(done));
   run->probes.resize(servers.size());
   run->left = servers.size();
   for (std::size_t i = 0; i < servers.size(); ++i) {
     run->probes[i].address = servers[i];
     run->probes[i].srvr_exchange.error = ProbeError::connect_timeout;  // until the exchange says otherwise
     run->probes[i].srvr_exchange.detail = "not probed before the deadline";
-    run->lookups.emplace_back(run->strand, resolver, servers[i].host, lookup_deadline(limits));
+    run->lookups.emplace_back(run->strand(), resolver, servers[i].host, lookup_deadline(limits));
   }
-  asio::dispatch(run->strand, [run, limits] {
-    if (run->left == 0) return run->finish();
+  tell(run, [run, limits](ProbeRun& self) {
+    if (self.left == 0) return self.finish();
     // Every lookup and every socket already ends by limits.deadline; this is a backstop.
-    run->backstop.expires_at(limits.deadline + std::chrono::milliseconds(200));
-    run->backstop.async_wait([run](const boost::system::error_code&) { run->finish(); });
-    for (std::size_t i = 0; i < run->probes.size(); ++i)
-      asio::co_spawn(run->strand, probe_then_report(run->probes[i], run->lookups[i], limits, run->on_probed),
-                     [run](const std::exception_ptr&) {
+    self.backstop.expires_at(limits.deadline + std::chrono::milliseconds(200));
+    self.backstop.async_wait([run, task = self.task()](const boost::system::error_code&) { run->finish(); });
+    for (std::size_t i = 0; i < self.probes.size(); ++i)
+      asio::co_spawn(self.strand(), probe_then_report(self.probes[i], self.lookups[i], limits, self.reporter),
+                     [run, task = self.task()](const std::exception_ptr&) {
                        if (--run->left == 0) run->finish();
                      });
   });
-  return [run] { asio::post(run->strand, [run] { run->finish(); }); };
+  return [run] { run->stop(); };
 }
 
 std::vector<ServerProbe> probe_servers(Executor& executor, const std::vector<ServerAddress>& servers,

@@ -1,7 +1,8 @@
 #pragma once
 // Every server's srvr, polled ten times a second on the executor while one server restarts, each
 // poll fed to a RestartTimeline (model/books/restart_timeline.hpp): when that server stopped and
-// started serving again, whether it really restarted, and who led when.
+// started serving again, whether it really restarted, and who led when. An actor
+// (probes/actor.hpp): the timeline lives on its strand; this class is the command's handle on it.
 
 #include <memory>
 #include <optional>
@@ -26,6 +27,7 @@ class RestartPoller {
   RestartPoller& operator=(const RestartPoller&) = delete;
 
   // No poll starts after it returns; one in flight is waited for (its own deadline, 300 ms).
+  // Idempotent.
   void stop();
 
   // While a Pause lives no poll starts, and one in flight was waited for: whoever else probes the
@@ -45,7 +47,7 @@ class RestartPoller {
   // What the polls saw so far, a downtime still running counted until now.
   [[nodiscard]] StepTimeline timeline() const;
 
-  struct State;  // shared with the polls in flight (restart_poller.cpp)
+  struct State;  // the actor, owned with the polls in flight (restart_poller.cpp)
 
  private:
   std::shared_ptr<State> state_;

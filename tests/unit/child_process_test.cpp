@@ -3,7 +3,9 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <spawn.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -15,6 +17,8 @@
 #include <catch2/catch.hpp>
 
 #include "verifier/check/child_process.hpp"
+
+extern char** environ;  // NOLINT: POSIX's, for posix_spawnp
 
 using namespace zkverify;
 using namespace zkverify::verifier;
@@ -159,4 +163,26 @@ TEST_CASE("child: our stop signal during the grace after the deadline shortens t
   CHECK(outcome.timed_out);
   CHECK(outcome.forwarded_signal == SIGINT);  // passed on, and SIGKILL came half a second later
   CHECK(outcome.status == 128 + SIGKILL);
+}
+
+TEST_CASE("child: one that exited before its watch was armed is reaped with its status") {
+  // Spawned and waited for (without reaping: WNOWAIT) before the watch exists: the pidfd of a zombie
+  // reads as exited, so the race between spawn and arming the watch loses nothing.
+  pid_t pid = 0;
+  const char* argv[] = {"sh", "-c", "exit 7", nullptr};
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+  REQUIRE(posix_spawnp(&pid, "sh", nullptr, &attributes, const_cast<char* const*>(argv), environ) == 0);
+  posix_spawnattr_destroy(&attributes);
+  siginfo_t info{};
+  REQUIRE(waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) == 0);
+  REQUIRE(gone(pid));  // a zombie now
+
+  probes::Executor executor;
+  auto outcome = watch_child(executor, pid, "sh", limits_of(milliseconds(60000)), executor.stop());
+  CHECK(outcome.status == 7);  // its exit, not the deadline (that would be 128 + SIGTERM)
+  CHECK_FALSE(outcome.timed_out);
+  CHECK(waitpid(pid, nullptr, WNOHANG) == -1);  // reaped: no child of that pid is left
 }

@@ -17,9 +17,10 @@
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 
 #include <fmt/format.h>
+
+#include "probes/actor.hpp"
 
 extern char** environ;  // NOLINT(cppcoreguidelines-avoid-non-const-global-variables): POSIX's, for posix_spawnp
 
@@ -60,36 +61,31 @@ std::optional<pid_t> spawn_in_own_group(const std::vector<std::string>& argv, bo
   return std::nullopt;
 }
 
-// The child in the executor's hands: its exit (the pidfd readable), its deadline and our stop signal
-// are events on one strand; the terminator's escalation is a timer there too.
-class ChildWatch : public std::enable_shared_from_this<ChildWatch> {
+// The child in the executor's hands, as an actor (probes/actor.hpp): its exit (the pidfd readable),
+// its deadline and our stop signal are events on its strand; the terminator's escalation is a timer
+// there too. A child that exits before the watch is armed is not missed: until we reap it, it stays
+// a zombie and its pidfd reads as exited.
+class ChildWatch : public probes::ActorCore {
  public:
   ChildWatch(probes::Executor& executor, pid_t pid, int pidfd, const ChildLimits& limits)
-      : strand_(asio::make_strand(executor.io().get_executor())),
-        exit_(strand_, pidfd),
-        deadline_(strand_),
-        kill_(strand_),
-        pid_(pid),
-        limits_(limits) {}
+      : ActorCore(executor), exit_(strand(), pidfd), deadline_(strand()), kill_(strand()), pid_(pid), limits_(limits) {}
 
-  std::future<ChildOutcome> start() {
-    exit_.async_wait(asio::posix::stream_descriptor::wait_read,
-                     [self = shared_from_this()](const boost::system::error_code&) { self->reap(); });
+  // On the strand.
+  void start() {
+    wait_for_exit();
     deadline_.expires_at(limits_.deadline);
-    deadline_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+    deadline_.async_wait([self = shared(), task = task()](const boost::system::error_code& error) {
       // After our own signal was passed on, the child is already being ended.
       if (!error && self->outcome_.forwarded_signal == 0)
         self->terminate(SIGTERM, self->limits_.grace_after_deadline, true);
     });
-    return done_.get_future();
   }
-  // Our stop signal, passed on to the child's group (from any thread).
+  std::future<ChildOutcome> outcome() { return done_.get_future(); }
+  // Our stop signal, passed on to the child's group (on the strand).
   void forward(int signal) {
-    asio::post(strand_, [self = shared_from_this(), signal] {
-      if (self->reaped_ || self->outcome_.forwarded_signal != 0) return;
-      self->outcome_.forwarded_signal = signal;
-      self->terminate(signal, self->limits_.grace_after_signal, false);
-    });
+    if (reaped_ || outcome_.forwarded_signal != 0) return;
+    outcome_.forwarded_signal = signal;
+    terminate(signal, limits_.grace_after_signal, false);
   }
 
  private:
@@ -102,18 +98,19 @@ class ChildWatch : public std::enable_shared_from_this<ChildWatch> {
     if (kill_armed_ && kill_.expiry() <= kill_at) return;
     kill_armed_ = true;
     kill_.expires_at(kill_at);
-    kill_.async_wait([self = shared_from_this()](const boost::system::error_code& error) {
+    kill_.async_wait([self = shared(), task = task()](const boost::system::error_code& error) {
       if (!error && !self->reaped_) ::kill(-self->pid_, SIGKILL);
     });
+  }
+  std::shared_ptr<ChildWatch> shared() { return std::static_pointer_cast<ChildWatch>(shared_from_this()); }
+  void wait_for_exit() {
+    exit_.async_wait(asio::posix::stream_descriptor::wait_read,
+                     [self = shared(), task = task()](const boost::system::error_code&) { self->reap(); });
   }
   void reap() {
     int status = 0;
     pid_t waited = ::waitpid(pid_, &status, WNOHANG);
-    if (waited == 0) {  // readable, yet not exited (should not happen): wait again
-      exit_.async_wait(asio::posix::stream_descriptor::wait_read,
-                       [self = shared_from_this()](const boost::system::error_code&) { self->reap(); });
-      return;
-    }
+    if (waited == 0) return wait_for_exit();  // readable, yet not exited (should not happen): wait again
     reaped_ = true;
     deadline_.cancel();
     kill_.cancel();
@@ -126,7 +123,6 @@ class ChildWatch : public std::enable_shared_from_this<ChildWatch> {
     done_.set_value(outcome_);
   }
 
-  asio::strand<asio::any_io_executor> strand_;
   asio::posix::stream_descriptor exit_;  // owns the pidfd
   asio::steady_timer deadline_, kill_;
   pid_t pid_;
@@ -138,6 +134,32 @@ class ChildWatch : public std::enable_shared_from_this<ChildWatch> {
 
 }  // namespace
 
+ChildOutcome watch_child(probes::Executor& executor, pid_t pid, const std::string& what, const ChildLimits& limits,
+                         probes::StopSignals& stop, int nth) {
+  // The syscall itself: glibc 2.36's <sys/pidfd.h> declares pidfd_open without C linkage for C++.
+  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  if (pidfd < 0) {  // a kernel before 5.3: the child runs unwatched; end it rather than lose track of it
+    ::kill(-pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return {127, fmt::format("cannot watch {}: pidfd_open: {}", what, std::generic_category().message(errno)), false,
+            0};
+  }
+  auto watch = std::make_shared<ChildWatch>(executor, pid, pidfd, limits);
+  auto result = watch->outcome();
+  probes::tell(watch, [](ChildWatch& self) { self.start(); });
+  probes::StopSubscription forwarding(&stop, [watch, nth](int which, int signal) {
+    if (which == nth) probes::tell(watch, [signal](ChildWatch& self) { self.forward(signal); });
+  });
+  if (int signal = stop.signal(nth))  // it came before the subscription
+    probes::tell(watch, [signal](ChildWatch& self) { self.forward(signal); });
+  // The child is SIGKILLed by the later of its two graces at most: this bound is never reached.
+  auto bound = std::max(limits.deadline + limits.grace_after_deadline, Clock::now() + limits.grace_after_signal) +
+               std::chrono::seconds(5);
+  if (result.wait_until(bound) != std::future_status::ready)
+    return {127, fmt::format("lost track of {}: it did not exit after SIGKILL", what), true, 0};
+  return result.get();
+}
+
 ChildOutcome run_child(probes::Executor& executor, const std::vector<std::string>& argv, const ChildLimits& limits,
                        probes::StopSignals& stop, int nth) {
   ChildOutcome outcome;
@@ -146,26 +168,7 @@ ChildOutcome run_child(probes::Executor& executor, const std::vector<std::string
     outcome.status = 127;
     return outcome;
   }
-  // The syscall itself: glibc 2.36's <sys/pidfd.h> declares pidfd_open without C linkage for C++.
-  int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, *pid, 0));
-  if (pidfd < 0) {  // a kernel before 5.3: the child runs unwatched; end it rather than lose track of it
-    ::kill(-*pid, SIGKILL);
-    ::waitpid(*pid, nullptr, 0);
-    return {127, fmt::format("cannot watch {}: pidfd_open: {}", argv.front(), std::generic_category().message(errno)),
-            false, 0};
-  }
-  auto watch = std::make_shared<ChildWatch>(executor, *pid, pidfd, limits);
-  auto result = watch->start();
-  probes::StopSubscription forwarding(&stop, [watch, nth](int which, int signal) {
-    if (which == nth) watch->forward(signal);
-  });
-  if (int signal = stop.signal(nth)) watch->forward(signal);  // it came before the subscription
-  // The child is SIGKILLed by the later of its two graces at most: this bound is never reached.
-  auto bound = std::max(limits.deadline + limits.grace_after_deadline, Clock::now() + limits.grace_after_signal) +
-               std::chrono::seconds(5);
-  if (result.wait_until(bound) != std::future_status::ready)
-    return {127, fmt::format("lost track of {}: it did not exit after SIGKILL", argv.front()), true, 0};
-  return result.get();
+  return watch_child(executor, *pid, argv.front(), limits, stop, nth);
 }
 
 }  // namespace zkverify::verifier

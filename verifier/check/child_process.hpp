@@ -1,6 +1,8 @@
 #pragma once
 // Running the COMMAND that step (and roll) wrap: bounded by a deadline, stopped on our own stop signal.
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -34,5 +36,11 @@ struct ChildLimits {
 // executor (a pidfd), as are the deadlines: the calling thread only waits.
 ChildOutcome run_child(probes::Executor& executor, const std::vector<std::string>& argv, const ChildLimits& limits,
                        probes::StopSignals& stop, int nth = 1);
+
+// run_child's second half: watches `pid`, a child of ours in a process group of its own named
+// `what` in messages, until it exits (also when it exited before this was called and is not reaped
+// yet) or `limits` end it, and reaps it.
+ChildOutcome watch_child(probes::Executor& executor, pid_t pid, const std::string& what, const ChildLimits& limits,
+                         probes::StopSignals& stop, int nth = 1);
 
 }  // namespace zkverify::verifier
