@@ -7,11 +7,11 @@
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/redirect_error.hpp>
-#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
 #include "model/parse/proc_net.hpp"
+#include "probes/actor.hpp"
 #include "probes/forwarding_keeper.hpp"
 #include "probes/tcp.hpp"
 #include "probes/tls_connect.hpp"
@@ -74,18 +74,25 @@ awaitable<void> copy(std::shared_ptr<Carried> carried, From& from, To& to) {
 
 }  // namespace
 
-struct TlsRelay::State {
+// The relay's actor (probes/actor.hpp): the acceptor and the connection it carries, on its strand,
+// touched by the accept loop and the carrying coroutines, each holding a Task.
+struct TlsRelay::State : ActorCore {
   State(Executor& executor, Resolver& resolver_, std::function<std::shared_ptr<const TlsClient>()> client,
         ServerAddress address, std::chrono::milliseconds timeout)
-      : strand(asio::make_strand(executor.io().get_executor())),
-        acceptor(strand, Tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
+      : ActorCore(executor),
+        acceptor(strand(), Tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
         resolver(resolver_),
         tls(std::move(client)),
         server(std::move(address)),
         handshake_timeout(timeout) {}
-  asio::strand<asio::any_io_executor> strand;
+  // The relay goes with its session: no connection is accepted or carried after this.
+  void on_stop() override {
+    boost::system::error_code ignored;
+    acceptor.close(ignored);
+    if (current) current->end();
+  }
   Tcp::acceptor acceptor;
-  Resolver& resolver;
+  Resolver& resolver;  // the process's (system_resolver()), or a test's that outlives the executor
   std::function<std::shared_ptr<const TlsClient>()> tls;
   ServerAddress server;
   std::chrono::milliseconds handshake_timeout;
@@ -99,7 +106,7 @@ awaitable<void> carry(std::shared_ptr<TlsRelay::State> state, std::shared_ptr<Ca
   ProbeLimits limits;
   limits.deadline = Clock::now() + state->handshake_timeout;
   limits.connect_timeout = limits.exchange_timeout = state->handshake_timeout;
-  tcp::Lookup lookup(state->strand, state->resolver, state->server.host, limits.deadline);
+  tcp::Lookup lookup(state->strand(), state->resolver, state->server.host, limits.deadline);
   auto found = co_await lookup.result();
   Exchange exchange;
   bool connected = found.ok() && co_await tls::connect(carried->server, *carried->tls, state->server.host,
@@ -109,14 +116,15 @@ awaitable<void> carry(std::shared_ptr<TlsRelay::State> state, std::shared_ptr<Ca
     co_return;
   }
   beast::get_lowest_layer(carried->server).expires_never();  // a session lives as long as it lives
-  asio::co_spawn(state->strand, copy(carried, carried->server, carried->client), [](const std::exception_ptr&) {});
+  asio::co_spawn(state->strand(), copy(carried, carried->server, carried->client),
+                 [task = state->task()](const std::exception_ptr&) {});
   co_await copy(carried, carried->client, carried->server);
 }
 
 awaitable<void> accept_loop(std::shared_ptr<TlsRelay::State> state, std::uint16_t port) {
   for (;;) {
     boost::system::error_code error;
-    Tcp::socket socket(state->strand);
+    Tcp::socket socket(state->strand());
     co_await state->acceptor.async_accept(socket, asio::redirect_error(asio::use_awaitable, error));
     if (error == asio::error::operation_aborted || !state->acceptor.is_open()) co_return;
     if (error) continue;
@@ -124,8 +132,8 @@ awaitable<void> accept_loop(std::shared_ptr<TlsRelay::State> state, std::uint16_
     if (error || !connection_is_ours(peer.port(), port)) continue;  // not this process's: closed unheard
     if (state->current) state->current->end();
     socket.set_option(Tcp::no_delay(true), error);  // the C client's packets, relayed as they come
-    state->current = std::make_shared<Carried>(std::move(socket), state->strand, state->tls());
-    asio::co_spawn(state->strand, carry(state, state->current), [](const std::exception_ptr&) {});
+    state->current = std::make_shared<Carried>(std::move(socket), state->strand(), state->tls());
+    asio::co_spawn(state->strand(), carry(state, state->current), [task = state->task()](const std::exception_ptr&) {});
   }
 }
 
@@ -135,16 +143,11 @@ TlsRelay::TlsRelay(Executor& executor, Resolver& resolver, std::function<std::sh
                    ServerAddress server, std::chrono::milliseconds handshake_timeout)
     : state_(std::make_shared<State>(executor, resolver, std::move(tls), std::move(server), handshake_timeout)),
       port_(state_->acceptor.local_endpoint().port()) {
-  asio::co_spawn(state_->strand, accept_loop(state_, port_), [](const std::exception_ptr&) {});
+  asio::co_spawn(state_->strand(), accept_loop(state_, port_), [task = state_->task()](const std::exception_ptr&) {});
 }
 
-TlsRelay::~TlsRelay() {
-  asio::post(state_->strand, [state = state_] {
-    boost::system::error_code ignored;
-    state->acceptor.close(ignored);
-    if (state->current) state->current->end();
-  });
-}
+// Not waited for: the coroutines end at their next operation, on the state they own.
+TlsRelay::~TlsRelay() { state_->stop(); }
 
 namespace {
 
