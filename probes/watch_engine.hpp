@@ -35,9 +35,11 @@ struct WatchSettings {
   bool fail_over_backwards = false;
 };
 
+// An actor (probes/actor.hpp); this class is the command's handle on it, used from one thread.
 class WatchEngine {
  public:
-  // Called on the engine's strand, one event at a time, in the order they happened.
+  // Called on a strand of its own, one event at a time, in the order they happened. It must return
+  // promptly; it may block only on the command's own output (stop() waits for its last call).
   using Sink = std::function<void(const WatchEvent&)>;
 
   WatchEngine(WatchSettings settings, Executor& executor, KeeperFactory& keepers, Sink sink);
@@ -62,48 +64,35 @@ class WatchEngine {
   // WatchBook::take_longest_unavailable, now.
   std::chrono::milliseconds take_longest_unavailable();
 
- private:
-  struct Shared;
-  struct PendingRead;
-  struct AbandonedRun;
+  struct Engine;  // the actor (watch_engine.cpp)
   struct SessionZnodes {
     std::string name;       // the server the session prefers
     std::string ephemeral;  // its ephemeral znode
     std::string counter;    // the node its writes set, to increasing values
   };
 
-  void open_sessions();
+ private:
+  struct AbandonedRun;
+
+  std::vector<std::shared_ptr<Keeper>> open_sessions();
   std::optional<std::string> connect_sessions(Clock::time_point deadline);
   std::optional<std::string> create_znodes(Clock::time_point deadline);
   void sweep_abandoned_runs();
   std::vector<AbandonedRun> find_abandoned_runs(Keeper& keeper, Clock::time_point deadline) const;
-  void schedule_write(Clock::time_point at);
-  void write_once();
-  void send_write(const WatchBook::Write& write);
-  void maybe_check();
-  void check_once();
-  void check_ephemerals(const std::vector<std::size_t>& sessions);
-  void read_back_everywhere(bool final);
-  PendingRead start_read(Keeper& pinned, Clock::time_point deadline);
   void stop_writing_and_checking();
   void finish_run();
   void settle_writes();
   void close_sessions();
   void remove_run_znodes();
   void end_delivery();
-  [[nodiscard]] std::vector<std::size_t> live_sessions() const;
 
   WatchSettings settings_;
   Executor& executor_;
   KeeperFactory& keepers_;
-  Sink sink_;  // handed to the shared state at start()
-  std::string run_path_;
-  // Fixed by start(): the sessions and their znodes, index for index (the book's session numbers).
-  std::vector<std::unique_ptr<Keeper>> sessions_;
-  std::vector<SessionZnodes> znodes_;
-  // The book and what the sessions' callbacks, the timers and the checks touch: shared with them,
-  // since a callback can come after the engine is gone.
-  std::shared_ptr<Shared> shared_;
+  Sink sink_;  // handed to the engine at start()
+  // The book, the sessions and what the timers and the checks touch, on the engine's strand: the
+  // sessions' callbacks, the timers and the checks own it, since one can come after stop() returned.
+  std::shared_ptr<Engine> engine_;
   bool creates_sent_ = false;  // create_znodes() sent a create: stop() has znodes to remove
   bool running_ = false;       // start() succeeded: the writer runs
   bool stopped_ = false;

@@ -123,6 +123,9 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   std::map<std::pair<OpKind, std::string>, int> started;
 
   bool reject_unknown = false;
+  int opens_to_hold = 0;  // hold_opens()
+  int opens_held = 0;
+  bool opens_released = false;
   Dispatcher dispatcher;  // last: destroyed (stopped) first, with the state still whole
 };
 
@@ -282,8 +285,37 @@ class FakeKeeper final : public Keeper {
 std::unique_ptr<Keeper> Ensemble::State::Factory::open(const std::vector<ServerAddress>& servers,
                                                        const probes::KeeperOptions& options,
                                                        Keeper::Listener listener) {
+  {
+    std::unique_lock lock(state_.mutex);
+    if (state_.opens_to_hold > 0) {
+      --state_.opens_to_hold;
+      ++state_.opens_held;
+      state_.sessions_changed.notify_all();
+      state_.sessions_changed.wait_until(lock, Clock::now() + std::chrono::seconds(10),
+                                         [&] { return state_.opens_released; });
+      --state_.opens_held;
+    }
+  }
   auto session = state_.open_session(servers, options, std::move(listener));
   return std::make_unique<FakeKeeper>(state_.shared_from_this(), std::move(session));
+}
+
+void Ensemble::hold_opens(int count) {
+  std::lock_guard lock(state_->mutex);
+  state_->opens_to_hold = count;
+  state_->opens_released = false;
+}
+
+void Ensemble::release_opens() {
+  std::lock_guard lock(state_->mutex);
+  state_->opens_released = true;
+  state_->opens_to_hold = 0;
+  state_->sessions_changed.notify_all();
+}
+
+bool Ensemble::wait_held_opens(int count, Clock::time_point deadline) const {
+  std::unique_lock lock(state_->mutex);
+  return state_->sessions_changed.wait_until(lock, deadline, [&] { return state_->opens_held >= count; });
 }
 
 std::shared_ptr<Session> Ensemble::State::open_session(const std::vector<ServerAddress>& servers,

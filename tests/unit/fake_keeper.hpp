@@ -61,6 +61,13 @@ class Ensemble {
   // A close returns once its request is sent, as the C client's zookeeper_close does; the server
   // ends the session (its ephemerals go) `lag` later.
   void delay_close_effect(std::chrono::milliseconds lag);
+  // The next `count` calls of open() block the thread that calls them until release_opens() (or 10 s,
+  // so that a test that never releases them still ends): a caller stuck in a blocking call, as a
+  // worker of the watch's checks can be. held_opens() tells how many are held now.
+  void hold_opens(int count);
+  void release_opens();
+  // Until `count` opens are held, or the deadline; true when they were.
+  bool wait_held_opens(int count, Clock::time_point deadline) const;
   // A session's id carries its server's id in the top byte, as ZooKeeper's do. Default ids: 1, 2, ...
   // in the order the fake first sees server names.
   void set_server_id(const std::string& server, int id);

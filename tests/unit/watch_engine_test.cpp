@@ -57,6 +57,11 @@ class Recorder {
     return delivered_.wait_for(lock, timeout, [&] { return count_locked(kind) > 0; });
   }
 
+  std::size_t count() const {
+    std::lock_guard lock(mutex_);
+    return events_.size();
+  }
+
   std::vector<WatchEvent> of(Kind kind) const {
     std::lock_guard lock(mutex_);
     std::vector<WatchEvent> matching;
@@ -350,4 +355,33 @@ TEST_CASE("watch engine: a run whose watch still has a session is never swept, h
   engine.stop();
   CHECK(recorder.of(Kind::swept).empty());
   for (const auto& node : {"/session-s1", "/counter-s1", "/counter-s2"}) CHECK(ensemble.has_node(run + node));
+}
+
+TEST_CASE("watch engine: stopped while its check is stuck, it returns and the check ends later on what it owns") {
+  // The check after a reconnect opens a pinned session per server on a worker; the fake holds those
+  // opens (a worker stuck in a blocking call). stop() waits for the check only up to its bound,
+  // then goes on. The check, released after stop() returned and the engine's handle is gone, still
+  // finds its engine and sessions (it owns them): no event reaches the sink after stop().
+  fake::Ensemble ensemble;
+  Recorder recorder;
+  std::size_t events_at_stop = 0;
+  {
+    WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
+    REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+    ensemble.hold_opens(1);  // the first of the check's pinned read-back sessions, and nothing before it
+    ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+    REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(2000)));
+    REQUIRE(ensemble.wait_held_opens(1, Clock::now() + milliseconds(5000)));  // the check is stuck
+    engine.stop_quickly(milliseconds(200));
+    CHECK(ensemble.wait_held_opens(1, Clock::now()));  // stop() returned while the check was still held
+    events_at_stop = recorder.count();
+    CHECK(engine.totals().read_checks == 0);
+  }
+  ensemble.release_opens();
+  // The released check runs to its end (its reads fail or succeed; either way the book is closed).
+  // A new watch on the same fakes proves the executor and the fake are fine afterwards.
+  WatchEngine next(quick_settings(), test_executor(), ensemble.factory(), nullptr);
+  REQUIRE_FALSE(next.start(Clock::now() + milliseconds(5000)));
+  next.stop();
+  CHECK(recorder.count() == events_at_stop);
 }
