@@ -111,6 +111,9 @@ auto ask(const std::shared_ptr<A>& actor, Question question, Clock::time_point d
     -> std::optional<std::invoke_result_t<Question&, A&>> {
   using R = std::invoke_result_t<Question&, A&>;
   if (actor->on_strand()) return question(*actor);
+  // An executor thread that waited here would hold one of the few threads the strand needs.
+  if (actor->executor().io().get_executor().running_in_this_thread())
+    throw std::logic_error("an actor was asked from an executor thread (tell it instead)");
   auto promise = std::make_shared<std::promise<R>>();
   auto answer = promise->get_future();
   tell(actor, [promise, question = std::move(question)](A& self) mutable { promise->set_value(question(self)); });

@@ -5,29 +5,31 @@ namespace zkverify::probes::c_client {
 namespace {
 
 // The created node's stat, from exists on the same session (it reads its own write).
-void stat_created(const PlainCreate& create, CreateResult created, Keeper::Callback<CreateResult> done) {
+void stat_created(CSession& session, CreateResult created, Keeper::Callback<CreateResult> done) {
   auto path = created.path;
   auto request = std::make_shared<Request<StatResult>>(
-      create.core->strand(), [created = std::move(created), done = std::move(done)](StatResult stat) mutable {
+      session.strand(), [created = std::move(created), done = std::move(done)](StatResult stat) mutable {
         if (stat.error == ZkError::ok) created.stat = stat.stat;
         else created.error = stat.error;  // created, but its czxid is unknown: the path says what to remove
         done(std::move(created));
       });
-  submit_to(*create.slot, request,
-            [&](zhandle_t* zh, const void* context) { return zoo_aexists(zh, path.c_str(), 0, &on_stat, context); });
+  session.submit(
+      request, [&](zhandle_t* zh, const void* context) { return zoo_aexists(zh, path.c_str(), 0, &on_stat, context); });
 }
 
 }  // namespace
 
-void create_then_stat(const std::shared_ptr<const PlainCreate>& create, Keeper::Callback<CreateResult> done) {
+void create_then_stat(const std::shared_ptr<CSession>& session, const PlainCreate& create,
+                      Keeper::Callback<CreateResult> done) {
+  // The completion runs on the strand: the stat is submitted there, right behind it.
   auto request = std::make_shared<Request<CreateResult>>(
-      create->core->strand(), [create, done = std::move(done)](CreateResult created) mutable {
+      session->strand(), [session, done = std::move(done)](CreateResult created) mutable {
         if (created.error != ZkError::ok) return done(std::move(created));
-        stat_created(*create, std::move(created), std::move(done));
+        stat_created(*session, std::move(created), std::move(done));
       });
-  submit_to(*create->slot, request, [&](zhandle_t* zh, const void* context) {
-    return zoo_acreate(zh, create->path.c_str(), create->data.data(), static_cast<int>(create->data.size()),
-                       create->acl, create_flags(create->mode), &on_created_path, context);
+  session->submit(request, [&](zhandle_t* zh, const void* context) {
+    return zoo_acreate(zh, create.path.c_str(), create.data.data(), static_cast<int>(create.data.size()), create.acl,
+                       create_flags(create.mode), &on_created_path, context);
   });
 }
 

@@ -9,20 +9,19 @@
 #include <string>
 #include "probes/io.hpp"
 
-#include "probes/c_requests.hpp"
+#include "probes/c_session.hpp"
 
 namespace zkverify::probes::c_client {
 
 struct PlainCreate {
-  std::shared_ptr<SessionCore> core;
-  std::shared_ptr<HandleSlot> slot;
   std::string path, data;
   CreateMode mode = CreateMode::persistent;
   ACL_vector* acl = nullptr;  // a static of the C client's
 };
 
-// The create, then its stat. Never resent: a create whose outcome is unknown (connection_loss) is
-// the caller's to check.
-void create_then_stat(const std::shared_ptr<const PlainCreate>& create, Keeper::Callback<CreateResult> done);
+// On the session's strand: the create, then its stat. Never resent: a create whose outcome is
+// unknown (connection_loss) is the caller's to check.
+void create_then_stat(const std::shared_ptr<CSession>& session, const PlainCreate& create,
+                      Keeper::Callback<CreateResult> done);
 
 }  // namespace zkverify::probes::c_client

@@ -1,204 +1,280 @@
 #include "probes/c_session.hpp"
 
-#include <utility>
+#include <sys/socket.h>
 
-#include <boost/asio/post.hpp>
-#include <boost/asio/steady_timer.hpp>
+#include <algorithm>
+#include <random>
+#include <utility>
 
 namespace zkverify::probes::c_client {
 
-namespace asio = boost::asio;
+namespace {
 
-// A when_connected continuation: resumed once, by the connection or by its timer (on the strand).
-struct SessionCore::Waiter {
-  explicit Waiter(const Strand& strand, std::function<void(bool)> continuation)
-      : then(std::move(continuation)), timer(strand) {}
-  std::function<void(bool)> then;
-  asio::steady_timer timer;
-  bool resumed = false;  // on the strand only
-};
+// The watcher of a handle the session moved away from: its events are no longer the session's.
+void ignore_event(zhandle_t* /*zh*/, int /*type*/, int /*state*/, const char* /*path*/, void* /*context*/) {}
 
-SessionCore::SessionCore(const asio::any_io_executor& executor, Keeper::Listener listener)
-    : strand_(asio::make_strand(executor)), listener_(std::move(listener)) {}
+// The peer of `zh`'s connection, read on the client's thread while the handle is valid.
+std::optional<boost::asio::ip::tcp::endpoint> peer_of(zhandle_t* zh) {
+  boost::asio::ip::tcp::endpoint peer;
+  auto length = static_cast<socklen_t>(peer.capacity());
+  if (!zookeeper_get_connected_host(zh, peer.data(), &length)) return std::nullopt;
+  peer.resize(length);
+  return peer;
+}
 
-void SessionCore::on_event(zhandle_t* zh, int type, int state, const char* /*path*/, void* context) {
+zhandle_t* init_handle(const std::string& hosts, int timeout_ms, const clientid_t* session, void* context) {
+  auto* zh = zookeeper_init(hosts.c_str(), &CSession::on_event, timeout_ms, session, context, configure());
+  // By default the client looks the hosts up again on every I/O loop; numeric ones would only give
+  // the same addresses. -1: only after a connection loss (where numeric hosts cost no DNS either).
+  if (zh) zoo_set_servers_resolution_delay(zh, -1);
+  return zh;
+}
+
+// Right after zookeeper_init, before any operation: the client sends the credentials first on every
+// connection (ahead of queued requests) and calls on_auth once with the server's answer.
+void add_credentials(zhandle_t* zh, const std::optional<Credentials>& credentials, CSession* session) {
+  if (!credentials) return;
+  auto data = auth_data(*credentials);
+  int rc = zoo_add_auth(zh, credentials->scheme.c_str(), data.data(), static_cast<int>(data.size()), &CSession::on_auth,
+                        session);
+  if (rc != ZOK) CSession::on_auth(ZAUTHFAILED, session);
+}
+
+// The servers the handle is given first: its first choices, shuffled unless asked in order.
+std::string first_hosts(const std::vector<KnownServer>& servers, const KeeperOptions& options) {
+  auto choices = options.first_choices == 0 ? servers.size() : std::min(options.first_choices, servers.size());
+  std::vector<KnownServer> first(servers.begin(), servers.begin() + static_cast<std::ptrdiff_t>(choices));
+  if (!options.in_order && first.size() > 1) {
+    std::mt19937 random{std::random_device{}()};
+    std::ranges::shuffle(first, random);
+  }
+  return connect_string(first);
+}
+
+}  // namespace
+
+CSession::CSession(Executor& executor, Keeper::Listener listener, KeeperOptions options)
+    : ActorCore(executor), listener_(std::move(listener)), options_(std::move(options)) {}
+
+std::shared_ptr<CSession> CSession::self() { return std::static_pointer_cast<CSession>(shared_from_this()); }
+
+void CSession::on_event(zhandle_t* zh, int type, int state, const char* /*path*/, void* context) {
   if (type != ZOO_SESSION_EVENT) return;
-  auto& self = *static_cast<SessionCore*>(context);
-  SessionEvent event{session_state_of(state), {}, {}};
+  auto session = static_cast<CSession*>(context)->self();
+  Event event{zh, session_state_of(state), std::nullopt, std::chrono::milliseconds(0)};
   if (event.state == SessionState::connected) {
-    event.server = self.connected_name(zh);
-    event.granted_timeout = std::chrono::milliseconds(zoo_recv_timeout(zh));
+    event.peer = peer_of(zh);
+    event.granted = std::chrono::milliseconds(zoo_recv_timeout(zh));
   }
-  self.publish(event);
+  tell(session, [event](CSession& self) { self.event(event); });
 }
 
-// A refusal is final (the client closes the connection and its watcher reports
-// ZOO_AUTH_FAILED_STATE as well). The connected event held back by publish() is announced now, so a
-// listener waiting for the session to be usable (the round trip's) wakes when it is.
-void SessionCore::on_auth(int rc, const void* context) {
-  auto& self = *static_cast<SessionCore*>(const_cast<void*>(context));
-  std::optional<SessionEvent> announce;
-  {
-    std::lock_guard lock(self.mutex_);
-    self.auth_pending_ = false;
-    auto held = std::exchange(self.held_, std::nullopt);
-    if (rc != ZOK && self.state_ != SessionState::closed) announce = SessionEvent{SessionState::auth_failed, {}, {}};
-    else if (held && self.state_ == SessionState::connected) announce = held;
-    self.changed_.notify_all();
-  }
-  if (announce) self.publish(*announce);
+void CSession::on_auth(int rc, const void* context) {
+  auto session = static_cast<CSession*>(const_cast<void*>(context))->self();
+  tell(session, [rc](CSession& self) { self.authenticated(rc); });
 }
 
-void SessionCore::on_watch(zhandle_t* /*zh*/, int type, int state, const char* path, void* context) {
+void CSession::on_watch(zhandle_t* /*zh*/, int type, int state, const char* path, void* context) {
   auto kind = watch_kind_of(type, state);
   if (!kind) return;
   auto& slot = *static_cast<WatchSlot*>(context);
   if (!slot.delivered.test_and_set()) slot.fired(WatchNotice{*kind, path ? path : ""});
 }
 
-SessionState SessionCore::state() const {
-  std::lock_guard lock(mutex_);
-  return state_;
+// zookeeper_init on a worker (it takes a millisecond or more, and handles open concurrently). The
+// credentials are added there too, right after it: before any request can be queued.
+void CSession::open(const std::vector<ServerAddress>& servers, std::vector<Resolution> found) {
+  if (closed_.valid()) return;
+  servers_ = known_servers(servers, std::move(found));
+  if (servers_.empty()) {
+    open_failed_ = true;
+    return resolve_waiters();
+  }
+  if (options_.first_choices != 0 && options_.first_choices < servers_.size()) wide_hosts_ = connect_string(servers_);
+  auth_pending_ = options_.credentials.has_value();
+  opening_ = true;
+  auto hosts = first_hosts(servers_, options_);
+  auto timeout = static_cast<int>(options_.session_timeout.count());
+  offload(
+      self(),
+      [hosts, timeout, credentials = options_.credentials, session = this] {
+        auto* zh = init_handle(hosts, timeout, nullptr, session);
+        if (zh) add_credentials(zh, credentials, session);
+        return zh;
+      },
+      [](CSession& self, zhandle_t* zh) { self.opened(zh); });
 }
 
-WatchSlot* SessionCore::keep_watch(std::function<void(WatchNotice)> fired) {
-  std::lock_guard lock(mutex_);
+void CSession::opened(zhandle_t* handle) {
+  opening_ = false;
+  if (closed_.valid()) {  // closed while it opened: the new handle goes, and with it the close's wait
+    std::vector<zhandle_t*> handles;
+    if (handle) handles.push_back(handle);
+    return close_handles(std::move(handles));
+  }
+  handle_ = handle;
+  if (!handle_) {
+    open_failed_ = true;
+    resolve_waiters();
+  }
+}
+
+// A refusal is final (the client closes the connection and its watcher reports
+// ZOO_AUTH_FAILED_STATE as well). The connected event held back by event() is announced now, so a
+// listener waiting for the session to be usable (the round trip's) hears it when it is.
+void CSession::authenticated(int rc) {
+  auth_pending_ = false;
+  auto held = std::exchange(held_, std::nullopt);
+  if (rc != ZOK && state_ != SessionState::closed) publish(SessionEvent{SessionState::auth_failed, {}, {}});
+  else if (held && state_ == SessionState::connected) publish(*held);
+  resolve_waiters();
+}
+
+void CSession::event(const Event& event) {
+  // A retired handle's events, sent before its watcher was silenced, are not the session's.
+  if (state_ == SessionState::closed || std::ranges::find(retired_, event.handle) != retired_.end()) return;
+  SessionEvent announced{event.state, {}, {}};
+  if (event.state == SessionState::connected) {
+    announced.server = name_of(event.peer);
+    announced.granted_timeout = event.granted;
+  }
+  state_ = event.state;
+  connected_to_ = event.state == SessionState::connected ? announced.server : std::string();
+  if (event.state == SessionState::connected && auth_pending_) held_ = announced;  // announced by authenticated()
+  else publish(announced);
+  resolve_waiters();
+}
+
+void CSession::publish(const SessionEvent& event) {
+  if (event.state == SessionState::auth_failed) state_ = SessionState::auth_failed;
+  if (listener_) listener_(event);
+}
+
+std::string CSession::name_of(const std::optional<boost::asio::ip::tcp::endpoint>& peer) const {
+  if (!peer) return {};
+  for (const auto& server : servers_)
+    if (peer->port() == server.port && std::ranges::find(server.addresses, peer->address()) != server.addresses.end())
+      return server.name;
+  return peer->address().to_string() + ':' + std::to_string(peer->port());
+}
+
+void CSession::resolve_waiters() {
+  bool final = state_ == SessionState::expired || state_ == SessionState::auth_failed ||
+               state_ == SessionState::closed || open_failed_;
+  if (usable() || final) {
+    ZkError outcome = ZkError::ok;
+    if (state_ == SessionState::expired) outcome = ZkError::session_expired;
+    else if (state_ == SessionState::auth_failed) outcome = ZkError::auth_failed;
+    else if (state_ == SessionState::closed) outcome = ZkError::closing;
+    else if (!usable()) outcome = ZkError::system_error;
+    for (auto& waiter : connected_waiters_) waiter.set_value(outcome);
+    connected_waiters_.clear();
+  }
+  std::erase_if(connected_to_waiters_, [&](auto& waiter) {
+    bool there = usable() && connected_to_ == waiter.first;
+    if (!there && state_ != SessionState::closed) return false;
+    waiter.second.set_value(there);
+    return true;
+  });
+}
+
+WatchSlot* CSession::keep_watch(std::function<void(WatchNotice)> fired) {
   watches_.push_back(std::make_unique<WatchSlot>());
   watches_.back()->fired = std::move(fired);
   return watches_.back().get();
 }
 
-std::string SessionCore::hosts_of(const std::string& name) const {
-  std::lock_guard lock(mutex_);
+std::optional<std::int64_t> CSession::session_id() const {
+  if (!handle_ || state_ != SessionState::connected) return std::nullopt;
+  return zoo_client_id(handle_)->client_id;
+}
+
+std::string CSession::connected_server() const { return handle_ ? name_of(peer_of(handle_)) : std::string(); }
+
+std::chrono::milliseconds CSession::negotiated_timeout() const {
+  if (!handle_ || state_ != SessionState::connected) return std::chrono::milliseconds(0);
+  return std::chrono::milliseconds(zoo_recv_timeout(handle_));
+}
+
+std::shared_future<ZkError> CSession::when_connected() {
+  std::promise<ZkError> waiter;
+  std::shared_future<ZkError> outcome = waiter.get_future().share();
+  connected_waiters_.push_back(std::move(waiter));
+  resolve_waiters();
+  return outcome;
+}
+
+std::shared_future<bool> CSession::when_connected_to(const std::string& name) {
+  std::promise<bool> waiter;
+  std::shared_future<bool> outcome = waiter.get_future().share();
+  connected_to_waiters_.emplace_back(name, std::move(waiter));
+  resolve_waiters();
+  return outcome;
+}
+
+// zoo_set_servers takes effect at the next connection attempt: the client is between servers when
+// the watch widens a session (ZooKeeper's rebalancing only moves a connected one).
+void CSession::widen() {
+  if (closed_.valid() || !handle_ || wide_hosts_.empty()) return;
+  if (zoo_set_servers(handle_, wide_hosts_.c_str()) == ZOK) wide_hosts_.clear();
+}
+
+// The C client cannot move a session on its own here: zoo_set_servers keeps the connection when
+// the connected server's IP is in the new list (addrvec_contains compares addresses, not ports:
+// every server of a loopback ensemble matches), and zoo_cycle_next_server only picks the next
+// attempt. So a second handle resumes the session (its id and password) on the target, as a client
+// reconnecting elsewhere does, and the old handle is retired: its watcher silenced, closed only
+// after the session (a close through it first would end the session). The new handle is made here,
+// on the strand, so that no request can reach the old one after the move began.
+ZkError CSession::move_to(const std::string& name) {
   std::vector<KnownServer> matching;
   for (const auto& server : servers_)
     if (server.name == name) matching.push_back(server);
-  return connect_string(matching);
-}
-
-void SessionCore::set_servers(std::vector<KnownServer> servers) {
-  std::lock_guard lock(mutex_);
-  servers_ = std::move(servers);
-}
-
-std::string SessionCore::connected_name(zhandle_t* zh) const {
-  std::lock_guard lock(mutex_);
-  return name_of_peer(zh, servers_);
-}
-
-void SessionCore::mark_moving(bool moving) {
-  std::lock_guard lock(mutex_);
-  if (state_ != SessionState::closed) state_ = moving ? SessionState::connecting : SessionState::connected;
-  changed_.notify_all();
-}
-
-void SessionCore::expect_auth() {
-  std::lock_guard lock(mutex_);
-  auth_pending_ = true;
-}
-
-void SessionCore::mark_open_failed() {
-  std::lock_guard lock(mutex_);
-  open_failed_ = true;
-  changed_.notify_all();
-}
-
-void SessionCore::mark_closed(Clock::time_point deadline) {
-  {
-    std::unique_lock lock(mutex_);
-    state_ = SessionState::closed;
-    changed_.notify_all();
-    if (!strand_.running_in_this_thread()) changed_.wait_until(lock, deadline, [&] { return !announcing_; });
+  if (matching.empty()) return ZkError::bad_arguments;
+  if (closed_.valid()) return ZkError::closing;
+  if (!handle_ || state_ != SessionState::connected) return ZkError::connection_loss;
+  clientid_t session = *zoo_client_id(handle_);
+  zoo_set_watcher(handle_, &ignore_event);
+  auto* moved = init_handle(connect_string(matching), zoo_recv_timeout(handle_), &session, this);
+  if (!moved) {
+    zoo_set_watcher(handle_, &CSession::on_event);
+    return ZkError::system_error;
   }
-  resume_waiters(false);
+  state_ = SessionState::connecting;  // until the new handle reports connected
+  if (options_.credentials) auth_pending_ = true;
+  add_credentials(moved, options_.credentials, this);  // credentials belong to a connection, not the session
+  retired_.push_back(std::exchange(handle_, moved));
+  return ZkError::ok;
 }
 
-ZkError SessionCore::wait_connected(Clock::time_point deadline) const {
-  std::unique_lock lock(mutex_);
-  changed_.wait_until(lock, deadline, [&] {
-    return (state_ != SessionState::connecting && !(state_ == SessionState::connected && auth_pending_)) ||
-           open_failed_;
-  });
-  switch (state_) {
-    case SessionState::connected: return auth_pending_ ? ZkError::deadline_exceeded : ZkError::ok;
-    case SessionState::expired: return ZkError::session_expired;
-    case SessionState::auth_failed: return ZkError::auth_failed;
-    case SessionState::closed: return ZkError::closing;
-    case SessionState::connecting: return open_failed_ ? ZkError::system_error : ZkError::deadline_exceeded;
-  }
-  return ZkError::deadline_exceeded;
+// From now on the state stays `closed` and the listener is not called. zookeeper_close can block
+// for seconds (closing a session is a quorum transaction), so it runs on a worker; the session is
+// closed first, then each retired handle, whose server has dropped its connection by then, so
+// closing it sends nothing that could end a session.
+std::shared_future<void> CSession::begin_close() {
+  if (closed_.valid()) return closed_;
+  state_ = SessionState::closed;
+  resolve_waiters();
+  close_promise_.emplace();
+  closed_ = close_promise_->get_future().share();
+  std::vector<zhandle_t*> handles;
+  if (handle_) handles.push_back(std::exchange(handle_, nullptr));
+  for (auto* old : std::exchange(retired_, {})) handles.push_back(old);
+  // While zookeeper_init runs there is no handle yet: opened() closes the one it makes.
+  if (!opening_) close_handles(std::move(handles));
+  return closed_;
 }
 
-bool SessionCore::wait_connected_to(const std::string& name, Clock::time_point deadline) const {
-  std::unique_lock lock(mutex_);
-  return changed_.wait_until(
-      lock, deadline, [&] { return state_ == SessionState::connected && !auth_pending_ && connected_to_ == name; });
-}
-
-void SessionCore::when_connected(Clock::time_point deadline, std::function<void(bool)> then) {
-  auto waiter = std::make_shared<Waiter>(strand_, std::move(then));
-  {
-    std::lock_guard lock(mutex_);
-    bool usable = state_ == SessionState::connected && !auth_pending_;
-    if (usable || state_ == SessionState::closed) {
-      asio::post(strand_, [waiter, usable] { waiter->then(usable); });
-      return;
-    }
-    waiters_.push_back(waiter);
-  }
-  waiter->timer.expires_at(deadline);
-  waiter->timer.async_wait([waiter](const boost::system::error_code&) {
-    if (std::exchange(waiter->resumed, true)) return;
-    waiter->then(false);
-  });
-}
-
-void SessionCore::resume_waiters(bool connected) {
-  std::vector<std::shared_ptr<Waiter>> resumed;
-  {
-    std::lock_guard lock(mutex_);
-    resumed = std::exchange(waiters_, {});
-  }
-  for (auto& waiter : resumed)
-    asio::post(strand_, [waiter, connected] {
-      if (std::exchange(waiter->resumed, true)) return;
-      waiter->timer.cancel();
-      waiter->then(connected);
-    });
-}
-
-// Records the state at once (wait_connected sees it), then calls the listener on the strand, not on
-// the client's thread and without the lock (it may call back into the Keeper).
-void SessionCore::publish(const SessionEvent& event) {
-  {
-    std::lock_guard lock(mutex_);
-    if (state_ == SessionState::closed) return;
-    state_ = event.state;
-    connected_to_ = event.state == SessionState::connected ? event.server : std::string();
-    changed_.notify_all();
-    if (event.state == SessionState::connected && auth_pending_) {  // announced by on_auth
-      held_ = event;
-      return;
-    }
-  }
-  announce(event);
-}
-
-void SessionCore::announce(const SessionEvent& event) {
-  asio::post(strand_, [self = shared_from_this(), event] {
-    {
-      std::lock_guard lock(self->mutex_);
-      if (self->state_ == SessionState::closed) return;
-      self->announcing_ = true;
-    }
-    if (self->listener_) self->listener_(event);
-    {
-      std::lock_guard lock(self->mutex_);
-      self->announcing_ = false;
-      self->changed_.notify_all();
-    }
-    if (event.state == SessionState::connected) self->resume_waiters(true);
-  });
+void CSession::close_handles(std::vector<zhandle_t*> handles) {
+  offload(
+      self(),
+      [handles] {
+        for (auto* handle : handles) zookeeper_close(handle);
+      },
+      [](CSession& self) {
+        if (self.close_promise_) self.close_promise_->set_value();
+        self.close_promise_.reset();
+      });
 }
 
 }  // namespace zkverify::probes::c_client

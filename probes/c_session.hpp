@@ -1,98 +1,125 @@
 #pragma once
-// One C-client session's state, as the client's threads reach it through the watcher's context:
-// its state and events, the credentials' answer, its data watches, and the waits on them. Shared
-// by the CKeeper and the work it hands to the executor, so it lives as long as the client may call
-// the watcher (an abandoned close may still be running after the CKeeper is gone). Events and
-// continuations run on the session's strand, in the order the client reported them.
+// One C-client session as an actor (probes/actor.hpp). On its strand: the handle, the session's
+// state and events, the credentials' answer, its data watches and whoever waits on them. The C
+// client's threads only post to it (its watcher, the credentials' completion) or to a request's
+// callback; the calls that block (zookeeper_init, zookeeper_close) are offloaded to the executor's
+// workers, and each holds a Task, so the session outlives every handle the client may still call
+// back through (an abandoned close included).
 
-#include <atomic>
-#include <condition_variable>
+#include <cstdint>
 #include <functional>
+#include <future>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 #include "probes/io.hpp"
 
-#include <boost/asio/any_io_executor.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/ip/tcp.hpp>
 
-#include "model/facts/clock.hpp"
+#include "probes/actor.hpp"
 #include "probes/c_client.hpp"
+#include "probes/c_requests.hpp"
 #include "probes/keeper.hpp"
 
 namespace zkverify::probes::c_client {
 
 // One get_and_watch's watch, as the C client's watcher context: kept until the session is gone.
 struct WatchSlot {
-  std::function<void(WatchNotice)> fired;
+  std::function<void(WatchNotice)> fired;  // posts to the session's strand
   std::atomic_flag delivered;
 };
 
-class SessionCore : public std::enable_shared_from_this<SessionCore> {
+class CSession : public ActorCore {
  public:
-  using Strand = boost::asio::strand<boost::asio::any_io_executor>;
-  SessionCore(const boost::asio::any_io_executor& executor, Keeper::Listener listener);
+  CSession(Executor& executor, Keeper::Listener listener, KeeperOptions options);
 
-  // Where the session's completions and events run, one at a time, in order.
-  const Strand& strand() const { return strand_; }
-
-  // The C client's watcher (its context is the SessionCore).
+  // The C client's watcher (its context is the CSession).
   static void on_event(zhandle_t* zh, int type, int state, const char* path, void* context);
-  // zoo_add_auth's completion (once per handle; its context is the SessionCore).
+  // zoo_add_auth's completion (once per handle; its context is the CSession).
   static void on_auth(int rc, const void* context);
   // The watcher of one get_and_watch (its context is the WatchSlot).
   static void on_watch(zhandle_t* zh, int type, int state, const char* path, void* context);
 
-  [[nodiscard]] SessionState state() const;
-  // A data watch's context: kept until the session is gone (the C client may call it until then).
+  // Everything below runs on the strand.
+
+  // The hosts were looked up: zookeeper_init on a worker (nothing once a close has begun).
+  void open(const std::vector<ServerAddress>& servers, std::vector<Resolution> found);
+  // Hands a request to the client through `call(handle, context)`: without a handle the session is
+  // not connected (connection_loss, as the client answers what it cannot send); once closing, ZCLOSING.
+  // ZMARSHALLINGERROR is ambiguous: the client returns it when it queued nothing (an invalid path
+  // in a multi) and when it queued the completion but not the request (out of memory); the context
+  // then stays with the client (a few bytes leak, for a caller's bug).
+  template <class Req, class Call>
+  void submit(const std::shared_ptr<Req>& request, Call call);
+  // A data watch's context, kept until the session is gone (the C client may call it until then).
   WatchSlot* keep_watch(std::function<void(WatchNotice)> fired);
-  // "address:port,..." of the listed server `name`; empty when this session does not know it.
-  [[nodiscard]] std::string hosts_of(const std::string& name) const;
-  // Before zookeeper_init: the servers its handle is given.
-  void set_servers(std::vector<KnownServer> servers);
-  // The listed name of the server `zh` is connected to (name_of_peer).
-  [[nodiscard]] std::string connected_name(zhandle_t* zh) const;
 
-  // The session moves to a new handle (move_to): connecting until that one reports connected;
-  // `moving` false puts it back (the new handle could not be made).
-  void mark_moving(bool moving);
-  // Credentials were handed to zoo_add_auth: the session counts as connected only once accepted.
-  void expect_auth();
-  // No host resolved, or zookeeper_init failed: the session will never connect.
-  void mark_open_failed();
-  // From now on the state stays `closed` and the listener is not called; a listener call in
-  // progress is waited for until `deadline` (unless this is called from inside it).
-  void mark_closed(Clock::time_point deadline);
-
-  // Until the session connected (and its credentials were accepted), failed, or was closed, or the deadline.
-  ZkError wait_connected(Clock::time_point deadline) const;
-  // Until the session is connected to the listed server `name`, or the deadline.
-  bool wait_connected_to(const std::string& name, Clock::time_point deadline) const;
-  // Runs `then(true)` on the strand once the session is connected again, or `then(false)` at
-  // `deadline` (or when it is closed first), exactly once.
-  void when_connected(Clock::time_point deadline, std::function<void(bool)> then);
+  [[nodiscard]] SessionState state() const { return state_; }
+  [[nodiscard]] std::optional<std::int64_t> session_id() const;
+  [[nodiscard]] std::string connected_server() const;
+  [[nodiscard]] std::chrono::milliseconds negotiated_timeout() const;
+  // Ready with the outcome once the session is usable (connected, credentials accepted), failed or
+  // closed: ok, session_expired, auth_failed, closing, system_error (it never opened).
+  std::shared_future<ZkError> when_connected();
+  // Ready (true) once the session is connected to the listed server `name` (false once closed).
+  std::shared_future<bool> when_connected_to(const std::string& name);
+  // Keeper::move_to: a second handle resumes the session on `name` (c_session.cpp says why).
+  ZkError move_to(const std::string& name);
+  void widen();
+  // Starts the close (once): the future is ready once zookeeper_close returned for every handle.
+  std::shared_future<void> begin_close();
 
  private:
+  struct Event {  // a watcher's event, read on the client's thread while the handle was valid
+    zhandle_t* handle = nullptr;
+    SessionState state = SessionState::connecting;
+    std::optional<boost::asio::ip::tcp::endpoint> peer;
+    std::chrono::milliseconds granted{0};
+  };
+  std::shared_ptr<CSession> self();
+  void opened(zhandle_t* handle);
+  void event(const Event& event);
+  void authenticated(int rc);
   void publish(const SessionEvent& event);
-  void announce(const SessionEvent& event);
-  void resume_waiters(bool connected);
+  void resolve_waiters();
+  void close_handles(std::vector<zhandle_t*> handles);
+  [[nodiscard]] std::string name_of(const std::optional<boost::asio::ip::tcp::endpoint>& peer) const;
+  [[nodiscard]] bool usable() const { return state_ == SessionState::connected && !auth_pending_; }
 
-  Strand strand_;
   const Keeper::Listener listener_;
-  mutable std::mutex mutex_;
-  mutable std::condition_variable changed_;
+  const KeeperOptions options_;
   std::vector<KnownServer> servers_;  // empty until the hosts are resolved
+  zhandle_t* handle_ = nullptr;       // null until opened, and once the close took it
+  std::vector<zhandle_t*> retired_;   // handles the session moved away from, closed after it
+  std::string wide_hosts_;            // every server's "address:port" while the handle has its first choices only
+  bool opening_ = false;              // zookeeper_init runs on a worker
+  bool open_failed_ = false;
   SessionState state_ = SessionState::connecting;
   std::string connected_to_;  // the listed server of the last connected event, while connected
-  bool open_failed_ = false;
-  bool auth_pending_ = false;         // zoo_add_auth's completion has not come yet
+  bool auth_pending_ = false;
   std::optional<SessionEvent> held_;  // the connected event, until the credentials are accepted
-  bool announcing_ = false;           // the listener runs (on the strand)
   std::vector<std::unique_ptr<WatchSlot>> watches_;
-  struct Waiter;
-  std::vector<std::shared_ptr<Waiter>> waiters_;  // when_connected's, until connected or their deadline
+  std::vector<std::promise<ZkError>> connected_waiters_;
+  std::vector<std::pair<std::string, std::promise<bool>>> connected_to_waiters_;
+  std::optional<std::promise<void>> close_promise_;
+  std::shared_future<void> closed_;  // valid once a close began
 };
+
+// Implementation of the template above.
+template <class Req, class Call>
+void CSession::submit(const std::shared_ptr<Req>& request, Call call) {
+  int rc = ZOK;
+  if (closed_.valid()) {
+    rc = ZCLOSING;
+  } else if (!handle_) {
+    rc = ZCONNECTIONLOSS;
+  } else {
+    const void* context = hand_to_client(request);
+    rc = call(handle_, context);
+    if (rc != ZOK && rc != ZMARSHALLINGERROR) take_back<Req>(context);
+  }
+  if (rc != ZOK) request->deliver(with_error<typename Req::Result>(rc));
+}
 
 }  // namespace zkverify::probes::c_client
