@@ -93,7 +93,7 @@ TEST_CASE("actor: offload runs the blocking call on a worker, then its continuat
   counter->stop_and_wait(Clock::now() + std::chrono::seconds(5));
 }
 
-TEST_CASE("actor: stop completes once the last task ends; an abandoned actor lives until then") {
+TEST_CASE("actor: stop completes once the last task ends, and an abandoned actor lives until then") {
   auto counter = std::make_shared<Counter>(test_executor());
   counter->gone = std::make_shared<std::promise<void>>();
   auto destroyed = counter->gone->get_future();
@@ -118,7 +118,7 @@ TEST_CASE("actor: stop completes once the last task ends; an abandoned actor liv
   CHECK(destroyed.wait_for(std::chrono::seconds(10)) == std::future_status::ready);
 }
 
-TEST_CASE("actor: stop is idempotent and on_stop runs once; a stopped actor with no work is stopped at once") {
+TEST_CASE("actor: stop is idempotent and on_stop runs once, and a stopped actor with no work is stopped at once") {
   auto counter = std::make_shared<Counter>(test_executor());
   CHECK(counter->stop_and_wait(Clock::now() + std::chrono::seconds(5)));
   CHECK(counter->stop_and_wait(Clock::now() + std::chrono::seconds(5)));
