@@ -407,9 +407,9 @@ void manifests_run_on_the_lab(const Scenario& s) {
 }  // namespace
 
 TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no quorum, Prometheus, Chromium",
-          "[integration][sidecar]") {
+          "[integration][sidecar][part:sidecar]") {
   auto dir = scratch();
-  lab::Lab ensemble;
+  auto& ensemble = lab::shared();
   Scenario scenario{ensemble, free_port(), free_port(), dir};
   auto serve = start_serve(ensemble, "pzoo-0", scenario.port, dir / "serve.log");
   auto prometheus = start_prometheus(dir / "prometheus", scenario.port, scenario.prometheus);
@@ -456,8 +456,10 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
 }
 
 TEST_CASE("probe --no-write where mntr is refused: the AdminServer's zabstate is the sync proof",
-          "[integration][sidecar]") {
-  lab::Lab ensemble("ruok,srvr");
+          "[integration][sidecar][part:shapes]") {
+  // The ruok-only lab of quorum_test: srvr is allowed whatever the whitelist says (ZooKeeper adds
+  // it), so it refuses mntr as a "ruok,srvr" whitelist does.
+  auto& ensemble = lab::shared("ruok");
   auto probe = [&](const std::string& local) {
     return lab::zkverify("probe --servers " + ensemble.servers() + " --admin-port " + ensemble.admin_ports() +
                          " --local " + local + " --no-write --timeout 3s");
