@@ -55,7 +55,7 @@ show() { echo "--- the demo's stdout:"; cat "$work/out"; echo "--- its stderr:";
 pass "the demo exited 0"
 
 # The healthy run: README's first line and table, then (exit 0).
-healthy=$(sed -n '/^\$ zkverify quorum --servers /,/^(exit /p' "$work/out")
+healthy=$(awk '/^\$ zkverify quorum --servers / { on = 1 } on { print } on && /^\(exit / { exit }' "$work/out")
 grep -qE '^healthy: leader (pzoo-[0-2]|zoo-[01]), 5/5 voters serving, round trip via (pzoo-[0-2]|zoo-[01]) read back on 5/5$' \
   <<<"$healthy" || { show; fail "no healthy line as README shows it"; }
 grep -qE '^NAME +ID +MODE +ZXID +EPOCH +LATENCY +NOTE$' <<<"$healthy" || { show; fail "no table header as README shows it"; }
@@ -70,7 +70,7 @@ pass "healthy: README's line, a row per server (ids 1-5), exit 0"
 
 # Three stopped: ruok still says imok, quorum exits 2.
 lost=$(sed -n '/^== stopping pzoo-0, pzoo-1, pzoo-2/,$p' "$work/out")
-grep -qx 'imok' <<<"$(sed -n '/^\$ echo ruok | nc/,/^\$ zkverify quorum/p' <<<"$lost")" ||
+grep -qx 'imok' <<<"$(sed -n '/^\$ printf ruok | nc/,/^\$ zkverify quorum/p' <<<"$lost")" ||
   { show; fail "ruok did not answer imok with the quorum lost"; }
 grep -qx '(exit 2)' <<<"$lost" || { show; fail "zkverify quorum did not exit 2 with the quorum lost"; }
 grep -q '^critical: ' <<<"$lost" || { show; fail "zkverify quorum did not say critical with the quorum lost"; }
