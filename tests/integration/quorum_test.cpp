@@ -274,6 +274,28 @@ TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correc
   }
 }
 
+// Beside the ruok-only case, on its lab (the sidecar's probe, moved here from sidecar_test.cpp so that
+// the part starts that lab once).
+TEST_CASE("probe --no-write where mntr is refused: the AdminServer's zabstate is the sync proof",
+          "[integration][sidecar][part:shapes]") {
+  // The ruok-only lab: srvr is allowed whatever the whitelist says (ZooKeeper adds it), so it refuses
+  // mntr as the "ruok,srvr" whitelist this case had does.
+  auto& ensemble = lab::shared("ruok");
+  auto probe = [&](const std::string& local) {
+    return lab::zkverify("probe --servers " + ensemble.servers() + " --admin-port " + ensemble.admin_ports() +
+                         " --local " + local + " --no-write --timeout 3s");
+  };
+  auto follower = ensemble.leader() == "pzoo-0" ? std::string("pzoo-1") : std::string("pzoo-0");
+  auto ready = probe(follower);
+  INFO(ready.out << ready.err);
+  CHECK(ready.exit_code == 0);
+  CHECK_THAT(ready.out, Contains("sync proof: AdminServer's zabstate"));
+  // Without the admin ports, the same probe has only srvr's mode to go on, and says so.
+  auto weaker = lab::zkverify("probe --servers " + ensemble.servers() + " --local " + follower + " --no-write");
+  CHECK(weaker.exit_code == 0);
+  CHECK_THAT(weaker.out, Contains("sync proof: srvr mode only"));
+}
+
 TEST_CASE("fake peers beside a real ensemble: their errors are clear, the real servers still judged",
           "[integration][promises][part:quorum]") {
   auto& ensemble = lab::shared();

@@ -454,23 +454,3 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   manifests_run_on_the_lab(scenario);
   fs::remove_all(dir);
 }
-
-TEST_CASE("probe --no-write where mntr is refused: the AdminServer's zabstate is the sync proof",
-          "[integration][sidecar][part:shapes]") {
-  // The ruok-only lab of quorum_test: srvr is allowed whatever the whitelist says (ZooKeeper adds
-  // it), so it refuses mntr as a "ruok,srvr" whitelist does.
-  auto& ensemble = lab::shared("ruok");
-  auto probe = [&](const std::string& local) {
-    return lab::zkverify("probe --servers " + ensemble.servers() + " --admin-port " + ensemble.admin_ports() +
-                         " --local " + local + " --no-write --timeout 3s");
-  };
-  auto follower = ensemble.leader() == "pzoo-0" ? std::string("pzoo-1") : std::string("pzoo-0");
-  auto ready = probe(follower);
-  INFO(ready.out << ready.err);
-  CHECK(ready.exit_code == 0);
-  CHECK_THAT(ready.out, Contains("sync proof: AdminServer's zabstate"));
-  // Without the admin ports, the same probe has only srvr's mode to go on, and says so.
-  auto weaker = lab::zkverify("probe --servers " + ensemble.servers() + " --local " + follower + " --no-write");
-  CHECK(weaker.exit_code == 0);
-  CHECK_THAT(weaker.out, Contains("sync proof: srvr mode only"));
-}
