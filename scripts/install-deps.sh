@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake clang-14 clang-format-14 clang-tidy-14
+  build-essential cmake ninja-build clang-14 clang-format-14 clang-tidy-14
   libzookeeper-mt-dev libssl-dev openssl libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
   # the real server for integration tests, and the tools the lab and benchmark use
   zookeeper default-jre-headless netcat-openbsd hyperfine curl procps perl

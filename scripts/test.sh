@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # The test command: installs what it needs; builds exactly as docs/install.md's "From source" says (Release,
-# -O3, GCC) and fails on any warning there; runs the unit tests, the integration tests against real
-# ZooKeeper ensembles and the packaging tests from that build; then builds everything again with
-# clang under ASan+UBSan with warnings as errors (with the fuzz targets), runs the unit tests
-# there, the lint (clang-format, clang-tidy, the house rules, the docs' links) and each fuzz target
-# for 5 s. The integration tests, 24-26 minutes of real ensembles on a brand-new 2-core machine, run
-# once. The whole run took 47-54 min there (docs/testing.md), over CI's 45-minute target.
-# They mostly wait on JVMs, so the clang build and clang-tidy (CPU alone) run beside them at the
-# lowest priority (nice 19), and their output is shown when they end.
+# -O3, GCC; with Ninja) and fails on any warning there; runs the unit tests, then the integration tests
+# against real ZooKeeper ensembles (in parts, one CTest entry each: docs/testing.md) with README's demo,
+# and the packaging tests, from that build. Beside the integration tests, which mostly wait on JVMs,
+# at the lowest priority (nice 19: CPU the servers and clients leave idle), it builds the unit tests
+# and the zkverify binary again with clang under ASan+UBSan with warnings as errors (with the fuzz
+# targets) and runs the lint (clang-format, clang-tidy, the house rules, the docs' links) and each
+# fuzz target for 5 s on that build; its output is shown when it ends. Last, on an idle machine: the
+# unit tests under ASan+UBSan. With ZKVERIFY_TSAN=1 the unit tests are also built with clang under
+# ThreadSanitizer (in the background) and run (last): off until issue 42's fixes, as the unit tests
+# have TSan reports today.
 #   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh --quick    GCC only: skip the clang+sanitizer build, clang-tidy and the fuzzing
+#   scripts/test.sh --quick    GCC only: skip the clang builds, clang-tidy and the fuzzing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +25,9 @@ scripts/install-deps.sh
 # The other ZooKeeper lines the lab runs (3.4 from bullseye, 3.9 from trixie), by package name into
 # the cache (nothing to fetch once there).
 scripts/fetch-zookeeper.sh >/dev/null
+# Ninja (scripts/install-deps.sh installs it): the same compiler and flags as a user's build, with
+# per-file compile times in each build's .ninja_log. An existing build directory keeps its generator.
+export CMAKE_GENERATOR=Ninja
 
 # Every lab the tests start lives below this directory; whatever happens to the test run, the trap
 # stops those servers (by pid, through the lab script) and removes their files.
@@ -30,15 +35,15 @@ export TMPDIR
 TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-tests.XXXXXX")
 cleanup() {
   local names
-  for names in "$TMPDIR"/*/lab/names; do
-    [[ -e $names ]] && tests/lab/zklab down "$(dirname "$names")" || true
-  done
+  while IFS= read -r names; do
+    tests/lab/zklab down "$(dirname "$names")" || true
+  done < <(find "$TMPDIR" -maxdepth 4 -type f -name names 2>/dev/null)
   rm -rf "$TMPDIR"
 }
 trap cleanup EXIT
 
-# run_tests DIR [ctest arguments]: unit tests two at a time; the integration test is RUN_SERIAL
-# (one ensemble at a time).
+# run_tests DIR [ctest arguments]: unit tests two at a time; each integration part is RUN_SERIAL
+# (one ensemble at a time) and has its own timeout.
 run_tests() {
   local dir=$1; shift
   phase "test $dir $*"
@@ -63,21 +68,37 @@ fi
 # closing on worker threads, and a loaded machine has crashed one at its teardown (a watch on fakes).
 run_tests build -LE integration
 
-# Beside the integration tests, at the lowest priority so that the servers and clients get the cores when
-# they ask: the clang-14 build with ASan+UBSan and the libFuzzer targets (the second compiler's
-# warnings, as errors), then the lint with clang-tidy on its compile commands. Only what runs here is
-# built (the integration tests run on the GCC build).
+# Beside the integration tests, at the lowest priority so that the servers and clients get the cores
+# when they ask. Only what runs is built: the clang-14 ASan+UBSan build (zkverify, the unit tests, the
+# fuzz targets; the second compiler's warnings as errors), the lint with clang-tidy on its compile
+# commands, 5 s of each fuzz target, then (ZKVERIFY_TSAN=1) the TSan build of the unit tests. Cheaper
+# flags than a release: -O1 and line tables only (what the sanitizers' stacks need).
+sanitizer_build() {
+  local dir=$1; shift
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG" -DZKVERIFY_WERROR=ON "$@" >/dev/null
+}
+background_work() {
+  set -euo pipefail
+  sanitizer_build build-clang -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON
+  cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests fuzz
+  echo "== clang build done (at ${SECONDS}s of its own)"
+  scripts/lint.sh build-clang
+  echo "== lint done (at ${SECONDS}s of its own)"
+  BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5
+  echo "== fuzz done (at ${SECONDS}s of its own)"
+  if [[ ${ZKVERIFY_TSAN:-0} == 1 ]]; then
+    sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
+    cmake --build build-tsan -j"$(nproc)" --target unit_tests
+    echo "== tsan build done (at ${SECONDS}s of its own)"
+  fi
+}
 background=
 if ((!quick)); then
-  phase "background: build build-clang (clang-14, ASan+UBSan, -Werror, fuzz targets) and the lint, at nice 19"
-  setsid -w nice -n 19 bash -c '
-    set -euo pipefail
-    cmake -S . -B build-clang -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
-      -DZKVERIFY_WERROR=ON -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON >/dev/null
-    cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests fuzz
-    echo "== clang build done (at ${SECONDS}s of its own)"
-    scripts/lint.sh build-clang
-    echo "== lint done (at ${SECONDS}s of its own)"' >"$TMPDIR/background.log" 2>&1 &
+  phase "background: build-clang (ASan+UBSan, -Werror, fuzz targets), the lint, the fuzzing$(
+    [[ ${ZKVERIFY_TSAN:-0} == 1 ]] && echo ", build-tsan"), at nice 19"
+  export -f sanitizer_build background_work
+  setsid -w nice -n 19 bash -c background_work >"$TMPDIR/background.log" 2>&1 &
   background=$!
 fi
 stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null || true; }
@@ -97,17 +118,23 @@ if ((quick)); then
   phase "done"
   exit 0
 fi
-phase "wait for the background's clang build and lint"
+phase "wait for the background's builds, lint and fuzzing"
 status=0
 wait "$background" || status=$?
 background=
-tail -n 60 "$TMPDIR/background.log"
+grep -E '^(== |fuzz|lint)' "$TMPDIR/background.log" || true
 if ((status != 0)); then
-  echo "test.sh: the clang build or the lint failed (exit $status; its log is above)" >&2
+  tail -n 60 "$TMPDIR/background.log"
+  echo "test.sh: the clang builds, the lint or the fuzzing failed (exit $status; its log is above)" >&2
   exit 1
 fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# The unit tests, and the install tests on this build's binary (the integration tests run once, above).
 run_tests build-clang -LE integration
-phase fuzz
-BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5
+if [[ ${ZKVERIFY_TSAN:-0} == 1 ]]; then
+  export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
+  run_tests build-tsan -R '^unit: '
+else
+  phase "ThreadSanitizer skipped (ZKVERIFY_TSAN=1 builds and runs it: the unit tests have TSan reports until issue 42's fixes)"
+fi
 phase "done"

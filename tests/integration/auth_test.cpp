@@ -80,7 +80,7 @@ class AuthFixture {
     return "quorum --timeout 10s --servers " + ensemble.servers() + " --namespace " + kNamespace + " " + extra;
   }
 
-  lab::Lab ensemble;
+  lab::Lab& ensemble = lab::shared();
   fs::path scratch_;
 };
 
@@ -198,7 +198,7 @@ void check_sidecar(const AuthFixture& fixture, const std::string& good, std::vec
 }  // namespace
 
 TEST_CASE("digest auth on a real ensemble: required, failed, accepted, creator-only, never printed",
-          "[auth][integration]") {
+          "[auth][integration][part:sidecar]") {
   AuthFixture fixture;
   fixture.kazoo("protect");
   auto good = fixture.write_file("good.auth", std::string("digest:") + kUser + ":" + kPassword + "\n", 0600);

@@ -75,8 +75,9 @@ void check_wait_gives_up_on_data_loss(const std::string& quorum) {
 
 }  // namespace
 
-TEST_CASE("ledger: restarts of a persistent server, a wiped one and the leader stay healthy", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("ledger: restarts of a persistent server, a wiped one and the leader stay healthy",
+          "[integration][part:continuity]") {
+  auto& ensemble = lab::shared();
   Scratch scratch;
   auto state = scratch.file("ledger.json");
   auto quorum = "quorum --output json --servers " + ensemble.servers() + " --state " + state;
@@ -112,8 +113,8 @@ TEST_CASE("ledger: restarts of a persistent server, a wiped one and the leader s
 }
 
 TEST_CASE("data loss: all servers restarted with wiped data is critical until --reset-state",
-          "[integration][promises]") {
-  lab::Lab ensemble;
+          "[integration][promises][part:continuity]") {
+  auto& ensemble = lab::shared();
   Scratch scratch;
   auto state = scratch.file("ledger.json");
   auto quorum = "quorum --output json --servers " + ensemble.servers() + " --state " + state;
@@ -180,8 +181,8 @@ std::vector<std::string> order_of(const std::string& servers) {
 }  // namespace
 
 TEST_CASE("order puts the leader last, and safe-to-restart guards the quorum and the leader",
-          "[integration][promises]") {
-  lab::Lab ensemble;
+          "[integration][promises][part:continuity]") {
+  auto& ensemble = lab::shared();
   Scratch scratch;
   auto servers = ensemble.servers();
   auto leader = ensemble.leader();
@@ -237,8 +238,8 @@ TEST_CASE("order puts the leader last, and safe-to-restart guards the quorum and
   }
 }
 
-TEST_CASE("--wait gives up at its deadline with a progress line per attempt", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("--wait gives up at its deadline with a progress line per attempt", "[integration][part:continuity]") {
+  auto& ensemble = lab::shared();
   auto paused = ensemble.leader() == "zoo-0" ? "zoo-1" : "zoo-0";
   ensemble.act("pause", paused);
   auto run = zkverify("quorum --servers " + ensemble.servers() + " --timeout 1s --wait 3s --interval 500ms");
@@ -249,8 +250,8 @@ TEST_CASE("--wait gives up at its deadline with a progress line per attempt", "[
   CHECK_THAT(run.err, Contains("--wait 3.0s is over"));
 }
 
-TEST_CASE("state files: corrupt, locked, concurrent", "[integration][promises]") {
-  lab::Lab ensemble;
+TEST_CASE("state files: corrupt, locked, concurrent", "[integration][promises][part:continuity]") {
+  auto& ensemble = lab::shared();
   Scratch scratch;
   auto quorum = "quorum --servers " + ensemble.servers() + " --timeout 2s --state ";
 

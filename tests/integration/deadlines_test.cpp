@@ -64,8 +64,9 @@ const nlohmann::json* round_trip_failure(const nlohmann::json& report, const std
 
 }  // namespace
 
-TEST_CASE("a frozen leader (SIGSTOP) with --timeout 3s: quorum answers within 3.5 s and names it", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("a frozen leader (SIGSTOP) with --timeout 3s: quorum answers within 3.5 s and names it",
+          "[integration][part:quorum]") {
+  auto& ensemble = lab::shared();
   auto leader = ensemble.leader();
   REQUIRE_FALSE(leader.empty());
   auto quorum = "quorum --output json --timeout 3s --servers " + ensemble.servers();
@@ -111,8 +112,8 @@ TEST_CASE("a frozen leader (SIGSTOP) with --timeout 3s: quorum answers within 3.
 }
 
 TEST_CASE("silent peers beside a lab listed by host name: --timeout 2s holds and the five are judged",
-          "[integration]") {
-  lab::Lab ensemble;
+          "[integration][part:quorum]") {
+  auto& ensemble = lab::shared();
   // The real five by name: looked up by the bounded resolver, for the probes and the C client.
   auto by_name = std::regex_replace(ensemble.servers(), std::regex("=127\\.0\\.0\\.1:"), "=localhost:");
   REQUIRE_THAT(by_name, Contains("=localhost:"));

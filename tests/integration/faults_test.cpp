@@ -23,7 +23,7 @@ namespace {
 
 // The JSON lines of `watch --output json` among the padding written into the same pipe: the summary
 // is the last.
-std::vector<nlohmann::json> json_lines(const std::string& text) {
+std::vector<nlohmann::json> padded_json_lines(const std::string& text) {
   std::vector<nlohmann::json> lines;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
@@ -105,8 +105,9 @@ long swept(const std::vector<zkverify::WatchEvent>& events) {
 
 }  // namespace
 
-TEST_CASE("a killed watch's znodes stay while its sessions live, and the watches after it clean up", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("a killed watch's znodes stay while its sessions live, and the watches after it clean up",
+          "[integration][part:watch]") {
+  auto& ensemble = lab::shared();
   auto servers = ensemble.servers();
   auto observer = lab::keepers().open(zkverify::parse_server_list(servers), {});
   REQUIRE(observer->wait_connected(zkverify::Clock::now() + 10s) == zkverify::ZkError::ok);
@@ -157,8 +158,8 @@ TEST_CASE("a killed watch's znodes stay while its sessions live, and the watches
 // healthy run every line is printed at the start or at the end, never while writes are waiting for
 // their acknowledgements. The next test is the one such an engine fails.
 TEST_CASE("a reader that stalls for 5s holds up no write: events reach stdout off the sessions' threads",
-          "[integration]") {
-  lab::Lab ensemble;
+          "[integration][part:watch]") {
+  auto& ensemble = lab::shared();
   // The pipe's 64 KiB (Linux's default capacity) are filled first, so that the watch's very first
   // line waits until the reader wakes: lines this few would otherwise fit in the pipe, and no
   // write to stdout would ever wait.
@@ -168,7 +169,7 @@ TEST_CASE("a reader that stalls for 5s holds up no write: events reach stdout of
       ensemble.servers() + "; echo \"watch exit $?\" >&2; } | (sleep 5; cat)");
   INFO(run.out << run.err);
   CHECK(run.err.find("watch exit 0") != std::string::npos);
-  auto lines = json_lines(run.out);
+  auto lines = padded_json_lines(run.out);
   REQUIRE(lines.size() > 1);
   CHECK(lines.front()["event"] == "connected");  // the line that waited for the reader
   const auto& summary = lines.back();
@@ -180,8 +181,8 @@ TEST_CASE("a reader that stalls for 5s holds up no write: events reach stdout of
   CHECK(summary["writes_acked"].get<long>() > 100);  // 20 a second for 8s: the writer never waited
 }
 
-TEST_CASE("a follower lost while the reader stalls holds up no write", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("a follower lost while the reader stalls holds up no write", "[integration][part:watch]") {
+  auto& ensemble = lab::shared();
   auto follower = ensemble.leader() == "pzoo-0" ? "pzoo-1" : "pzoo-0";
   // The reader reads for 3s, then not for 6s. 4s in, the pipe is filled (in the background: it
   // may wait) and a follower stopped, so that its session's `disconnected` line comes while stdout
@@ -194,7 +195,7 @@ TEST_CASE("a follower lost while the reader stalls holds up no write", "[integra
               " | (timeout 3 cat; sleep 6; cat)");
   INFO(run.out << run.err);
   CHECK(run.err.find("watch exit 0") != std::string::npos);
-  auto lines = json_lines(run.out);
+  auto lines = padded_json_lines(run.out);
   REQUIRE_FALSE(lines.empty());
   CHECK(std::ranges::any_of(lines, [](const nlohmann::json& line) { return line["event"] == "disconnected"; }));
   const auto& summary = lines.back();

@@ -40,9 +40,9 @@ void check_observer_down_too(const lab::Lab& ensemble, const std::string& quorum
 }  // namespace
 
 TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, degraded, never a false critical",
-          "[integration]") {
+          "[integration][part:shapes]") {
   // 3 voters + 2 observers on [::1]; server.N without client addresses; ruok-only whitelist.
-  lab::Lab ensemble("ruok", "--host ::1 --observers 2 --no-client-address");
+  auto& ensemble = lab::shared("ruok", "--host ::1 --observers 2 --no-client-address");
   REQUIRE_THAT(ensemble.servers(), Contains("=[::1]:"));
   auto leader = ensemble.leader();
   REQUIRE_FALSE(leader.empty());
@@ -116,8 +116,8 @@ std::string without(const std::string& servers, const std::string& name) {
 }  // namespace
 
 TEST_CASE("observers under the default whitelist, the leader unlisted, concurrent approvals on one ledger",
-          "[integration][gate]") {
-  lab::Lab ensemble("", "--observers 2");  // pzoo-0..2 vote; zoo-0, zoo-1 observe; conf and mntr allowed
+          "[integration][gate][part:shapes]") {
+  auto& ensemble = lab::shared("", "--observers 2");  // pzoo-0..2 vote; zoo-0, zoo-1 observe; conf and mntr allowed
   auto leader = ensemble.leader();
   REQUIRE_FALSE(leader.empty());
   auto servers = ensemble.servers();

@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 
+// CATCH_CONFIG_EXTERNAL_INTERFACES (tests/CMakeLists.txt): the listener's base class.
 #include <catch2/catch.hpp>
 
 #include "model/facts/addresses.hpp"
@@ -78,7 +81,8 @@ Lab::~Lab() {
   try {
     zklab("down " + dir_);
   } catch (const std::exception& error) {
-    WARN("zklab down failed: " << error.what());
+    // stderr, not WARN: a shared lab goes down after the last test case, outside any.
+    std::cerr << "zklab down failed: " << error.what() << "\n";
   }
   if (!std::getenv("ZKLAB_KEEP")) fs::remove_all(fs::path(dir_).parent_path());
 }
@@ -100,6 +104,47 @@ std::string Lab::leader() const {
 }
 
 void Lab::act(const std::string& verb, const std::string& name) const { zklab(verb + " " + dir_ + " " + name); }
+
+bool Lab::reset() const {
+  std::string out, err;
+  int code = shell(std::string(ZKLAB) + " reset " + dir_, out, err);
+  if (code != 0) std::cerr << "zklab reset " << dir_ << " failed (" << code << "): " << err;
+  return code == 0;
+}
+
+namespace {
+
+struct SharedLab {
+  std::string shape;
+  std::unique_ptr<Lab> lab;
+};
+
+SharedLab& shared_slot() {
+  static SharedLab slot;
+  return slot;
+}
+
+// Takes the shared lab down when the run ends: test_main ends the process without static destructors.
+struct SharedLabDown : Catch::TestEventListenerBase {
+  using TestEventListenerBase::TestEventListenerBase;
+  void testRunEnded(const Catch::TestRunStats& stats) override {
+    shared_slot().lab.reset();
+    TestEventListenerBase::testRunEnded(stats);
+  }
+};
+CATCH_REGISTER_LISTENER(SharedLabDown)
+
+}  // namespace
+
+Lab& shared(const std::string& whitelist, const std::string& up_options) {
+  auto& slot = shared_slot();
+  auto shape = whitelist + "|" + up_options;
+  if (slot.lab && slot.shape == shape && slot.lab->reset()) return *slot.lab;
+  slot.lab.reset();  // down before the next one starts: one ensemble at a time
+  slot.lab = std::make_unique<Lab>(whitelist, up_options);
+  slot.shape = shape;
+  return *slot.lab;
+}
 
 std::map<std::string, int> connections_of(const std::string& pid) {
   auto listed = sh("ss -Htnp state established | grep 'pid=" + pid + ",' | awk '{print $4}'");

@@ -39,11 +39,22 @@ class Lab {
   std::string leader() const;       // "" when none says it leads
   const std::string& dir() const { return dir_; }
   void act(const std::string& verb, const std::string& name = "") const;  // zklab VERB DIR NAME, must succeed
+  // `zklab reset`: stopped servers started, paused ones resumed, every znode but /zookeeper deleted
+  // and the empty tree read back everywhere. False (saying why on stderr) when it could not, or when
+  // a server's configuration or version is no longer what `up` made.
+  bool reset() const;
 
  private:
   std::string zklab(const std::string& args) const;
   std::string dir_;
 };
+
+// The lab of this shape (Lab's arguments) shared by the test cases of one test process: started at
+// the first call, reset (Lab::reset) at each later one, so that each case starts from a healthy,
+// empty ensemble without the cost of five JVMs starting. A lab that cannot be reset is taken down
+// and a new one started; so is the lab of another shape (one ensemble at a time). The last one is
+// taken down when the test run ends (a Catch2 listener), or by test.sh's trap if the process dies.
+Lab& shared(const std::string& whitelist = "", const std::string& up_options = "");
 
 // The first finding with `code` in a zkverify JSON report (or watch summary), or nullptr.
 const nlohmann::json* find_finding(const nlohmann::json& report, const std::string& code);

@@ -271,8 +271,8 @@ void check_two_connections_per_server(const lab::Lab& ensemble) {
 }  // namespace
 
 TEST_CASE("README promises on one lab: the namespace, safe-to-restart's JSON, the state file, --wait",
-          "[integration][promises]") {
-  lab::Lab ensemble;
+          "[integration][promises][part:continuity]") {
+  auto& ensemble = lab::shared();
   auto servers = ensemble.servers();
   auto leader = ensemble.leader();
   REQUIRE_FALSE(leader.empty());
@@ -290,8 +290,8 @@ TEST_CASE("README promises on one lab: the namespace, safe-to-restart's JSON, th
 TEST_CASE(
     "README promises on one lab with a follower paused: order's warning, --wait's default timeout, "
     "the last attempt's report, two connections per server",
-    "[integration][promises]") {
-  lab::Lab ensemble;
+    "[integration][promises][part:continuity]") {
+  auto& ensemble = lab::shared();
   auto leader = ensemble.leader();
   REQUIRE_FALSE(leader.empty());
   std::string paused = leader == "zoo-0" ? "zoo-1" : "zoo-0";

@@ -106,8 +106,8 @@ void check_zoo_cfg(const lab::Lab& ensemble) {
 
 }  // namespace
 
-TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows filled", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows filled", "[integration][part:quorum]") {
+  auto& ensemble = lab::shared();
   auto leader = ensemble.leader();
   REQUIRE_FALSE(leader.empty());
 
@@ -165,8 +165,8 @@ TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows f
   }
 }
 
-TEST_CASE("the leader killed: degraded, and the new leader named once elected", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("the leader killed: degraded, and the new leader named once elected", "[integration][part:quorum]") {
+  auto& ensemble = lab::shared();
   auto old_leader = ensemble.leader();
   REQUIRE_FALSE(old_leader.empty());
   ensemble.act("kill", old_leader);
@@ -187,8 +187,8 @@ TEST_CASE("the leader killed: degraded, and the new leader named once elected", 
   CHECK(report["round_trip"]["reads_ok"] == 4);
 }
 
-TEST_CASE("three of five down: critical within the deadline", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("three of five down: critical within the deadline", "[integration][part:quorum]") {
+  auto& ensemble = lab::shared();
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("stop", name);
 
   auto run = zkverify(quorum_json(ensemble, "--timeout 2s"));
@@ -203,8 +203,8 @@ TEST_CASE("three of five down: critical within the deadline", "[integration]") {
   CHECK(run.elapsed < std::chrono::milliseconds(2000 + 1500));  // the deadline, plus process start and exit
 }
 
-TEST_CASE("one server paused (SIGSTOP), --timeout 1s: answers in time and names it", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("one server paused (SIGSTOP), --timeout 1s: answers in time and names it", "[integration][part:quorum]") {
+  auto& ensemble = lab::shared();
   std::string paused = ensemble.leader() == "zoo-0" ? "zoo-1" : "zoo-0";
   ensemble.act("pause", paused);
 
@@ -221,8 +221,9 @@ TEST_CASE("one server paused (SIGSTOP), --timeout 1s: answers in time and names 
   CHECK(run.elapsed < std::chrono::milliseconds(1000 + 1500));
 }
 
-TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correctly", "[integration][promises]") {
-  lab::Lab ensemble("ruok");
+TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correctly",
+          "[integration][promises][part:shapes]") {
+  auto& ensemble = lab::shared("ruok");
   auto run = zkverify(quorum_json(ensemble));
   INFO(run.out << run.err);
   CHECK(run.exit_code == 0);
@@ -273,9 +274,31 @@ TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correc
   }
 }
 
+// Beside the ruok-only case, on its lab (the sidecar's probe, moved here from sidecar_test.cpp so that
+// the part starts that lab once).
+TEST_CASE("probe --no-write where mntr is refused: the AdminServer's zabstate is the sync proof",
+          "[integration][sidecar][part:shapes]") {
+  // The ruok-only lab: srvr is allowed whatever the whitelist says (ZooKeeper adds it), so it refuses
+  // mntr as the "ruok,srvr" whitelist this case had does.
+  auto& ensemble = lab::shared("ruok");
+  auto probe = [&](const std::string& local) {
+    return lab::zkverify("probe --servers " + ensemble.servers() + " --admin-port " + ensemble.admin_ports() +
+                         " --local " + local + " --no-write --timeout 3s");
+  };
+  auto follower = ensemble.leader() == "pzoo-0" ? std::string("pzoo-1") : std::string("pzoo-0");
+  auto ready = probe(follower);
+  INFO(ready.out << ready.err);
+  CHECK(ready.exit_code == 0);
+  CHECK_THAT(ready.out, Contains("sync proof: AdminServer's zabstate"));
+  // Without the admin ports, the same probe has only srvr's mode to go on, and says so.
+  auto weaker = lab::zkverify("probe --servers " + ensemble.servers() + " --local " + follower + " --no-write");
+  CHECK(weaker.exit_code == 0);
+  CHECK_THAT(weaker.out, Contains("sync proof: srvr mode only"));
+}
+
 TEST_CASE("fake peers beside a real ensemble: their errors are clear, the real servers still judged",
-          "[integration][promises]") {
-  lab::Lab ensemble;
+          "[integration][promises][part:quorum]") {
+  auto& ensemble = lab::shared();
   fake::Peer garbage({}, {fake::Behaviour::answer, "\x16\x03\x01garbage"});
   fake::Peer silent({}, {fake::Behaviour::stall, ""});
   fake::Peer flood({}, {fake::Behaviour::flood, ""});
@@ -324,7 +347,7 @@ TEST_CASE("fake peers beside a real ensemble: their errors are clear, the real s
   check_srvr_then_stall(ensemble);
 }
 
-TEST_CASE("usage errors exit 64 with one line naming the problem", "[integration][promises]") {
+TEST_CASE("usage errors exit 64 with one line naming the problem", "[integration][promises][part:cli]") {
   struct Case {
     std::string args, says;
   };
@@ -364,7 +387,7 @@ TEST_CASE("usage errors exit 64 with one line naming the problem", "[integration
   }
 }
 
-TEST_CASE("usage errors of --admin-port and order: 64 naming the problem", "[integration][promises]") {
+TEST_CASE("usage errors of --admin-port and order: 64 naming the problem", "[integration][promises][part:cli]") {
   struct Case {
     std::string args, says;
   };

@@ -155,8 +155,8 @@ void check_stop_and_resume(const lab::Lab& ensemble, const std::string& roll, co
 }  // namespace
 
 TEST_CASE("roll: five servers in one verified command, a stop at a failed step, a resume, a dry run",
-          "[integration][roll]") {
-  lab::Lab ensemble;
+          "[integration][roll][part:roll]") {
+  auto& ensemble = lab::shared();
   auto servers = ensemble.servers();
   auto state = temp_path("roll-ledger.json");
   auto restart = std::string(ZKLAB) + " restart " + ensemble.dir() + " {}";

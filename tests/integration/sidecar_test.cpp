@@ -407,9 +407,9 @@ void manifests_run_on_the_lab(const Scenario& s) {
 }  // namespace
 
 TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no quorum, Prometheus, Chromium",
-          "[integration][sidecar]") {
+          "[integration][sidecar][part:sidecar]") {
   auto dir = scratch();
-  lab::Lab ensemble;
+  auto& ensemble = lab::shared();
   Scenario scenario{ensemble, free_port(), free_port(), dir};
   auto serve = start_serve(ensemble, "pzoo-0", scenario.port, dir / "serve.log");
   auto prometheus = start_prometheus(dir / "prometheus", scenario.port, scenario.prometheus);
@@ -453,22 +453,4 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   serve_on_the_leader_leaves_no_round_trip_nodes(ensemble, free_port(), dir / "serve-leader.log");
   manifests_run_on_the_lab(scenario);
   fs::remove_all(dir);
-}
-
-TEST_CASE("probe --no-write where mntr is refused: the AdminServer's zabstate is the sync proof",
-          "[integration][sidecar]") {
-  lab::Lab ensemble("ruok,srvr");
-  auto probe = [&](const std::string& local) {
-    return lab::zkverify("probe --servers " + ensemble.servers() + " --admin-port " + ensemble.admin_ports() +
-                         " --local " + local + " --no-write --timeout 3s");
-  };
-  auto follower = ensemble.leader() == "pzoo-0" ? std::string("pzoo-1") : std::string("pzoo-0");
-  auto ready = probe(follower);
-  INFO(ready.out << ready.err);
-  CHECK(ready.exit_code == 0);
-  CHECK_THAT(ready.out, Contains("sync proof: AdminServer's zabstate"));
-  // Without the admin ports, the same probe has only srvr's mode to go on, and says so.
-  auto weaker = lab::zkverify("probe --servers " + ensemble.servers() + " --local " + follower + " --no-write");
-  CHECK(weaker.exit_code == 0);
-  CHECK_THAT(weaker.out, Contains("sync proof: srvr mode only"));
 }

@@ -105,8 +105,9 @@ void check_json_all_passed(const std::string& servers) {
 
 }  // namespace
 
-TEST_CASE("smoke on a real ensemble: healthy, interrupted, one server down, no quorum", "[smoke][integration]") {
-  lab::Lab ensemble;
+TEST_CASE("smoke on a real ensemble: healthy, interrupted, one server down, no quorum",
+          "[smoke][integration][part:sidecar]") {
+  auto& ensemble = lab::shared();
   auto servers = ensemble.servers();
   auto junit = (fs::path(ensemble.dir()).parent_path() / "smoke.xml").string();
 
@@ -162,8 +163,9 @@ TEST_CASE("smoke on a real ensemble: healthy, interrupted, one server down, no q
   CHECK_THAT(waited.err, Contains("waiting for the ensemble: ") && Contains("/5 serving"));
 }
 
-TEST_CASE("smoke on a one-server lab: every case passes but session-move, skipped: exit 0", "[smoke][integration]") {
-  lab::Lab solo("", "--names solo");
+TEST_CASE("smoke on a one-server lab: every case passes but session-move, skipped: exit 0",
+          "[smoke][integration][part:shapes]") {
+  auto& solo = lab::shared("", "--names solo");
   auto run = lab::zkverify("smoke --servers " + solo.servers() + " --wait 30s --ops 3");
   INFO(run.out << run.err);
   CHECK(run.exit_code == 0);
@@ -172,7 +174,8 @@ TEST_CASE("smoke on a one-server lab: every case passes but session-move, skippe
   CHECK(namespace_children(solo.servers()).empty());
 }
 
-TEST_CASE("smoke usage errors exit 64 naming the flag, an unwritable --junit file exits 74", "[smoke][integration]") {
+TEST_CASE("smoke usage errors exit 64 naming the flag, an unwritable --junit file exits 74",
+          "[smoke][integration][part:cli]") {
   auto bad_ops = lab::zkverify("smoke --servers a=127.0.0.1:1 --ops 0");
   CHECK(bad_ops.exit_code == 64);
   CHECK_THAT(bad_ops.err, Contains("--ops 0"));

@@ -15,7 +15,7 @@ namespace {
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 struct TlsLab {
-  lab::Lab ensemble{"", "--tls-only"};
+  lab::Lab& ensemble = lab::shared("", "--tls-only");
   std::string tls = first_line(lab::sh(ZKLAB " tls-dir " + ensemble.dir()).out);
   std::string servers = ensemble.servers();
   std::string flags = " --tls-ca " + tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key";
@@ -148,7 +148,7 @@ echo "serve ready"
 
 }  // namespace
 
-TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words", "[integration][tls]") {
+TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words", "[integration][tls][part:tls]") {
   TlsLab lab;
   healthy_over_tls(lab);
   failures_named(lab);
@@ -191,8 +191,8 @@ TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words"
 }
 
 TEST_CASE("a mixed ensemble (plain and TLS ports, as in a migration): both healthy, a roll over TLS keeps its sessions",
-          "[integration][tls]") {
-  lab::Lab ensemble("", "--tls");
+          "[integration][tls][part:tls]") {
+  auto& ensemble = lab::shared("", "--tls");
   auto tls = first_line(lab::sh(ZKLAB " tls-dir " + ensemble.dir()).out);
   auto flags = " --tls-ca " + tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key";
   auto secure = first_line(lab::sh(ZKLAB " secure-servers " + ensemble.dir()).out);

@@ -33,7 +33,7 @@ lab::Run quorum_says(const std::string& servers, int exit_code, const std::strin
 // Healthy, then each verdict 3.8.0 gives: quorum, smoke, probe, serve's /readyz, order and
 // safe-to-restart; one follower down: degraded and not safe; three down: critical.
 void verdicts_on(const std::string& version) {
-  lab::Lab ensemble("", "--version " + version);
+  auto& ensemble = lab::shared("", "--version " + version);
   auto servers = ensemble.servers();
   auto healthy = zkverify("quorum --servers " + servers + " --output json");
   INFO(version << ": " << healthy.out << healthy.err);
@@ -85,18 +85,18 @@ void verdicts_on(const std::string& version) {
 }  // namespace
 
 TEST_CASE("ZooKeeper 3.4.13, real: healthy, smoke, probe, serve, order, safe-to-restart, degraded, critical",
-          "[integration][versions]") {
+          "[integration][versions][part:versions]") {
   verdicts_on("3.4.13");
 }
 
 TEST_CASE("ZooKeeper 3.9.3, real: healthy, smoke, probe, serve, order, safe-to-restart, degraded, critical",
-          "[integration][versions]") {
+          "[integration][versions][part:versions]") {
   verdicts_on("3.9.3");
 }
 
 TEST_CASE("roll through a real upgrade 3.8.0 -> 3.9.3 and its rollback: mixed on the way, nothing lost",
-          "[integration][versions][roll]") {
-  lab::Lab ensemble;
+          "[integration][versions][roll][part:roll]") {
+  auto& ensemble = lab::shared();
   auto servers = ensemble.servers();
   for (const char* version : {"3.9.3", "3.8.0"}) {
     // One server first, by hand: the ensemble is healthy and says it is mixed.
@@ -144,9 +144,9 @@ void upgraded_from_34_with_nothing_lost(const std::string& servers, const std::s
 TEST_CASE(
     "3.4.13 -> 3.8.0 with transaction logs and no snapshot (ZOOKEEPER-3056): the roll stops at the first "
     "server that does not come back; with snapshot.trust.empty it completes, nothing lost",
-    "[integration][versions][roll]") {
+    "[integration][versions][roll][part:versions]") {
   // No whitelist line, as old installs have: 3.4 answers every word, 3.5+ srvr alone.
-  lab::Lab ensemble("", "--version 3.4.13 --no-whitelist");
+  auto& ensemble = lab::shared("", "--version 3.4.13 --no-whitelist");
   auto servers = ensemble.servers();
   auto state = ensemble.dir() + "/../ledger-3056.json";
   lab::sh(ZKLAB " drop-snapshots " + ensemble.dir());  // an old install's data directories: logs alone

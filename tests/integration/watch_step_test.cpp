@@ -56,8 +56,8 @@ std::map<std::string, int> zkverify_connections(const std::string& servers) {
 
 }  // namespace
 
-TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify order", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("the seed's flow: every server restarted by zkverify step, in zkverify order", "[integration][part:watch]") {
+  auto& ensemble = lab::shared();
   auto servers = ensemble.servers();
   auto state = temp_path("step-ledger.json");
   auto order = lab::zkverify("order --servers " + servers);
@@ -151,8 +151,8 @@ static void check_sigterm_stops_step(const std::string& servers, const std::stri
 }
 
 TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, refuses with two down",
-          "[integration][step]") {
-  lab::Lab ensemble;
+          "[integration][step][part:watch]") {
+  auto& ensemble = lab::shared();
   auto servers = ensemble.servers();
   auto leader = ensemble.leader();
   std::vector<std::string> followers;
@@ -251,8 +251,8 @@ struct BackgroundWatch {
 
 }  // namespace
 
-TEST_CASE("a session that really expires is reported and fails the watch", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("a session that really expires is reported and fails the watch", "[integration][part:watch]") {
+  auto& ensemble = lab::shared();
   BackgroundWatch watch("--output json --duration 12s --session-timeout 2s --servers " + ensemble.servers());
   auto pid = watch.pid();
   REQUIRE_FALSE(pid.empty());
@@ -273,8 +273,8 @@ TEST_CASE("a session that really expires is reported and fails the watch", "[int
   CHECK(lab::find_finding(summary, "session-expired"));
 }
 
-TEST_CASE("three of five down for 10s: a write-unavailability window of at least 10s", "[integration]") {
-  lab::Lab ensemble;
+TEST_CASE("three of five down for 10s: a write-unavailability window of at least 10s", "[integration][part:watch]") {
+  auto& ensemble = lab::shared();
   BackgroundWatch watch("--output json --duration 25s --max-unavailable 5s --servers " + ensemble.servers());
   REQUIRE(watch.wait_started());
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("stop", name);
@@ -422,8 +422,8 @@ void wiped_data_is_lost_writes(const lab::Lab& ensemble) {
 TEST_CASE(
     "watch from the binary: the events of a leader restart, at most 3 connections a server, "
     "SIGINT and SIGTERM end it cleanly, its znodes go, a skipped read-back, lost data, and it cannot start",
-    "[integration][watch]") {
-  lab::Lab ensemble;
+    "[integration][watch][part:watch]") {
+  auto& ensemble = lab::shared();
   watch_through_a_leader_restart(ensemble);
   signals_end_it_cleanly(ensemble);
   two_neighbours_down_widen_a_session(ensemble);
