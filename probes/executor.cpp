@@ -28,11 +28,24 @@ Executor::~Executor() {
   for (auto& thread : io_threads_) thread.join();
 }
 
+bool needs_another_worker(std::size_t queued, std::size_t idle, std::size_t workers, std::size_t max_workers) {
+  return queued > idle && workers < max_workers;
+}
+
 void Executor::run_blocking(std::function<void()> call) {
   std::lock_guard lock(mutex_);
   calls_.push_back(std::move(call));
-  if (idle_workers_ == 0 && workers_.size() < max_workers_) workers_.emplace_back([this] { work(); });
-  else queued_.notify_one();
+  if (needs_another_worker(calls_.size(), idle_workers_, workers_.size(), max_workers_)) {
+    ++idle_workers_;
+    workers_.emplace_back([this] { work(); });
+  } else {
+    queued_.notify_one();
+  }
+}
+
+Executor::WorkerCounts Executor::worker_counts() {
+  std::lock_guard lock(mutex_);
+  return {workers_.size(), idle_workers_, calls_.size()};
 }
 
 // Takes the next call until the executor closes; every call queued by then still runs (a
@@ -40,15 +53,15 @@ void Executor::run_blocking(std::function<void()> call) {
 void Executor::work() {
   std::unique_lock lock(mutex_);
   while (true) {
-    ++idle_workers_;
     queued_.wait(lock, [this] { return closing_ || !calls_.empty(); });
-    --idle_workers_;
     if (calls_.empty()) return;
+    --idle_workers_;
     auto call = std::move(calls_.front());
     calls_.pop_front();
     lock.unlock();
     call();
     lock.lock();
+    ++idle_workers_;
   }
 }
 

@@ -29,6 +29,10 @@ struct ExecutorLimits {
   std::size_t blocking_workers = 4;  // a close that blocks for seconds holds up only its own worker
 };
 
+// Whether run_blocking starts a worker: when the calls waiting outnumber the idle workers (a worker
+// just notified has not taken its call yet, so one idle worker is not enough for two calls).
+bool needs_another_worker(std::size_t queued, std::size_t idle, std::size_t workers, std::size_t max_workers);
+
 class Executor {
  public:
   Executor();
@@ -47,6 +51,13 @@ class Executor {
   // caller may hold a lock the call takes. Calls run in the order given when a worker is free.
   void run_blocking(std::function<void()> call);
 
+  struct WorkerCounts {
+    std::size_t workers = 0;  // started so far (they live until the executor closes)
+    std::size_t idle = 0;     // started, or starting, and not running a call
+    std::size_t queued = 0;   // calls no worker has taken yet
+  };
+  WorkerCounts worker_counts();
+
  private:
   void work();
 
@@ -58,7 +69,7 @@ class Executor {
   std::mutex mutex_;  // guards what the workers share
   std::condition_variable queued_;
   std::deque<std::function<void()>> calls_;
-  std::size_t idle_workers_ = 0;
+  std::size_t idle_workers_ = 0;  // a worker counts as idle from its start until it takes a call
   bool closing_ = false;
   const std::size_t max_workers_;
   std::vector<std::thread> workers_;  // started on demand, up to max_workers_

@@ -33,8 +33,7 @@ void StopSignals::record(int signal) {
     std::lock_guard lock(mutex_);
     received_.push_back(signal);
     nth = static_cast<int>(received_.size());
-    for (const auto& callback : callbacks_)
-      if (callback) callbacks.push_back(*callback);
+    for (const auto& [id, callback] : callbacks_) callbacks.push_back(callback);
   }
   changed_.notify_all();
   for (const auto& callback : callbacks) callback(nth, signal);
@@ -52,13 +51,18 @@ bool StopSignals::wait_until(Clock::time_point deadline, int nth) const {
 
 std::size_t StopSignals::on_stop(std::function<void(int, int)> callback) {
   std::lock_guard lock(mutex_);
-  callbacks_.emplace_back(std::move(callback));
-  return callbacks_.size() - 1;
+  callbacks_.emplace(next_id_, std::move(callback));
+  return next_id_++;
 }
 
 void StopSignals::forget(std::size_t id) {
   std::lock_guard lock(mutex_);
-  if (id < callbacks_.size()) callbacks_[id].reset();
+  callbacks_.erase(id);
+}
+
+std::size_t StopSignals::subscribers() const {
+  std::lock_guard lock(mutex_);
+  return callbacks_.size();
 }
 
 StopSubscription::StopSubscription(StopSignals* signals, std::function<void(int, int)> callback) : signals_(signals) {

@@ -5,8 +5,8 @@
 
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
-#include <optional>
 #include <vector>
 #include "probes/io.hpp"
 
@@ -38,6 +38,8 @@ class StopSignals {
   // not block). Returns an id for forget().
   std::size_t on_stop(std::function<void(int nth, int signal)> callback);
   void forget(std::size_t id);
+  // The callbacks not yet forgotten (a scope's subscription leaves none behind).
+  [[nodiscard]] std::size_t subscribers() const;
 
  private:
   void arm();
@@ -47,8 +49,9 @@ class StopSignals {
   bool installed_ = false;  // guarded by mutex_
   mutable std::mutex mutex_;
   mutable std::condition_variable changed_;
-  std::vector<int> received_;  // the signals in order
-  std::vector<std::optional<std::function<void(int, int)>>> callbacks_;
+  std::vector<int> received_;                                       // the signals in order
+  std::map<std::size_t, std::function<void(int, int)>> callbacks_;  // by id
+  std::size_t next_id_ = 0;
 };
 
 // on_stop for a scope: forgotten when it ends. Without signals (null) it does nothing. A callback
