@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 
 #include <boost/asio/ip/tcp.hpp>
 
@@ -15,15 +14,14 @@ namespace zkverify::probes::c_client {
 // client's shuffle of the hosts is off for good: the switch is a global that zookeeper_init and
 // zoo_set_servers read, and setting it per open would make handles open one at a time. Sessions
 // that want a random order get it from the keeper.
-int configure() {
-  static const int init_flags = [] {
-    const char* target = std::getenv("ZKVERIFY_ZK_LOG");  // NOLINT(concurrency-mt-unsafe): once, nobody sets it
+int configure(const std::optional<std::string>& log_path) {
+  static const int init_flags = [&log_path] {
     // Intentionally never closed: the C client may log until the process exits.
-    FILE* stream = std::fopen(target ? target : "/dev/null", "a");
+    FILE* stream = std::fopen(log_path ? log_path->c_str() : "/dev/null", "a");
     if (stream) zoo_set_log_stream(stream);
-    zoo_set_debug_level(target ? ZOO_LOG_LEVEL_INFO : ZOO_LOG_LEVEL_ERROR);
+    zoo_set_debug_level(log_path ? ZOO_LOG_LEVEL_INFO : ZOO_LOG_LEVEL_ERROR);
     zoo_deterministic_conn_order(1);
-    return target ? 0 : ZOO_NO_LOG_CLIENTENV;
+    return log_path ? 0 : ZOO_NO_LOG_CLIENTENV;
   }();
   return init_flags;
 }

@@ -17,9 +17,10 @@
 
 namespace zkverify::probes::c_client {
 
-// Sets the client's process-wide settings once, before the first handle; returns zookeeper_init's
-// flags. Its log goes nowhere unless ZKVERIFY_ZK_LOG names a file (zkverify reports errors itself).
-int configure();
+// Sets the client's process-wide settings (its globals: the log, the hosts' order) at the first
+// call, before the first handle; later calls change nothing. Returns zookeeper_init's flags. The
+// log goes nowhere without `log_path` (zkverify reports errors itself).
+int configure(const std::optional<std::string>& log_path);
 
 // A listed server with the addresses its host resolved to: zookeeper_init is given these, so the
 // peer address of the session's socket maps back to the server's name.

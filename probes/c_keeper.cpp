@@ -1,6 +1,7 @@
 #include "probes/c_keeper.hpp"
 
 #include <future>
+#include <mutex>
 #include <utility>
 
 #include <zookeeper/zookeeper.h>
@@ -21,7 +22,7 @@ using namespace c_client;
 class CKeeper final : public Keeper {
  public:
   CKeeper(Executor& executor, Resolver& resolver, const std::vector<ServerAddress>& servers,
-          const KeeperOptions& options, Listener listener);
+          const KeeperOptions& options, Listener listener, int init_flags);
   ~CKeeper() override;
   CKeeper(const CKeeper&) = delete;
   CKeeper& operator=(const CKeeper&) = delete;
@@ -76,12 +77,15 @@ class CKeeper final : public Keeper {
 
   const std::optional<Credentials> credentials_;
   const std::shared_ptr<CSession> session_;
-  bool close_started_ = false;  // this handle's close() was called (the handle is used from one thread)
+  // The close, started once: by whichever thread calls close() first (a stop signal's, say).
+  std::once_flag close_once_;
+  std::shared_future<void> closed_;
 };
 
 CKeeper::CKeeper(Executor& executor, Resolver& resolver, const std::vector<ServerAddress>& servers,
-                 const KeeperOptions& options, Listener listener)
-    : credentials_(options.credentials), session_(std::make_shared<CSession>(executor, std::move(listener), options)) {
+                 const KeeperOptions& options, Listener listener, int init_flags)
+    : credentials_(options.credentials),
+      session_(std::make_shared<CSession>(executor, std::move(listener), options, init_flags)) {
   std::vector<std::string> hosts;
   for (const auto& server : servers) hosts.push_back(server.host);
   // A server not resolved within the session timeout could not hold a session anyway.
@@ -92,9 +96,7 @@ CKeeper::CKeeper(Executor& executor, Resolver& resolver, const std::vector<Serve
 }
 
 // Bounded: a close that takes longer is abandoned, and the server expires the session.
-CKeeper::~CKeeper() {
-  if (!close_started_) close(Clock::now() + std::chrono::seconds(2));
-}
+CKeeper::~CKeeper() { close(Clock::now() + std::chrono::seconds(2)); }
 
 ZkError CKeeper::wait_connected(Clock::time_point deadline) {
   auto outcome = ask_now(session_, [](CSession& self) { return self.when_connected(); });
@@ -178,17 +180,26 @@ void CKeeper::get_and_watch(const std::string& path, Callback<GetResult> done, s
   });
 }
 
+// Tells the session to close and waits for its answer until the deadline: never an ask, so that a
+// stop signal's callback, on an executor thread, may start a close (with a deadline already passed,
+// it does not wait).
 bool CKeeper::close(Clock::time_point deadline) {
-  close_started_ = true;
-  auto closed = ask_now(session_, [](CSession& self) { return self.begin_close(); });
-  return closed.wait_until(deadline) == std::future_status::ready;
+  std::call_once(close_once_, [this] {
+    std::promise<void> done;
+    closed_ = done.get_future().share();
+    tell(session_, [done = std::move(done)](CSession& self) mutable { self.close(std::move(done)); });
+  });
+  return closed_.wait_until(deadline) == std::future_status::ready;
 }
 
 }  // namespace
 
+CKeeperFactory::CKeeperFactory(Executor& executor, Resolver& resolver, const CClientSettings& settings)
+    : executor_(executor), resolver_(resolver), init_flags_(c_client::configure(settings.log_path)) {}
+
 std::unique_ptr<Keeper> CKeeperFactory::open(const std::vector<ServerAddress>& servers, const KeeperOptions& options,
                                              Keeper::Listener listener) {
-  return std::make_unique<CKeeper>(executor_, resolver_, servers, options, std::move(listener));
+  return std::make_unique<CKeeper>(executor_, resolver_, servers, options, std::move(listener), init_flags_);
 }
 
 }  // namespace zkverify::probes

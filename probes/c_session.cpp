@@ -22,8 +22,8 @@ std::optional<boost::asio::ip::tcp::endpoint> peer_of(zhandle_t* zh) {
   return peer;
 }
 
-zhandle_t* init_handle(const std::string& hosts, int timeout_ms, const clientid_t* session, void* context) {
-  auto* zh = zookeeper_init(hosts.c_str(), &CSession::on_event, timeout_ms, session, context, configure());
+zhandle_t* init_handle(const std::string& hosts, int timeout_ms, const clientid_t* session, void* context, int flags) {
+  auto* zh = zookeeper_init(hosts.c_str(), &CSession::on_event, timeout_ms, session, context, flags);
   // By default the client looks the hosts up again on every I/O loop; numeric ones would only give
   // the same addresses. -1: only after a connection loss (where numeric hosts cost no DNS either).
   if (zh) zoo_set_servers_resolution_delay(zh, -1);
@@ -53,8 +53,8 @@ std::string first_hosts(const std::vector<KnownServer>& servers, const KeeperOpt
 
 }  // namespace
 
-CSession::CSession(Executor& executor, Keeper::Listener listener, KeeperOptions options)
-    : ActorCore(executor), listener_(std::move(listener)), options_(std::move(options)) {}
+CSession::CSession(Executor& executor, Keeper::Listener listener, KeeperOptions options, int init_flags)
+    : ActorCore(executor), listener_(std::move(listener)), options_(std::move(options)), init_flags_(init_flags) {}
 
 std::shared_ptr<CSession> CSession::self() { return std::static_pointer_cast<CSession>(shared_from_this()); }
 
@@ -84,7 +84,7 @@ void CSession::on_watch(zhandle_t* /*zh*/, int type, int state, const char* path
 // zookeeper_init on a worker (it takes a millisecond or more, and handles open concurrently). The
 // credentials are added there too, right after it: before any request can be queued.
 void CSession::open(const std::vector<ServerAddress>& servers, std::vector<Resolution> found) {
-  if (closed_.valid()) return;
+  if (closing_) return;
   servers_ = known_servers(servers, std::move(found));
   if (servers_.empty()) {
     open_failed_ = true;
@@ -97,8 +97,8 @@ void CSession::open(const std::vector<ServerAddress>& servers, std::vector<Resol
   auto timeout = static_cast<int>(options_.session_timeout.count());
   offload(
       self(),
-      [hosts, timeout, credentials = options_.credentials, session = this] {
-        auto* zh = init_handle(hosts, timeout, nullptr, session);
+      [hosts, timeout, credentials = options_.credentials, session = this, flags = init_flags_] {
+        auto* zh = init_handle(hosts, timeout, nullptr, session, flags);
         if (zh) add_credentials(zh, credentials, session);
         return zh;
       },
@@ -107,7 +107,7 @@ void CSession::open(const std::vector<ServerAddress>& servers, std::vector<Resol
 
 void CSession::opened(zhandle_t* handle) {
   opening_ = false;
-  if (closed_.valid()) {  // closed while it opened: the new handle goes, and with it the close's wait
+  if (closing_) {  // closed while it opened: the new handle goes, and with it the close's wait
     std::vector<zhandle_t*> handles;
     if (handle) handles.push_back(handle);
     return close_handles(std::move(handles));
@@ -215,7 +215,7 @@ std::shared_future<bool> CSession::when_connected_to(const std::string& name) {
 // zoo_set_servers takes effect at the next connection attempt: the client is between servers when
 // the watch widens a session (ZooKeeper's rebalancing only moves a connected one).
 void CSession::widen() {
-  if (closed_.valid() || !handle_ || wide_hosts_.empty()) return;
+  if (closing_ || !handle_ || wide_hosts_.empty()) return;
   if (zoo_set_servers(handle_, wide_hosts_.c_str()) == ZOK) wide_hosts_.clear();
 }
 
@@ -231,11 +231,11 @@ ZkError CSession::move_to(const std::string& name) {
   for (const auto& server : servers_)
     if (server.name == name) matching.push_back(server);
   if (matching.empty()) return ZkError::bad_arguments;
-  if (closed_.valid()) return ZkError::closing;
+  if (closing_) return ZkError::closing;
   if (!handle_ || state_ != SessionState::connected) return ZkError::connection_loss;
   clientid_t session = *zoo_client_id(handle_);
   zoo_set_watcher(handle_, &ignore_event);
-  auto* moved = init_handle(connect_string(matching), zoo_recv_timeout(handle_), &session, this);
+  auto* moved = init_handle(connect_string(matching), zoo_recv_timeout(handle_), &session, this, init_flags_);
   if (!moved) {
     zoo_set_watcher(handle_, &CSession::on_event);
     return ZkError::system_error;
@@ -251,18 +251,18 @@ ZkError CSession::move_to(const std::string& name) {
 // for seconds (closing a session is a quorum transaction), so it runs on a worker; the session is
 // closed first, then each retired handle, whose server has dropped its connection by then, so
 // closing it sends nothing that could end a session.
-std::shared_future<void> CSession::begin_close() {
-  if (closed_.valid()) return closed_;
+void CSession::close(std::promise<void> done) {
+  if (close_done_) return done.set_value();
+  close_waiters_.push_back(std::move(done));
+  if (closing_) return;
+  closing_ = true;
   state_ = SessionState::closed;
   resolve_waiters();
-  close_promise_.emplace();
-  closed_ = close_promise_->get_future().share();
   std::vector<zhandle_t*> handles;
   if (handle_) handles.push_back(std::exchange(handle_, nullptr));
   for (auto* old : std::exchange(retired_, {})) handles.push_back(old);
   // While zookeeper_init runs there is no handle yet: opened() closes the one it makes.
   if (!opening_) close_handles(std::move(handles));
-  return closed_;
 }
 
 void CSession::close_handles(std::vector<zhandle_t*> handles) {
@@ -272,8 +272,9 @@ void CSession::close_handles(std::vector<zhandle_t*> handles) {
         for (auto* handle : handles) zookeeper_close(handle);
       },
       [](CSession& self) {
-        if (self.close_promise_) self.close_promise_->set_value();
-        self.close_promise_.reset();
+        self.close_done_ = true;
+        for (auto& waiter : self.close_waiters_) waiter.set_value();
+        self.close_waiters_.clear();
       });
 }
 

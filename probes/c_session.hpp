@@ -32,7 +32,8 @@ struct WatchSlot {
 
 class CSession : public ActorCore {
  public:
-  CSession(Executor& executor, Keeper::Listener listener, KeeperOptions options);
+  // `init_flags`: zookeeper_init's, from c_client::configure.
+  CSession(Executor& executor, Keeper::Listener listener, KeeperOptions options, int init_flags);
 
   // The C client's watcher (its context is the CSession).
   static void on_event(zhandle_t* zh, int type, int state, const char* path, void* context);
@@ -67,8 +68,9 @@ class CSession : public ActorCore {
   // Keeper::move_to: a second handle resumes the session on `name` (c_session.cpp says why).
   ZkError move_to(const std::string& name);
   void widen();
-  // Starts the close (once): the future is ready once zookeeper_close returned for every handle.
-  std::shared_future<void> begin_close();
+  // Starts the close (the first call), and sets `done` once zookeeper_close has returned for
+  // every handle.
+  void close(std::promise<void> done);
 
  private:
   struct Event {  // a watcher's event, read on the client's thread while the handle was valid
@@ -89,6 +91,7 @@ class CSession : public ActorCore {
 
   const Keeper::Listener listener_;
   const KeeperOptions options_;
+  const int init_flags_;
   std::vector<KnownServer> servers_;  // empty until the hosts are resolved
   zhandle_t* handle_ = nullptr;       // null until opened, and once the close took it
   std::vector<zhandle_t*> retired_;   // handles the session moved away from, closed after it
@@ -102,15 +105,16 @@ class CSession : public ActorCore {
   std::vector<std::unique_ptr<WatchSlot>> watches_;
   std::vector<std::promise<ZkError>> connected_waiters_;
   std::vector<std::pair<std::string, std::promise<bool>>> connected_to_waiters_;
-  std::optional<std::promise<void>> close_promise_;
-  std::shared_future<void> closed_;  // valid once a close began
+  bool closing_ = false;     // a close began: requests answer ZCLOSING
+  bool close_done_ = false;  // every handle's zookeeper_close returned
+  std::vector<std::promise<void>> close_waiters_;
 };
 
 // Implementation of the template above.
 template <class Req, class Call>
 void CSession::submit(const std::shared_ptr<Req>& request, Call call) {
   int rc = ZOK;
-  if (closed_.valid()) {
+  if (closing_) {
     rc = ZCLOSING;
   } else if (!handle_) {
     rc = ZCONNECTIONLOSS;
