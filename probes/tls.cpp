@@ -6,7 +6,9 @@
 #include <ctime>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <new>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -54,14 +56,29 @@ FileStamp stamp_of(const std::string& path) {
           static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec};
 }
 
+// OpenSSL's objects owned the C++ way: freed on every path out, an exception's too.
+template <auto Free>
+struct Freeing {
+  template <class T>
+  void operator()(T* object) const {
+    Free(object);
+  }
+};
+using Bio = std::unique_ptr<BIO, Freeing<BIO_free>>;
+using Certificate = std::unique_ptr<X509, Freeing<X509_free>>;
+using PrivateKey = std::unique_ptr<EVP_PKEY, Freeing<EVP_PKEY_free>>;
+using AltNames = std::unique_ptr<GENERAL_NAMES, Freeing<GENERAL_NAMES_free>>;
+using Session = std::unique_ptr<SSL_SESSION, Freeing<SSL_SESSION_free>>;
+
+Bio memory_of(const std::string& pem) { return Bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()))); }
+
 std::string name_text(const X509_NAME* name) {
-  BIO* bio = BIO_new(BIO_s_mem());
-  X509_NAME_print_ex(bio, name, 0, XN_FLAG_RFC2253);
+  Bio bio(BIO_new(BIO_s_mem()));
+  if (!bio) throw std::bad_alloc();
+  X509_NAME_print_ex(bio.get(), name, 0, XN_FLAG_RFC2253);
   char* data = nullptr;
-  long size = BIO_get_mem_data(bio, &data);
-  std::string text(data, static_cast<std::size_t>(size));
-  BIO_free(bio);
-  return text;
+  long size = BIO_get_mem_data(bio.get(), &data);
+  return {data, static_cast<std::size_t>(size)};
 }
 
 std::chrono::system_clock::time_point time_of(const ASN1_TIME* when) {
@@ -72,9 +89,9 @@ std::chrono::system_clock::time_point time_of(const ASN1_TIME* when) {
 
 std::vector<std::string> names_of(X509* certificate) {
   std::vector<std::string> names;
-  auto* alt = static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(certificate, NID_subject_alt_name, nullptr, nullptr));
-  for (int i = 0; alt && i < sk_GENERAL_NAME_num(alt); ++i) {
-    const GENERAL_NAME* name = sk_GENERAL_NAME_value(alt, i);
+  AltNames alt(static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(certificate, NID_subject_alt_name, nullptr, nullptr)));
+  for (int i = 0; alt && i < sk_GENERAL_NAME_num(alt.get()); ++i) {
+    const GENERAL_NAME* name = sk_GENERAL_NAME_value(alt.get(), i);
     if (name->type == GEN_DNS) {
       const auto* text = ASN1_STRING_get0_data(name->d.dNSName);
       names.push_back("DNS:" + std::string(reinterpret_cast<const char*>(text),
@@ -87,7 +104,6 @@ std::vector<std::string> names_of(X509* certificate) {
       names.push_back(std::string("IP:") + text);
     }
   }
-  GENERAL_NAMES_free(alt);
   return names;
 }
 
@@ -97,14 +113,11 @@ CertificateFacts facts_of(X509* certificate) {
 }
 
 std::optional<CertificateFacts> first_certificate_in(const std::string& pem) {
-  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-  X509* certificate = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr);
-  BIO_free(bio);
+  auto bio = memory_of(pem);
+  Certificate certificate(bio ? PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr) : nullptr);
   ERR_clear_error();
   if (!certificate) return std::nullopt;
-  auto facts = facts_of(certificate);
-  X509_free(certificate);
-  return facts;
+  return facts_of(certificate.get());
 }
 
 // The CA bundle: at least one certificate, loaded into the context's trust store.
@@ -125,14 +138,13 @@ std::optional<CertificateFacts> load_identity(ssl::context& context, const std::
   context.use_certificate_chain_file(cert, error);
   if (error) throw BadInput(fmt::format("--tls-cert {}: cannot be loaded: {}", cert, openssl_words()));
   auto pem = read_whole(key, "--tls-key");
-  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
-  EVP_PKEY* private_key = PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr);  // no passphrase callback
-  BIO_free(bio);
+  auto bio = memory_of(pem);
+  // No passphrase callback: an encrypted key is refused, never prompted for.
+  PrivateKey private_key(bio ? PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr) : nullptr);
   ERR_clear_error();
   if (!private_key) throw BadInput(fmt::format("--tls-key {}: no unencrypted PEM private key in it", key));
-  bool belongs = SSL_CTX_use_PrivateKey(context.native_handle(), private_key) == 1 &&
+  bool belongs = SSL_CTX_use_PrivateKey(context.native_handle(), private_key.get()) == 1 &&
                  SSL_CTX_check_private_key(context.native_handle()) == 1;
-  EVP_PKEY_free(private_key);
   ERR_clear_error();
   if (!belongs)
     throw BadInput(fmt::format("--tls-key {} does not belong to the certificate of --tls-cert {}", key, cert));
@@ -221,13 +233,7 @@ int sessions_index() {
 
 struct TlsClient::Sessions {
   std::mutex mutex;
-  std::map<std::string, SSL_SESSION*> by_server;  // owned
-  Sessions() = default;
-  Sessions(const Sessions&) = delete;
-  Sessions& operator=(const Sessions&) = delete;
-  ~Sessions() {
-    for (auto& [server, session] : by_server) SSL_SESSION_free(session);
-  }
+  std::map<std::string, Session> by_server;
 };
 
 namespace {
@@ -238,9 +244,7 @@ int keep_new_session(SSL* ssl, SSL_SESSION* session) {
   auto* sessions = static_cast<TlsClient::Sessions*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), sessions_index()));
   if (!notes || !sessions || notes->session_key.empty()) return 0;  // not ours to keep: OpenSSL frees it
   std::lock_guard lock(sessions->mutex);
-  auto& kept = sessions->by_server[notes->session_key];
-  if (kept) SSL_SESSION_free(kept);
-  kept = session;
+  sessions->by_server[notes->session_key] = Session(session);  // the server's older one is freed
   return 1;
 }
 
@@ -251,7 +255,7 @@ TlsClient::~TlsClient() = default;
 void TlsClient::offer_session(void* native_ssl_handle, const std::string& server_key) const {
   std::lock_guard lock(sessions_->mutex);
   auto kept = sessions_->by_server.find(server_key);
-  if (kept != sessions_->by_server.end()) SSL_set_session(static_cast<SSL*>(native_ssl_handle), kept->second);
+  if (kept != sessions_->by_server.end()) SSL_set_session(static_cast<SSL*>(native_ssl_handle), kept->second.get());
 }
 
 void keep_session_under(void* native_ssl_handle, HandshakeNotes* notes) {
@@ -355,11 +359,9 @@ ssl::context& sniffing_context() {
 }
 
 std::optional<CertificateFacts> peer_certificate_of(void* native_ssl_handle) {
-  X509* certificate = SSL_get1_peer_certificate(static_cast<SSL*>(native_ssl_handle));
+  Certificate certificate(SSL_get1_peer_certificate(static_cast<SSL*>(native_ssl_handle)));
   if (!certificate) return std::nullopt;
-  auto facts = facts_of(certificate);
-  X509_free(certificate);
-  return facts;
+  return facts_of(certificate.get());
 }
 
 }  // namespace zkverify::probes
