@@ -11,6 +11,7 @@
 #include <mutex>
 #include <ostream>
 #include <random>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -142,6 +143,24 @@ class ReportedProbes {
   bool closed_ = false;
 };
 
+// Every probe of the run ends by `probe_end`, each step of one within `span`.
+probes::ProbeLimits probe_limits(const EnsembleOptions& options, const std::shared_ptr<const probes::TlsClient>& tls,
+                                 Clock::time_point probe_end, std::chrono::milliseconds span) {
+  probes::ProbeLimits limits;
+  limits.deadline = probe_end;
+  limits.connect_timeout = span;
+  limits.exchange_timeout = span;
+  limits.verdict_words_only = options.verdict_words_only;
+  limits.tls = tls;
+  return limits;
+}
+
+// What start_probe_servers ended with, and when.
+struct Probed {
+  std::vector<ServerProbe> probes;
+  std::chrono::microseconds took{};
+};
+
 }  // namespace
 
 EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor, probes::KeeperFactory& keepers,
@@ -155,12 +174,7 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   auto probe_span = std::chrono::duration_cast<std::chrono::milliseconds>(probe_end - start);
 
   EnsembleFacts facts;
-  probes::ProbeLimits limits;
-  limits.deadline = probe_end;
-  limits.connect_timeout = probe_span;
-  limits.exchange_timeout = probe_span;
-  limits.verdict_words_only = options.verdict_words_only;
-  limits.tls = tls;
+  auto limits = probe_limits(options, tls, probe_end, probe_span);
   if (tls)
     facts.tls = TlsCheckFacts{tls->client_certificate(), options.connection.tls_expiry_warning,
                               std::chrono::system_clock::now()};
@@ -168,19 +182,20 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   // soon as srvr says it serves, beside its other words, one at a time), while the others are
   // probed; the round trip starts once every server was reported, while the last words still run.
   probes::SessionsAhead ahead(keepers, probes::RoundTripPlan{}.session_timeout);
-  ReportedProbes reported(options.servers, [&](const ServerProbe& probe) {
+  // Shared with the probes' callbacks, which may outlive this call (a bug's throw below); closed
+  // before it returns, so that on_report, which touches `ahead`, never runs after.
+  auto reported = std::make_shared<ReportedProbes>(options.servers, [&](const ServerProbe& probe) {
     if (sessions && probes::joins_round_trip(probe)) ahead.open(probe.address);
   });
-  std::chrono::microseconds probe_took{};
-  auto probed = std::make_shared<std::promise<std::vector<ServerProbe>>>();
+  // The end's callback owns what it writes: it may run after a stop abandoned this gather.
+  auto probed = std::make_shared<std::promise<Probed>>();
   auto probing = probed->get_future();
   auto abandon = probes::start_probe_servers(
       executor, options.servers, limits, probes::system_resolver(),
-      [&reported](const ServerProbe& probe) { reported.add(probe); },
-      [probed, &probe_took, &reported, start](std::vector<ServerProbe> probes) {
-        probe_took = since(start);
-        reported.close();  // a run ended early (a stop) reports no more servers
-        probed->set_value(std::move(probes));
+      [reported](const ServerProbe& probe) { reported->add(probe); },
+      [probed, reported, start](std::vector<ServerProbe> probes) {
+        reported->close();  // a run ended early (a stop) reports no more servers
+        probed->set_value(Probed{std::move(probes), since(start)});
       });
   // The sidecar's SIGTERM ends its cycle at once (the sessions' stop ends the round trip).
   probes::StopSubscription on_stop(options.abandoned_by_stop ? &executor.stop() : nullptr,
@@ -188,18 +203,20 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   facts.write_skipped = options.no_write;
   if (sessions) {
     // probe_servers' own backstop: every server is reported by then.
-    auto plan = round_trip_plan(options, reported.wait_all(probe_end + std::chrono::milliseconds(200)), marker);
+    auto plan = round_trip_plan(options, reported->wait_all(probe_end + std::chrono::milliseconds(200)), marker);
     plan.deadline = end;
     plan.close_deadline = start + options.timeout;
     if (!plan.servers.empty()) facts.round_trip = probes::run_round_trip(plan, keepers, &ahead);
   }
-  facts.probes = probing.get();  // by probe_end + 200 ms: start_probe_servers' promise
-  facts.timings.probe = probe_took;
-  if (facts.round_trip) {
-    auto probe = facts.timings.probe;
-    facts.timings = facts.round_trip->timings;
-    facts.timings.probe = probe;
+  // start_probe_servers' backstop ends it by probe_end + 200 ms; missing that by seconds is a bug.
+  if (probing.wait_until(probe_end + std::chrono::seconds(2)) != std::future_status::ready) {
+    reported->close();
+    throw std::logic_error("the probes outlived their own deadline");
   }
+  auto [probes, probe_took] = probing.get();
+  facts.probes = std::move(probes);
+  if (facts.round_trip) facts.timings = facts.round_trip->timings;
+  facts.timings.probe = probe_took;
   facts.timings.total = since(start);
   return facts;
 }

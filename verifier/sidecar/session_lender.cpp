@@ -1,5 +1,7 @@
 #include "verifier/sidecar/session_lender.hpp"
 
+#include <utility>
+
 #include "probes/forwarding_keeper.hpp"
 
 namespace zkverify::verifier {
@@ -30,20 +32,39 @@ std::unique_ptr<probes::Keeper> LocalSessionLender::open(const std::vector<Serve
                                                          probes::Keeper::Listener listener) {
   if (servers.size() != 1 || servers.front().name != local_.name)
     return keepers_.open(servers, options, std::move(listener));
-  std::lock_guard lock(mutex_);
-  if (!session_ || is_finished(session_->state())) {
-    if (session_) session_->close(Clock::now());  // already over: abandons at once
-    session_ = keepers_.open({local_}, options, nullptr);
+  return std::make_unique<LentSession>(current(options));
+}
+
+// The mutex guards only the pointer: a session's state, open and close (which may wait for the
+// session's actor) run outside it, so a close from a stop never waits behind an open.
+std::shared_ptr<probes::Keeper> LocalSessionLender::current(const probes::KeeperOptions& options) {
+  std::shared_ptr<probes::Keeper> seen;
+  {
+    std::lock_guard lock(mutex_);
+    seen = session_;
   }
-  return std::make_unique<LentSession>(session_);
+  if (seen && !is_finished(seen->state())) return seen;
+  std::shared_ptr<probes::Keeper> fresh = keepers_.open({local_}, options, nullptr);
+  std::shared_ptr<probes::Keeper> retired;
+  {
+    std::lock_guard lock(mutex_);
+    if (session_ == seen || !session_) {
+      retired = std::exchange(session_, fresh);
+    } else {  // another open replaced it meanwhile: that one is lent, this one goes
+      retired = std::exchange(fresh, session_);
+    }
+  }
+  if (retired) retired->close(Clock::now());  // over, or never lent: abandoned at once
+  return fresh;
 }
 
 bool LocalSessionLender::close(Clock::time_point deadline) {
-  std::lock_guard lock(mutex_);
-  if (!session_) return true;
-  bool closed = session_->close(deadline);
-  session_.reset();
-  return closed;
+  std::shared_ptr<probes::Keeper> session;
+  {
+    std::lock_guard lock(mutex_);
+    session = std::exchange(session_, nullptr);
+  }
+  return !session || session->close(deadline);
 }
 
 }  // namespace zkverify::verifier

@@ -23,9 +23,12 @@ class LocalSessionLender final : public probes::KeeperFactory {
   bool close(Clock::time_point deadline);
 
  private:
+  // The long-lived session, opened again when the last one is over.
+  std::shared_ptr<probes::Keeper> current(const probes::KeeperOptions& options);
+
   probes::KeeperFactory& keepers_;
   ServerAddress local_;
-  std::mutex mutex_;
+  std::mutex mutex_;  // guards session_ (the pointer, never a call on it)
   std::shared_ptr<probes::Keeper> session_;
 };
 

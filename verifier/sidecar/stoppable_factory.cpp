@@ -21,10 +21,14 @@ std::unique_ptr<probes::Keeper> StoppableFactory::open(const std::vector<ServerA
                                                        const probes::KeeperOptions& options,
                                                        probes::Keeper::Listener listener) {
   std::shared_ptr<probes::Keeper> session = keepers_.open(servers, options, std::move(listener));
-  std::lock_guard lock(mutex_);
-  if (stopped_) session->close(Clock::now());  // abandoned at once: its operations answer `closing`
-  std::erase_if(opened_, [](const auto& weak) { return weak.expired(); });
-  if (!stopped_) opened_.push_back(session);
+  bool stopped = false;
+  {
+    std::lock_guard lock(mutex_);  // guards the list, never a call on a session
+    stopped = stopped_;
+    std::erase_if(opened_, [](const auto& weak) { return weak.expired(); });
+    if (!stopped) opened_.push_back(session);
+  }
+  if (stopped) session->close(Clock::now());  // abandoned at once: its operations answer `closing`
   return std::make_unique<TrackedSession>(std::move(session));
 }
 
