@@ -2,8 +2,10 @@
 # Benchmark (a script, not a test): `zkverify serve` on a healthy 5-server lab: resident memory
 # (VmRSS, and its peak VmHWM) after N cycles, and CPU time (user + system) per cycle, measured from
 # /proc between cycle 5 and cycle N so start-up is not counted. Also the /readyz latency with 300
-# idle connections open.
+# idle connections open. RSS is also read at every tenth of the run: a sidecar lives for weeks, so its
+# memory must not grow with the cycles (issue 42: 10,000 cycles, flat).
 #   bench/serve.sh [CYCLES]     (default 100)
+#   INTERVAL=10ms bench/serve.sh 10000    a shorter --interval (default 100ms) for a long run
 #   ZKVERIFY=path/to/zkverify bench/serve.sh    uses that binary instead of building build-bench
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,14 +29,14 @@ tests/lab/zklab up "$work/lab" >/dev/null
 servers=$(tests/lab/zklab servers "$work/lab")
 port=$(perl -MIO::Socket::IP -e 'print IO::Socket::IP->new(Listen => 1, LocalHost => "127.0.0.1", LocalPort => 0)->sockport')
 
-"$ZKVERIFY" serve --servers "$servers" --local pzoo-0 --listen "127.0.0.1:$port" --interval 100ms --timeout 2s \
+"$ZKVERIFY" serve --servers "$servers" --local pzoo-0 --listen "127.0.0.1:$port" --interval "${INTERVAL:-100ms}" --timeout 2s \
   2>"$work/serve.log" &
 pid=$!
 
 cycles_done() { curl -s --max-time 2 "http://127.0.0.1:$port/metrics" | awk '/^zkverify_cycles_total /{print $2}'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
-wait_for_cycles() {  # until at least $1 cycles ended, or 5 minutes
-  local give_up=$((SECONDS + 300))
+wait_for_cycles() {  # until at least $1 cycles ended, or 5 minutes more than 100 ms a cycle
+  local give_up=$((SECONDS + 300 + $1 / 10))
   while true; do
     local done_now; done_now=$(cycles_done || true)
     [[ -n $done_now && $done_now -ge $1 ]] && return 0
@@ -45,7 +47,11 @@ wait_for_cycles() {  # until at least $1 cycles ended, or 5 minutes
 
 wait_for_cycles 5
 start_cycles=$(cycles_done); start_ticks=$(cpu_ticks)
-wait_for_cycles "$cycles"
+rss_at=()  # "cycles:KiB" at each tenth of the run
+for tenth in $(seq 1 10); do
+  wait_for_cycles $((cycles * tenth / 10))
+  rss_at+=("$(cycles_done):$(awk '/^VmRSS/{print $2}' "/proc/$pid/status")")
+done
 end_cycles=$(cycles_done); end_ticks=$(cpu_ticks)
 rss=$(awk '/^VmRSS/{print $2}' "/proc/$pid/status")
 hwm=$(awk '/^VmHWM/{print $2}' "/proc/$pid/status")
@@ -59,9 +65,13 @@ idle=$(perl -MIO::Socket::IP -MTime::HiRes=time -e '
   print $s "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"; my $line = <$s>;
   printf "%.1f ms (%s)", (time - $t) * 1000, $line =~ s/\r\n//r;' "$port")
 
-printf 'zkverify serve, 5 servers, --interval 100ms (%s)\n' "$ZKVERIFY"
+printf 'zkverify serve, 5 servers, --interval %s (%s)\n' "${INTERVAL:-100ms}" "$ZKVERIFY"
 printf '  cycles                 %d (CPU measured over cycles %d..%d)\n' "$end_cycles" "$start_cycles" "$end_cycles"
 printf '  RSS after %d cycles    %.1f MiB (peak %.1f MiB)\n' "$end_cycles" "$(perl -e "print $rss/1024")" "$(perl -e "print $hwm/1024")"
+printf '  RSS at each tenth      %s\n' "$(for at in "${rss_at[@]}"; do
+  perl -e 'my ($c, $k) = split /:/, $ARGV[0]; printf "%d: %.1f  ", $c, $k / 1024' "$at"; done)MiB"
+first=${rss_at[0]#*:} last=${rss_at[9]#*:}
+printf '  RSS, last tenth / first tenth   %.3f (%+d KiB)\n' "$(perl -e "print $last/$first")" $((last - first))
 printf '  CPU per cycle          %.2f ms\n' "$(perl -e "print (($end_ticks - $start_ticks) * 1000 / $hz / ($end_cycles - $start_cycles))")"
 printf '  /readyz                %s\n' "$ready"
 printf '  /readyz, 300 idle connections open: %s\n' "$idle"

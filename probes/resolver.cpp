@@ -5,10 +5,15 @@
 #include <sys/socket.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <csignal>
 #include <cstring>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <system_error>
+#include <thread>
+#include <utility>
 
 #include <fmt/format.h>
 #include <boost/asio/post.hpp>
@@ -41,23 +46,32 @@ struct LookupRequest {
   std::function<void(Resolution)> done;
 };
 
-Resolution resolution_of(const LookupRequest& lookup, int code) {
+// The lookup's hints: one entry per address (not one per socket type), as Asio's resolver asks.
+addrinfo lookup_hints() {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_ADDRCONFIG;
+  return hints;
+}
+
+Resolution resolution_of(const std::string& name, const addrinfo* found, int code) {
   if (code != 0)
     return {{},
-            fmt::format("lookup of {} failed: {}", lookup.name,
+            fmt::format("lookup of {} failed: {}", name,
                         code == EAI_SYSTEM ? std::generic_category().message(errno) : gai_strerror(code))};
   Resolution resolution;
-  for (const addrinfo* entry = lookup.request.ar_result; entry; entry = entry->ai_next)
+  for (const addrinfo* entry = found; entry; entry = entry->ai_next)
     if (entry->ai_family == AF_INET || entry->ai_family == AF_INET6)
       resolution.addresses.push_back(address_of(*entry->ai_addr));
-  if (!resolution.ok()) resolution.error = fmt::format("lookup of {} found no IPv4 or IPv6 address", lookup.name);
+  if (!resolution.ok()) resolution.error = fmt::format("lookup of {} found no IPv4 or IPv6 address", name);
   return resolution;
 }
 
 // glibc's notification, on a thread of its own: the request's outcome, then the request is freed.
 void on_looked_up(sigval value) {
   std::unique_ptr<LookupRequest> lookup(static_cast<LookupRequest*>(value.sival_ptr));
-  auto resolution = resolution_of(*lookup, gai_error(&lookup->request));
+  auto resolution = resolution_of(lookup->name, lookup->request.ar_result, gai_error(&lookup->request));
   if (lookup->request.ar_result) freeaddrinfo(lookup->request.ar_result);
   lookup->done(std::move(resolution));
 }
@@ -68,9 +82,7 @@ class SystemResolver final : public Resolver {
     auto lookup = std::make_unique<LookupRequest>();
     lookup->name = name;
     lookup->done = std::move(done);
-    lookup->hints.ai_family = AF_UNSPEC;
-    lookup->hints.ai_socktype = SOCK_STREAM;  // one entry per address, not one per socket type
-    lookup->hints.ai_flags = AI_ADDRCONFIG;   // what Asio's resolver asks for by default
+    lookup->hints = lookup_hints();
     lookup->request.ar_name = lookup->name.c_str();
     lookup->request.ar_request = &lookup->hints;
     sigevent notify{};
@@ -85,6 +97,59 @@ class SystemResolver final : public Resolver {
     static_cast<void>(lookup.release());  // glibc's until on_looked_up
   }
 };
+
+#ifdef ZKVERIFY_THREAD_SANITIZER
+// The ThreadSanitizer build's resolver: glibc starts getaddrinfo_a's threads with its internal
+// pthread_create, which TSan does not see, and TSan crashes in their first malloc. So there, and
+// only there, blocking getaddrinfo calls run one at a time on a thread of this resolver's own.
+class ThreadResolver final : public Resolver {
+ public:
+  ThreadResolver() : worker_([this] { work(); }) {}
+  ~ThreadResolver() override {
+    {
+      std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    queued_.notify_all();
+    worker_.join();
+  }
+  ThreadResolver(const ThreadResolver&) = delete;
+  ThreadResolver& operator=(const ThreadResolver&) = delete;
+
+  void look_up(const std::string& name, std::function<void(Resolution)> done) override {
+    {
+      std::lock_guard lock(mutex_);
+      lookups_.emplace_back(name, std::move(done));
+    }
+    queued_.notify_one();
+  }
+
+ private:
+  void work() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      queued_.wait(lock, [this] { return closing_ || !lookups_.empty(); });
+      if (lookups_.empty()) return;
+      auto [name, done] = std::move(lookups_.front());
+      lookups_.pop_front();
+      lock.unlock();
+      auto hints = lookup_hints();
+      addrinfo* found = nullptr;
+      int code = getaddrinfo(name.c_str(), nullptr, &hints, &found);
+      auto resolution = resolution_of(name, found, code);
+      if (found) freeaddrinfo(found);
+      done(std::move(resolution));
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex_;
+  std::condition_variable queued_;
+  std::deque<std::pair<std::string, std::function<void(Resolution)>>> lookups_;
+  bool closing_ = false;
+  std::thread worker_;  // last: it starts once the rest is in place
+};
+#endif
 
 // The lookups of one resolve_all: the results arrive on its strand; the first of "all in" and the
 // deadline delivers them.
@@ -153,7 +218,11 @@ std::optional<Resolution> numeric_resolution(const std::string& host) {
 }
 
 Resolver& system_resolver() {
+#ifdef ZKVERIFY_THREAD_SANITIZER
+  static ThreadResolver resolver;
+#else
   static SystemResolver resolver;  // stateless
+#endif
   return resolver;
 }
 

@@ -6,10 +6,10 @@
 # at the lowest priority (nice 19: CPU the servers and clients leave idle), it builds the unit tests
 # and the zkverify binary again with clang under ASan+UBSan with warnings as errors (with the fuzz
 # targets) and runs the lint (clang-format, clang-tidy, the house rules, the docs' links) and each
-# fuzz target for 5 s on that build; its output is shown when it ends. Last, on an idle machine: the
-# unit tests under ASan+UBSan. With ZKVERIFY_TSAN=1 the unit tests are also built with clang under
-# ThreadSanitizer (in the background) and run (last): off until issue 42's fixes, as the unit tests
-# have TSan reports today.
+# fuzz target for 5 s on that build, then builds the unit tests with clang under ThreadSanitizer; its
+# output is shown when it ends. Last: the unit tests under ASan+UBSan, then under TSan (zero reports;
+# tests/tsan.supp says what is suppressed and why). The unit tests need no idle machine: they run
+# beside that background build.
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --quick    GCC only: skip the clang builds, clang-tidy and the fuzzing
 set -euo pipefail
@@ -64,14 +64,10 @@ if grep -q 'warning:' build/build.log; then
   echo "test.sh: the Release build printed warnings (above); warnings are errors here" >&2
   exit 1
 fi
-# The unit and install tests first, on an idle machine: some of them time fake peers and sessions
-# closing on worker threads, and a loaded machine has crashed one at its teardown (a watch on fakes).
-run_tests build -LE integration
-
 # Beside the integration tests, at the lowest priority so that the servers and clients get the cores
 # when they ask. Only what runs is built: the clang-14 ASan+UBSan build (zkverify, the unit tests, the
 # fuzz targets; the second compiler's warnings as errors), the lint with clang-tidy on its compile
-# commands, 5 s of each fuzz target, then (ZKVERIFY_TSAN=1) the TSan build of the unit tests. Cheaper
+# commands, 5 s of each fuzz target, then the TSan build of the unit tests. Cheaper
 # flags than a release: -O1 and line tables only (what the sanitizers' stacks need).
 sanitizer_build() {
   local dir=$1; shift
@@ -87,16 +83,13 @@ background_work() {
   echo "== lint done (at ${SECONDS}s of its own)"
   BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5
   echo "== fuzz done (at ${SECONDS}s of its own)"
-  if [[ ${ZKVERIFY_TSAN:-0} == 1 ]]; then
-    sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
-    cmake --build build-tsan -j"$(nproc)" --target unit_tests
-    echo "== tsan build done (at ${SECONDS}s of its own)"
-  fi
+  sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
+  cmake --build build-tsan -j"$(nproc)" --target unit_tests
+  echo "== tsan build done (at ${SECONDS}s of its own)"
 }
 background=
 if ((!quick)); then
-  phase "background: build-clang (ASan+UBSan, -Werror, fuzz targets), the lint, the fuzzing$(
-    [[ ${ZKVERIFY_TSAN:-0} == 1 ]] && echo ", build-tsan"), at nice 19"
+  phase "background: build-clang (ASan+UBSan, -Werror, fuzz targets), the lint, the fuzzing, build-tsan, at nice 19"
   export -f sanitizer_build background_work
   setsid -w nice -n 19 bash -c background_work >"$TMPDIR/background.log" 2>&1 &
   background=$!
@@ -104,6 +97,9 @@ fi
 stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null || true; }
 trap 'stop_background; cleanup' EXIT
 
+# The unit and install tests, beside the background's builds (both cores busy), then the integration
+# parts.
+run_tests build -LE integration
 run_tests build -L integration
 
 # Packaging, from the GCC build just tested (nothing is recompiled): the .deb built, installed (dpkg -i
@@ -131,10 +127,6 @@ fi
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # The unit tests, and the install tests on this build's binary (the integration tests run once, above).
 run_tests build-clang -LE integration
-if [[ ${ZKVERIFY_TSAN:-0} == 1 ]]; then
-  export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
-  run_tests build-tsan -R '^unit: '
-else
-  phase "ThreadSanitizer skipped (ZKVERIFY_TSAN=1 builds and runs it: the unit tests have TSan reports until issue 42's fixes)"
-fi
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
+run_tests build-tsan -R '^unit: '
 phase "done"

@@ -41,6 +41,13 @@ class FakeEnsemble {
   void srvr_answers(std::size_t index, ::fake::Script script) {
     peers_.at(index)->replace_script("srvr", std::move(script));
   }
+  // Server `index`'s nth srvr from now gets `choose(n)`, called on its peer's thread (fake_peer.hpp).
+  void srvr_chooses(std::size_t index, std::function<::fake::Script(int nth)> choose) {
+    peers_.at(index)->choose_script("srvr", std::move(choose));
+  }
+  void srvr_sequence(std::size_t index, std::vector<::fake::Script> sequence) {
+    peers_.at(index)->script_sequence("srvr", std::move(sequence));
+  }
   // Waits (at most 10 s) until server `index` has been asked srvr `more` times more than now.
   bool wait_for_asks(std::size_t index, int more) {
     auto& peer = *peers_.at(index);

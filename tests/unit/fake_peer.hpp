@@ -87,15 +87,44 @@ class Peer {
   // From the next connection on, `word` gets `script` (a server that goes down, or restarts). Waits
   // until the peer's thread made the change.
   void replace_script(const std::string& word, Script script) {
+    on_peer_thread([&] {
+      choosers_.erase(word);
+      scripts_[word] = std::move(script);
+    });
+  }
+  // From the next connection on, the nth ask of `word` (1, 2, ... from now) gets the script `choose(n)`
+  // returns, called on the peer's thread: a fake that advances on the client's own requests (attempt
+  // 3 finds the server down), never on a test's thread racing the client.
+  void choose_script(const std::string& word, std::function<Script(int nth)> choose) {
+    on_peer_thread([&] {
+      choosers_[word] = std::move(choose);
+      chosen_[word] = 0;
+    });
+  }
+  // choose_script for a fixed sequence: the nth ask gets sequence[n - 1], the last one from then on.
+  void script_sequence(const std::string& word, std::vector<Script> sequence) {
+    choose_script(word, [sequence = std::move(sequence)](int nth) {
+      return sequence.at(std::min<std::size_t>(static_cast<std::size_t>(nth), sequence.size()) - 1);
+    });
+  }
+
+ private:
+  template <class Change>
+  void on_peer_thread(Change change) {
     std::promise<void> done;
     asio::post(io_, [&] {
-      scripts_[word] = std::move(script);
+      change();
       done.set_value();
     });
     done.get_future().wait();
   }
 
- private:
+  Script script_for(const std::string& word) {
+    if (auto chooser = choosers_.find(word); chooser != choosers_.end()) return chooser->second(++chosen_[word]);
+    auto it = scripts_.find(word);
+    return it == scripts_.end() ? otherwise_ : it->second;
+  }
+
   asio::awaitable<void> accept_loop() {
     for (;;) {
       auto socket = co_await acceptor_.async_accept(asio::use_awaitable);
@@ -134,8 +163,7 @@ class Peer {
                                       asio::redirect_error(asio::use_awaitable, ec));
       if (ec) co_return;
     }
-    auto it = scripts_.find(std::string(word, 4));
-    auto script = it == scripts_.end() ? otherwise_ : it->second;  // a copy: replace_script may run meanwhile
+    auto script = script_for(std::string(word, 4));  // a copy: replace_script may run meanwhile
     co_await perform(socket, script);
     socket.close(ec);
   }
@@ -202,6 +230,8 @@ class Peer {
   }
 
   std::map<std::string, Script> scripts_;
+  std::map<std::string, std::function<Script(int)>> choosers_;  // win over scripts_
+  std::map<std::string, int> chosen_;                           // asks since each chooser was set
   Script otherwise_;
   asio::io_context io_;
   tcp::acceptor acceptor_;

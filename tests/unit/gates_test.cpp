@@ -6,7 +6,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
-#include <thread>
+#include <memory>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -21,59 +21,60 @@ namespace {
 
 const char* const kNames[] = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
 
-// Plays the part of a restart: when COMMAND touches DIR/NAME, server NAME stops answering srvr for
-// a few polls and comes back with its Received count from 0 (and, if `expire`, its sessions expire).
+// srvr's answer of a server that just restarted: its Received count from 0.
+std::string fresh_srvr(std::size_t index) {
+  auto fresh = capture(index == 0 ? "srvr_leader.txt" : "srvr_follower.txt");
+  auto received = fresh.find("Received: ");
+  fresh.replace(received, fresh.find('\n', received) - received, "Received: 0");
+  return fresh;
+}
+
+// Plays the part of a restart, on the fake servers' own threads, advanced by the command's own
+// requests (no thread of the test's races it): once COMMAND has touched DIR/NAME, server NAME's next
+// four srvr asks find it down (two polls, each asked again: an empty reply may be a limit), then it
+// answers with its Received count from 0, and DIR/NAME.back exists. With `expire`, its sessions
+// expire as it goes down.
 class Restarter {
  public:
-  Restarter(FakeEnsemble& ensemble, bool expire) : ensemble_(ensemble), expire_(expire) {
-    fs::create_directories(dir_);
-    thread_ = std::thread([this] { loop(); });
-  }
-  ~Restarter() {
-    done_ = true;
-    thread_.join();
-    fs::remove_all(dir_);
-  }
-  Restarter(const Restarter&) = delete;
-  Restarter& operator=(const Restarter&) = delete;
-  std::string command() const { return "touch " + (dir_ / "{}").string(); }
-  // COMMAND for one server that returns once its restart is over (as kubectl delete pod --wait does).
-  std::string command_waiting(const std::string& name) const {
-    auto back = (dir_ / (name + ".back")).string();
-    return "touch " + (dir_ / name).string() + "; i=0; while [ ! -e " + back +
-           " ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done; sleep 0.3";
-  }
-  int restarts() const { return restarts_; }
-
- private:
-  void loop() {
-    for (int ticks = 0; !done_ && ticks < 4000; ++ticks) {
-      for (std::size_t i = 0; i < 5; ++i)
-        if (fs::exists(dir_ / kNames[i])) {
-          fs::remove(dir_ / kNames[i]);
-          restart(i);
+  Restarter(FakeEnsemble& ensemble, bool expire) : shared_(std::make_shared<Shared>()) {
+    fs::create_directories(shared_->dir);
+    for (std::size_t i = 0; i < 5; ++i) {
+      auto normal = capture(i == 0 ? "srvr_leader.txt" : "srvr_follower.txt");
+      ensemble.srvr_chooses(i, [shared = shared_, &ensemble, expire, i, normal, downs = -1](int) mutable {
+        auto name = std::string(kNames[i]);
+        if (downs < 0 && fs::remove(shared->dir / name)) {  // COMMAND asked for this restart
+          ++shared->restarts;
+          if (expire) ensemble.zookeeper.expire_sessions_on(name);
+          downs = 0;
         }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (downs < 0) return ::fake::Script{::fake::Behaviour::answer, normal};
+        if (++downs == 4) {
+          downs = -1;
+          normal = fresh_srvr(i);
+          std::ofstream{shared->dir / (name + ".back")};
+        }
+        return ::fake::Script{::fake::Behaviour::close_at_once, ""};
+      });
     }
   }
-  void restart(std::size_t index) {
-    ++restarts_;
-    if (expire_) ensemble_.zookeeper.expire_sessions_on(kNames[index]);
-    ensemble_.srvr_answers(index, {::fake::Behaviour::close_at_once, ""});
-    ensemble_.wait_for_asks(index, 4);  // not serving in two polls in a row (an empty reply is asked again)
-    auto fresh = capture(index == 0 ? "srvr_leader.txt" : "srvr_follower.txt");
-    auto received = fresh.find("Received: ");
-    fresh.replace(received, fresh.find('\n', received) - received, "Received: 0");
-    ensemble_.srvr_answers(index, {::fake::Behaviour::answer, fresh});
-    std::ofstream{dir_ / (std::string(kNames[index]) + ".back")};
+  ~Restarter() { fs::remove_all(shared_->dir); }
+  Restarter(const Restarter&) = delete;
+  Restarter& operator=(const Restarter&) = delete;
+  std::string command() const { return "touch " + (shared_->dir / "{}").string(); }
+  // COMMAND for one server that returns once its restart is over (as kubectl delete pod --wait does).
+  std::string command_waiting(const std::string& name) const {
+    auto back = (shared_->dir / (name + ".back")).string();
+    return "touch " + (shared_->dir / name).string() + "; i=0; while [ ! -e " + back +
+           " ] && [ $i -lt 500 ]; do sleep 0.02; i=$((i+1)); done; sleep 0.3";
   }
+  int restarts() const { return shared_->restarts; }
 
-  FakeEnsemble& ensemble_;
-  bool expire_;
-  fs::path dir_ = fs::temp_directory_path() / ("zkverify-restarts-" + std::to_string(::getpid()));
-  std::atomic<bool> done_{false};
-  std::atomic<int> restarts_{0};
-  std::thread thread_;
+ private:
+  struct Shared {  // the choosers' too: they may outlive the Restarter on the peers' threads
+    fs::path dir = fs::temp_directory_path() / ("zkverify-restarts-" + std::to_string(::getpid()));
+    std::atomic<int> restarts{0};
+  };
+  std::shared_ptr<Shared> shared_;
 };
 
 }  // namespace
@@ -92,9 +93,9 @@ TEST_CASE("step refuses a degraded ensemble even when its own restart would be s
 
 TEST_CASE("roll refuses a degraded ensemble before its first step, and says so in its JSON") {
   FakeEnsemble ensemble;
-  ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});
   ScratchLedger ledger("roll-refused");
   Restarter restarter(ensemble, false);
+  ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});  // after the restarter's script: it wins
   auto ran =
       run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
                                "--step-timeout", "5s", "--output", "json", "--", "sh", "-c", restarter.command()});
@@ -147,15 +148,12 @@ TEST_CASE("roll stops after the first step whose watch saw sessions expire: exit
 
 TEST_CASE("quorum --wait --stable counts healthy attempts in a row: a degraded one starts the count again") {
   FakeEnsemble ensemble;
-  std::thread flapper([&] {  // zoo-1 is down for the third attempt only
-    ensemble.wait_for_asks(4, 2);
-    ensemble.srvr_answers(4, {::fake::Behaviour::close_at_once, ""});
-    ensemble.wait_for_asks(4, 2);  // the attempt's srvr, and its second try (an empty reply may be a limit)
-    ensemble.srvr_answers(4, {::fake::Behaviour::answer, capture("srvr_follower.txt")});
-  });
+  // zoo-1 is down for the third attempt only: its srvr, and the second try (an empty reply may be a limit).
+  ::fake::Script up{::fake::Behaviour::answer, capture("srvr_follower.txt")};
+  ::fake::Script down{::fake::Behaviour::close_at_once, ""};
+  ensemble.srvr_sequence(4, {up, up, down, down, up});
   auto ran = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--wait", "30s", "--interval", "100ms",
                                       "--stable", "3", "--timeout", "2s"});
-  flapper.join();
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 0);
   CHECK_THAT(ran.err, Contains("attempt 2: healthy, healthy 2/3 in a row"));
@@ -185,22 +183,17 @@ TEST_CASE("step counts no healthy check before it saw the restart: a slow restar
   FakeEnsemble ensemble;
   Witness started("started");
   auto round_trips = [&] { return ensemble.zookeeper.operations(zkverify::fake::OpKind::create, "pzoo-0"); };
-  std::thread late_restart([&] {  // the old process answers three recovery checks, then zoo-0 restarts
-    for (int i = 0; i < 500 && !fs::exists(started.path); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    auto before = round_trips();
-    for (int i = 0; i < 1000 && round_trips() < before + 3; ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ensemble.srvr_answers(3, {::fake::Behaviour::close_at_once, ""});
-    ensemble.wait_for_asks(3, 4);
-    auto fresh = capture("srvr_follower.txt");
-    auto received = fresh.find("Received: ");
-    fresh.replace(received, fresh.find('\n', received) - received, "Received: 0");
-    ensemble.srvr_answers(3, {::fake::Behaviour::answer, fresh});
+  // The old process answers three recovery checks, then zoo-0 restarts: decided on zoo-0's own
+  // thread at each srvr, from the round trips the command made.
+  ensemble.srvr_chooses(3, [&, before = -1, downs = 0](int) mutable {
+    if (before < 0 && fs::exists(started.path)) before = round_trips();
+    if (before < 0 || round_trips() < before + 3)
+      return ::fake::Script{::fake::Behaviour::answer, capture("srvr_follower.txt")};
+    if (++downs <= 4) return ::fake::Script{::fake::Behaviour::close_at_once, ""};
+    return ::fake::Script{::fake::Behaviour::answer, fresh_srvr(3)};
   });
   auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
                                       "20s", "--output", "json", "--", "touch", started.path.string()});
-  late_restart.join();
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 0);
   CHECK_FALSE(has_finding(ran.json(), "not-restarted"));
@@ -212,11 +205,11 @@ TEST_CASE("step: a signal during the wait after COMMAND ends the wait after the 
   FakeEnsemble ensemble;
   ScratchLedger ledger("step-signalled");
   Witness started("signalled");
-  std::thread signaller([&] {  // once COMMAND ran and the wait polls zoo-0, as a SIGTERM from kubectl would
-    for (int i = 0; i < 500 && !fs::exists(started.path); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    ensemble.wait_for_asks(3, 5);
-    executor.stop().request(SIGTERM);
+  // Once COMMAND ran and the wait polled zoo-0 five times, a SIGTERM, as kubectl's would come:
+  // requested on zoo-0's own thread, at its fifth srvr since.
+  ensemble.srvr_chooses(3, [&, asks = 0](int) mutable {
+    if (fs::exists(started.path) && ++asks == 5) executor.stop().request(SIGTERM);
+    return ::fake::Script{::fake::Behaviour::answer, capture("srvr_follower.txt")};
   });
   auto began = std::chrono::steady_clock::now();
   // zoo-0 never restarts: without the signal the wait would last the whole --step-timeout.
@@ -224,7 +217,6 @@ TEST_CASE("step: a signal during the wait after COMMAND ends the wait after the 
                     {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout", "60s", "--state",
                      ledger.path.string(), "--output", "json", "--", "touch", started.path.string()});
   auto took = std::chrono::steady_clock::now() - began;
-  signaller.join();
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 1);
   CHECK(ran.json()["verdict"] == "degraded");
