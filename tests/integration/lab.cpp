@@ -158,10 +158,18 @@ bool lists_port(const std::string& servers, const std::string& port) {
   return servers.find(":" + port + ",") != std::string::npos || servers.ends_with(":" + port);
 }
 
+const std::string& zkverify_bin() {
+  static const std::string bin = [] {
+    const char* chosen = std::getenv("ZKVERIFY_TEST_BIN");  // NOLINT(concurrency-mt-unsafe): read once, never set
+    return std::string(chosen && *chosen ? chosen : ZKVERIFY_BIN);
+  }();
+  return bin;
+}
+
 Run sh(const std::string& command) {
   Run run;
   auto started = std::chrono::steady_clock::now();
-  run.exit_code = shell("ZKVERIFY=" + std::string(ZKVERIFY_BIN) + "; " + command, run.out, run.err);
+  run.exit_code = shell("ZKVERIFY=" + zkverify_bin() + "; " + command, run.out, run.err);
   run.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
   return run;
 }

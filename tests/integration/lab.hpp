@@ -59,6 +59,9 @@ Lab& shared(const std::string& whitelist = "", const std::string& up_options = "
 // The first finding with `code` in a zkverify JSON report (or watch summary), or nullptr.
 const nlohmann::json* find_finding(const nlohmann::json& report, const std::string& code);
 
+// The zkverify binary the tests run: this build's, or ZKVERIFY_TEST_BIN's (scripts/test.sh runs
+// some parts again with the ThreadSanitizer build's).
+const std::string& zkverify_bin();
 // Runs the zkverify binary with `args`; stdout, stderr and the exit code come back. With
 // `--output json`, a non-empty stdout is checked against docs/schema/COMMAND.json (the test fails
 // when it does not match).

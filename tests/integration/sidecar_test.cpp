@@ -215,7 +215,7 @@ std::vector<std::string> for_the_lab(const ManifestContainer& container, const l
   std::vector<std::string> args{"env"};
   for (const auto& [name, value] : container.env)
     args.push_back(name + "=" + (value == "fieldRef:metadata.name" ? pod : value));
-  args.push_back(ZKVERIFY_BIN);
+  args.push_back(lab::zkverify_bin());
   for (std::size_t i = 0; i < container.args.size(); ++i)
     args.push_back(i > 0 && container.args[i - 1] == "--config" ? path.string() : container.args[i]);
   return args;
@@ -224,8 +224,8 @@ std::vector<std::string> for_the_lab(const ManifestContainer& container, const l
 std::unique_ptr<Child> start_serve(const lab::Lab& ensemble, const std::string& local, std::uint16_t port,
                                    const fs::path& log) {
   return std::make_unique<Child>(
-      std::vector<std::string>{ZKVERIFY_BIN, "serve", "--servers", ensemble.servers(), "--local", local, "--listen",
-                               "127.0.0.1:" + std::to_string(port), "--interval", "1s", "--timeout", "2s"},
+      std::vector<std::string>{lab::zkverify_bin(), "serve", "--servers", ensemble.servers(), "--local", local,
+                               "--listen", "127.0.0.1:" + std::to_string(port), "--interval", "1s", "--timeout", "2s"},
       log);
 }
 
@@ -397,8 +397,8 @@ void manifests_run_on_the_lab(const Scenario& s) {
   CHECK(run.exit_code == 0);
   CHECK_THAT(run.out, StartsWith("healthy: leader"));
   auto config = gate.back();
-  auto smoke =
-      lab::sh("timeout 120 " ZKVERIFY_BIN " smoke --config '" + config + "' --junit " + (s.dir / "smoke.xml").string());
+  auto smoke = lab::sh("timeout 120 " + lab::zkverify_bin() + " smoke --config '" + config + "' --junit " +
+                       (s.dir / "smoke.xml").string());
   INFO("smoke --config " << config << ": " << smoke.out << smoke.err);
   CHECK(smoke.exit_code == 0);
   CHECK(fs::exists(s.dir / "smoke.xml"));
