@@ -29,7 +29,7 @@ class CKeeper final : public Keeper {
 
   ZkError wait_connected(Clock::time_point deadline) override;
   [[nodiscard]] SessionState state() const override {
-    return ask_now(session_, [](CSession& self) { return self.state(); });
+    return session_->published_state();  // never an ask: callers on executor threads need it too
   }
   [[nodiscard]] std::optional<std::int64_t> session_id() const override {
     return ask_now(session_, [](CSession& self) { return self.session_id(); });

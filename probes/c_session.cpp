@@ -138,7 +138,7 @@ void CSession::event(const Event& event) {
     announced.server = name_of(event.peer);
     announced.granted_timeout = event.granted;
   }
-  state_ = event.state;
+  set_state(event.state);
   connected_to_ = event.state == SessionState::connected ? announced.server : std::string();
   if (event.state == SessionState::connected && auth_pending_) held_ = announced;  // announced by authenticated()
   else publish(announced);
@@ -146,7 +146,7 @@ void CSession::event(const Event& event) {
 }
 
 void CSession::publish(const SessionEvent& event) {
-  if (event.state == SessionState::auth_failed) state_ = SessionState::auth_failed;
+  if (event.state == SessionState::auth_failed) set_state(SessionState::auth_failed);
   if (listener_) listener_(event);
 }
 
@@ -240,7 +240,7 @@ ZkError CSession::move_to(const std::string& name) {
     zoo_set_watcher(handle_, &CSession::on_event);
     return ZkError::system_error;
   }
-  state_ = SessionState::connecting;  // until the new handle reports connected
+  set_state(SessionState::connecting);  // until the new handle reports connected
   if (options_.credentials) auth_pending_ = true;
   add_credentials(moved, options_.credentials, this);  // credentials belong to a connection, not the session
   retired_.push_back(std::exchange(handle_, moved));
@@ -256,7 +256,7 @@ void CSession::close(std::promise<void> done) {
   close_waiters_.push_back(std::move(done));
   if (closing_) return;
   closing_ = true;
-  state_ = SessionState::closed;
+  set_state(SessionState::closed);
   resolve_waiters();
   std::vector<zhandle_t*> handles;
   if (handle_) handles.push_back(std::exchange(handle_, nullptr));

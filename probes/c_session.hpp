@@ -6,6 +6,7 @@
 // workers, and each holds a Task, so the session outlives every handle the client may still call
 // back through (an abandoned close included).
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <future>
@@ -57,6 +58,9 @@ class CSession : public ActorCore {
   WatchSlot* keep_watch(std::function<void(WatchNotice)> fired);
 
   [[nodiscard]] SessionState state() const { return state_; }
+  // From any thread: the state as the strand last set it. Keeper::state() is asked from executor
+  // threads too (the sidecar's lender, in a probe's report callback), where an ask is refused.
+  [[nodiscard]] SessionState published_state() const { return published_state_.load(std::memory_order_acquire); }
   [[nodiscard]] std::optional<std::int64_t> session_id() const;
   [[nodiscard]] std::string connected_server() const;
   [[nodiscard]] std::chrono::milliseconds negotiated_timeout() const;
@@ -98,7 +102,12 @@ class CSession : public ActorCore {
   std::string wide_hosts_;            // every server's "address:port" while the handle has its first choices only
   bool opening_ = false;              // zookeeper_init runs on a worker
   bool open_failed_ = false;
+  void set_state(SessionState state) {
+    state_ = state;
+    published_state_.store(state, std::memory_order_release);
+  }
   SessionState state_ = SessionState::connecting;
+  std::atomic<SessionState> published_state_{SessionState::connecting};
   std::string connected_to_;  // the listed server of the last connected event, while connected
   bool auth_pending_ = false;
   std::optional<SessionEvent> held_;  // the connected event, until the credentials are accepted
