@@ -1,5 +1,6 @@
 #include "probes/c_keeper.hpp"
 
+#include <atomic>
 #include <future>
 #include <mutex>
 #include <utility>
@@ -79,6 +80,7 @@ class CKeeper final : public Keeper {
   const std::shared_ptr<CSession> session_;
   // The close, started once: by whichever thread calls close() first (a stop signal's, say).
   std::once_flag close_once_;
+  std::atomic<bool> close_started_{false};
   std::shared_future<void> closed_;
 };
 
@@ -96,7 +98,10 @@ CKeeper::CKeeper(Executor& executor, Resolver& resolver, const std::vector<Serve
 }
 
 // Bounded: a close that takes longer is abandoned, and the server expires the session.
-CKeeper::~CKeeper() { close(Clock::now() + std::chrono::seconds(2)); }
+// A close already started (and maybe abandoned at its own deadline) is not waited for again.
+CKeeper::~CKeeper() {
+  if (!close_started_.load(std::memory_order_acquire)) close(Clock::now() + std::chrono::seconds(2));
+}
 
 ZkError CKeeper::wait_connected(Clock::time_point deadline) {
   auto outcome = ask_now(session_, [](CSession& self) { return self.when_connected(); });
@@ -184,6 +189,7 @@ void CKeeper::get_and_watch(const std::string& path, Callback<GetResult> done, s
 // stop signal's callback, on an executor thread, may start a close (with a deadline already passed,
 // it does not wait).
 bool CKeeper::close(Clock::time_point deadline) {
+  close_started_.store(true, std::memory_order_release);
   std::call_once(close_once_, [this] {
     std::promise<void> done;
     closed_ = done.get_future().share();
