@@ -268,7 +268,7 @@ void CSession::close(std::promise<void> done) {
 void CSession::close_handles(std::vector<zhandle_t*> handles) {
   offload(
       self(),
-      [handles] {
+      [handles = std::move(handles)] {
         for (auto* handle : handles) zookeeper_close(handle);
       },
       [](CSession& self) {
