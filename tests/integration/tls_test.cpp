@@ -136,7 +136,7 @@ open(sys.argv[2], "w").write(text)
 PYTHON
 sed -i "s/PORT/$port/" "$w/zkverify.toml"
 timeout 120 "$ZKVERIFY" quorum --config "$w/zkverify.toml" | head -1
-timeout 120 "$ZKVERIFY" smoke --config "$w/zkverify.toml" --junit "$w/smoke.xml" >/dev/null && echo "smoke passed"
+timeout 120 "$ZKVERIFY" smoke --config "$w/zkverify.toml" --junit "$w/smoke.xml" >"$w/smoke.out" && echo "smoke passed" || { grep -v '^PASS' "$w/smoke.out" || true; }
 timeout -k 5 60 "$ZKVERIFY" serve --config "$w/zkverify.toml" --local pzoo-1 >"$w/serve.log" 2>&1 &
 pid=$!
 end=$(($(date +%s) + 40))
