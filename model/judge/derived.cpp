@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "model/facts/time_text.hpp"
+#include "model/judge/majority.hpp"
 #include "model/parse/parsers.hpp"
 
 namespace zkverify {
@@ -146,7 +147,7 @@ Derived derive(const EnsembleFacts& facts) {
       derived.membership = &probe.conf->facts;
   }
   derived.voters = count_voters(facts, derived.membership);
-  derived.majority = derived.voters.voters / 2 + 1;
+  derived.majority = majority(derived.voters.voters);
   derived.serving_voters = static_cast<int>(std::ranges::count_if(facts.probes, [](const ServerProbe& probe) {
     auto mode = mode_of(probe);
     return mode && is_serving_voter(*mode);

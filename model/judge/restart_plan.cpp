@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "model/facts/time_text.hpp"
+#include "model/judge/majority.hpp"
 
 namespace zkverify {
 
@@ -78,7 +79,7 @@ RestartSafety restart_safety(const Report& report, const std::string& name,
     return {false, "the ensemble is critical now (zkverify quorum says why): restart nothing until it is healthy"};
 
   int voters = report.expected_voters;
-  int majority = voters / 2 + 1;
+  int majority = zkverify::majority(voters);
   int synced = static_cast<int>(std::ranges::count_if(report.servers, is_synced_voter));
   std::vector<std::string> leaving;  // synced voters approved by others, not yet back
   for (const auto& row : report.servers)

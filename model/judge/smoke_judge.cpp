@@ -1,6 +1,7 @@
 #include "model/judge/smoke_judge.hpp"
 #include "model/facts/addresses.hpp"
 #include "model/facts/text.hpp"
+#include "model/judge/majority.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -91,7 +92,8 @@ CaseResult single_leader(const Report& report) {
 CaseResult quorum(const Report& report) {
   if (lone_standalone(report)) return passed("quorum", "the only server runs standalone: it is its own quorum");
   auto figures = fmt::format("{}/{} voters serving", report.serving_voters, report.expected_voters);
-  if (!has_finding(report.findings, FindingCode::no_quorum) && report.serving_voters * 2 > report.expected_voters)
+  if (!has_finding(report.findings, FindingCode::no_quorum) &&
+      report.serving_voters >= majority(report.expected_voters))
     return passed("quorum", figures);
   auto why = findings_text(report, {FindingCode::no_quorum});
   return failed("quorum", why.empty() ? "no quorum: " + figures : why);

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -21,23 +22,33 @@
 
 namespace command_line {
 
-// Five servers answering srvr (pzoo-0 leads), refusing every other word as a ruok-only whitelist does.
+// Servers answering srvr (the first one leads), refusing every other word as a ruok-only whitelist
+// does: by default the seed's five (pzoo-0..2, zoo-0..1, ids 1-5); or any names, some of them
+// observers (`Mode: observer`), for the majorities of other sizes.
 class FakeEnsemble {
  public:
-  FakeEnsemble() {
-    const char* names[] = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
-    for (int i = 0; i < 5; ++i) {
+  explicit FakeEnsemble(std::vector<std::string> names = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"},
+                        std::set<std::size_t> observers = {})
+      : names_(std::move(names)), observers_(std::move(observers)) {
+    for (std::size_t i = 0; i < names_.size(); ++i) {
+      auto srvr = normal_srvr(i);
       peers_.push_back(std::make_unique<::fake::Peer>(
-          std::map<std::string, ::fake::Script>{
-              {"srvr", {::fake::Behaviour::answer, capture(i == 0 ? "srvr_leader.txt" : "srvr_follower.txt")}}},
+          std::map<std::string, ::fake::Script>{{"srvr", {::fake::Behaviour::answer, srvr}}},
           ::fake::Script{::fake::Behaviour::answer, capture("mntr_whitelist_ruok_only.txt")}));
-      zookeeper.set_server_id(names[i], i + 1);
+      zookeeper.set_server_id(names_[i], static_cast<int>(i) + 1);
       if (i) servers_ += ',';
-      servers_ += std::string(names[i]) + "=127.0.0.1:" + std::to_string(peers_.back()->port());
+      servers_ += names_[i] + "=127.0.0.1:" + std::to_string(peers_.back()->port());
     }
   }
+  // Server `index`'s usual srvr answer: as the leader (index 0), an observer or a follower.
+  std::string normal_srvr(std::size_t index) const {
+    auto srvr = capture(index == 0 ? "srvr_leader.txt" : "srvr_follower.txt");
+    if (observers_.contains(index)) srvr.replace(srvr.find("Mode: follower"), 14, "Mode: observer");
+    return srvr;
+  }
+  const std::vector<std::string>& names() const { return names_; }
   const std::string& servers() const { return servers_; }
-  // Server `index` (0 = pzoo-0 ... 4 = zoo-1) answers srvr with `script` from now on.
+  // Server `index` (0 = the first listed) answers srvr with `script` from now on.
   void srvr_answers(std::size_t index, ::fake::Script script) {
     peers_.at(index)->replace_script("srvr", std::move(script));
   }
@@ -47,6 +58,26 @@ class FakeEnsemble {
   }
   void srvr_sequence(std::size_t index, std::vector<::fake::Script> sequence) {
     peers_.at(index)->script_sequence("srvr", std::move(sequence));
+  }
+  // A restart as COMMAND's own requests drive it (no test thread races the command): server `index`
+  // answers srvr as usual until `witness` exists (COMMAND touched it); from its next ask on, it goes
+  // through `phases` in order, each for its number of asks, the last one for good.
+  struct Phase {
+    int asks;
+    ::fake::Script script;
+  };
+  void srvr_after(std::size_t index, std::filesystem::path witness, std::vector<Phase> phases) {
+    srvr_chooses(index, [normal = normal_srvr(index), witness = std::move(witness), phases = std::move(phases),
+                         since = -1](int nth) mutable {
+      if (since < 0 && std::filesystem::exists(witness)) since = nth;
+      if (since < 0) return ::fake::Script{::fake::Behaviour::answer, normal};
+      int into = nth - since;
+      for (const auto& phase : phases) {
+        if (into < phase.asks) return phase.script;
+        into -= phase.asks;
+      }
+      return phases.back().script;
+    });
   }
   // Waits (at most 10 s) until server `index` has been asked srvr `more` times more than now.
   bool wait_for_asks(std::size_t index, int more) {
@@ -59,6 +90,8 @@ class FakeEnsemble {
   zkverify::fake::Ensemble zookeeper;
 
  private:
+  std::vector<std::string> names_;
+  std::set<std::size_t> observers_;
   std::vector<std::unique_ptr<::fake::Peer>> peers_;
   std::string servers_;
 };

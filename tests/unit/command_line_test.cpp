@@ -98,17 +98,20 @@ TEST_CASE("command line: step does not run COMMAND when its watch cannot start")
 TEST_CASE("command line: a session expired while COMMAND runs fails the step, and nothing is left behind") {
   FakeEnsemble ensemble;
   Witness witness, started("started"), expired("expired");
-  std::thread expirer([&] {  // once COMMAND runs (the watch is up), expire zoo-0's sessions, then let COMMAND end
-    for (int i = 0; i < 400 && !fs::exists(started.path); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    ensemble.zookeeper.expire_sessions_on("zoo-0");
-    std::ofstream{expired.path};
+  // Once COMMAND runs (the watch is up), the step's next srvr poll of zoo-0 expires its sessions and
+  // lets COMMAND end: on the fake server's thread, as the command's own request drives it.
+  ensemble.srvr_chooses(3, [&zookeeper = ensemble.zookeeper, normal = ensemble.normal_srvr(3), started = started.path,
+                            expired = expired.path](int) {
+    if (fs::exists(started) && !fs::exists(expired)) {
+      zookeeper.expire_sessions_on("zoo-0");
+      std::ofstream{expired};
+    }
+    return ::fake::Script{::fake::Behaviour::answer, normal};
   });
   auto command = "touch " + started.path.string() + "; i=0; while [ ! -e " + expired.path.string() +
                  " ] && [ $i -lt 400 ]; do sleep 0.025; i=$((i+1)); done; sleep 0.2; touch " + witness.path.string();
   auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
                                       "10s", "--output", "json", "--", "sh", "-c", command});
-  expirer.join();
   INFO(ran.out << ran.err);
   CHECK(fs::exists(witness.path));
   CHECK(ran.exit_code == 2);
@@ -158,17 +161,13 @@ TEST_CASE("command line: step records its server in the round only after COMMAND
   CHECK(ledger["restarted_this_round"].empty());
   CHECK(ledger["restarts_in_flight"].empty());  // the step is over: its approval too
 
-  // A restart the poller sees: zoo-0 stops answering srvr for 600 ms while COMMAND runs.
+  // A restart the poller sees: once COMMAND runs, zoo-0 is not serving in two polls in a row (four
+  // asks: an empty reply is asked again), then serves.
   Witness started;
-  std::thread restart([&] {
-    for (int i = 0; i < 100 && !fs::exists(started.path); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ensemble.srvr_answers(3, {::fake::Behaviour::close_at_once, ""});
-    ensemble.wait_for_asks(3, 4);  // not serving in two polls in a row (an empty reply is asked again)
-    ensemble.srvr_answers(3, {::fake::Behaviour::answer, capture("srvr_follower.txt")});
-  });
+  ensemble.srvr_after(
+      3, started.path,
+      {{4, {::fake::Behaviour::close_at_once, ""}}, {1, {::fake::Behaviour::answer, ensemble.normal_srvr(3)}}});
   auto succeeded = step("touch " + started.path.string() + " && sleep 1");
-  restart.join();
   INFO(succeeded.out << succeeded.err);
   CHECK(succeeded.exit_code == 0);
   ledger = nlohmann::json::parse(std::ifstream(state));
@@ -193,18 +192,15 @@ TEST_CASE("command line: step counts no healthy check before it saw the restart,
   CHECK_THAT(unseen.err, Contains("waiting to see zoo-0 restart"));
   CHECK(nlohmann::json::parse(std::ifstream(state))["restarted_this_round"].empty());
 
-  // A restart between two polls: never seen down, but srvr's Received count starts again from 0.
+  // A restart between two polls: never seen down, but srvr's Received count starts again from 0 once
+  // the poller has seen the old count (three asks after COMMAND ran).
   Witness started;
-  std::thread restart([&] {
-    for (int i = 0; i < 100 && !fs::exists(started.path); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ensemble.wait_for_asks(3, 3);  // the poller has seen the old count
-    auto fresh = capture("srvr_follower.txt");
-    fresh.replace(fresh.find("Received: 4"), 11, "Received: 0");
-    ensemble.srvr_answers(3, {::fake::Behaviour::answer, fresh});
-  });
+  auto fresh = ensemble.normal_srvr(3);
+  fresh.replace(fresh.find("Received: 4"), 11, "Received: 0");
+  ensemble.srvr_after(
+      3, started.path,
+      {{3, {::fake::Behaviour::answer, ensemble.normal_srvr(3)}}, {1, {::fake::Behaviour::answer, fresh}}});
   auto seen = step("touch " + started.path.string(), "8s");
-  restart.join();
   INFO(seen.out << seen.err);
   CHECK(seen.exit_code == 0);
   CHECK(nlohmann::json::parse(std::ifstream(state))["restarted_this_round"] == nlohmann::json::array({"zoo-0"}));
@@ -213,15 +209,11 @@ TEST_CASE("command line: step counts no healthy check before it saw the restart,
 TEST_CASE("command line: a server seen going down and not back by --step-timeout: step exits 1, not-recovered") {
   FakeEnsemble ensemble;
   Witness started;
-  std::thread restart([&] {  // zoo-0 stops answering srvr once COMMAND runs, and stays down
-    for (int i = 0; i < 100 && !fs::exists(started.path); ++i)
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    ensemble.srvr_answers(3, {::fake::Behaviour::close_at_once, ""});
-  });
+  ensemble.srvr_after(3, started.path,
+                      {{1, {::fake::Behaviour::close_at_once, ""}}});  // down for good once COMMAND ran
   auto ran =
       run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout", "3s",
                                "--output", "json", "--", "sh", "-c", "touch " + started.path.string() + " && sleep 1"});
-  restart.join();
   INFO(ran.out << ran.err);
   CHECK(ran.exit_code == 1);  // degraded at the deadline: one of five down
   CHECK(ran.json()["verdict"] == "degraded");

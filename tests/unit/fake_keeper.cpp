@@ -342,6 +342,7 @@ void Ensemble::State::start(const std::shared_ptr<Session>& session, OpKind op, 
   std::lock_guard lock(mutex);
   auto server = server_of(*session);
   ++started[{op, server}];
+  sessions_changed.notify_all();  // wait_for_operations
   R result;
   if (auto refused = refusal(*session)) {
     result.error = *refused;
@@ -744,12 +745,26 @@ int Ensemble::closes_completed() const {
   return state_->closes_completed;
 }
 
-int Ensemble::operations(OpKind op, const std::string& server) const {
-  std::lock_guard lock(state_->mutex);
+namespace {
+
+int count_started(const Ensemble::State& state, OpKind op, const std::string& server) {
   int count = 0;
-  for (const auto& [key, started_here] : state_->started)
+  for (const auto& [key, started_here] : state.started)
     if (key.first == op && (server.empty() || key.second == server)) count += started_here;
   return count;
+}
+
+}  // namespace
+
+int Ensemble::operations(OpKind op, const std::string& server) const {
+  std::lock_guard lock(state_->mutex);
+  return count_started(*state_, op, server);
+}
+
+bool Ensemble::wait_for_operations(OpKind op, const std::string& server, int count, Clock::time_point deadline) const {
+  std::unique_lock lock(state_->mutex);
+  return state_->sessions_changed.wait_until(lock, deadline,
+                                             [&] { return count_started(*state_, op, server) >= count; });
 }
 
 }  // namespace zkverify::fake

@@ -95,6 +95,9 @@ class Ensemble {
   [[nodiscard]] int closes_completed() const;
   // How many operations of a kind were started through a server (empty: any).
   [[nodiscard]] int operations(OpKind op, const std::string& server = "") const;
+  // Until `count` such operations have started (as operations() counts them), or the deadline; true
+  // when they had: a test waits for the code under test to reach a step, never sleeps for it.
+  bool wait_for_operations(OpKind op, const std::string& server, int count, Clock::time_point deadline) const;
 
   struct State;  // shared with the sessions; defined in fake_keeper.cpp
 

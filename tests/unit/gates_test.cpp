@@ -19,11 +19,8 @@ using namespace command_line;
 
 namespace {
 
-const char* const kNames[] = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
-
-// srvr's answer of a server that just restarted: its Received count from 0.
-std::string fresh_srvr(std::size_t index) {
-  auto fresh = capture(index == 0 ? "srvr_leader.txt" : "srvr_follower.txt");
+// srvr's answer of a server that just restarted: its usual answer, its Received count from 0.
+std::string fresh_srvr(std::string fresh) {
   auto received = fresh.find("Received: ");
   fresh.replace(received, fresh.find('\n', received) - received, "Received: 0");
   return fresh;
@@ -38,10 +35,10 @@ class Restarter {
  public:
   Restarter(FakeEnsemble& ensemble, bool expire) : shared_(std::make_shared<Shared>()) {
     fs::create_directories(shared_->dir);
-    for (std::size_t i = 0; i < 5; ++i) {
-      auto normal = capture(i == 0 ? "srvr_leader.txt" : "srvr_follower.txt");
+    for (std::size_t i = 0; i < ensemble.names().size(); ++i) {
+      auto normal = ensemble.normal_srvr(i);
       ensemble.srvr_chooses(i, [shared = shared_, &ensemble, expire, i, normal, downs = -1](int) mutable {
-        auto name = std::string(kNames[i]);
+        const auto& name = ensemble.names()[i];
         if (downs < 0 && fs::remove(shared->dir / name)) {  // COMMAND asked for this restart
           ++shared->restarts;
           if (expire) ensemble.zookeeper.expire_sessions_on(name);
@@ -50,7 +47,7 @@ class Restarter {
         if (downs < 0) return ::fake::Script{::fake::Behaviour::answer, normal};
         if (++downs == 4) {
           downs = -1;
-          normal = fresh_srvr(i);
+          normal = fresh_srvr(normal);
           std::ofstream{shared->dir / (name + ".back")};
         }
         return ::fake::Script{::fake::Behaviour::close_at_once, ""};
@@ -128,6 +125,49 @@ TEST_CASE("roll restarts every server, the leader last, --pause between steps, w
   CHECK(restarter.restarts() == 5);
 }
 
+TEST_CASE("roll with an even majority: 4 voters and 2 observers roll through, observers first, the leader last") {
+  FakeEnsemble ensemble({"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1", "zoo-2"}, {4, 5});
+  ScratchLedger ledger("roll-even");
+  Restarter restarter(ensemble, false);
+  auto ran =
+      run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
+                               "--step-timeout", "10s", "--output", "json", "--", "sh", "-c", restarter.command()});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 0);
+  auto record = ran.json();
+  CHECK(record["complete"] == true);
+  REQUIRE(record["steps"].size() == 6);  // each voter's restart leaves 3 of 4: a quorum
+  CHECK(record["steps"][0]["server"] == "zoo-1");
+  CHECK(record["steps"][1]["server"] == "zoo-2");
+  CHECK(record["steps"][5]["server"] == "pzoo-0");
+  CHECK(restarter.restarts() == 6);
+}
+
+TEST_CASE("two voters: step and roll restart neither, the ensemble healthy, since one of two is no quorum") {
+  FakeEnsemble ensemble({"zoo-0", "zoo-1"});
+  Witness witness;
+  auto step = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-1", "--step-timeout",
+                                       "3s", "--", "touch", witness.path.string()});
+  INFO(step.out << step.err);
+  CHECK(step.exit_code == 1);
+  CHECK_THAT(step.out, Contains("healthy") &&
+                           Contains("step zoo-1: not safe to restart: 0 of 2 voters down or not proven synced: "
+                                    "restarting zoo-1 would leave 1 synced; a quorum needs 2; COMMAND not run"));
+  CHECK_FALSE(fs::exists(witness.path));
+
+  ScratchLedger ledger("roll-two");
+  Restarter restarter(ensemble, false);
+  auto roll =
+      run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", ledger.path.string(),
+                               "--step-timeout", "5s", "--output", "json", "--", "sh", "-c", restarter.command()});
+  INFO(roll.out << roll.err);
+  CHECK(roll.exit_code == 1);
+  REQUIRE(roll.json()["refused"].is_object());
+  CHECK_THAT(roll.json()["refused"]["reason"].get<std::string>(),
+             Contains("not safe to restart") && Contains("a quorum needs 2"));
+  CHECK(restarter.restarts() == 0);
+}
+
 TEST_CASE("roll stops after the first step whose watch saw sessions expire: exit 2, nothing more restarted") {
   FakeEnsemble ensemble;
   ScratchLedger ledger("roll-expired");
@@ -190,7 +230,7 @@ TEST_CASE("step counts no healthy check before it saw the restart: a slow restar
     if (before < 0 || round_trips() < before + 3)
       return ::fake::Script{::fake::Behaviour::answer, capture("srvr_follower.txt")};
     if (++downs <= 4) return ::fake::Script{::fake::Behaviour::close_at_once, ""};
-    return ::fake::Script{::fake::Behaviour::answer, fresh_srvr(3)};
+    return ::fake::Script{::fake::Behaviour::answer, fresh_srvr(ensemble.normal_srvr(3))};
   });
   auto ran = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "zoo-0", "--step-timeout",
                                       "20s", "--output", "json", "--", "touch", started.path.string()});

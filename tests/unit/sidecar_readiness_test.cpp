@@ -245,17 +245,31 @@ TEST_CASE("a stop closes every session of the cycle in progress at once: its rou
   LocalSessionLender lender(stoppable, kThreeServers[0]);
   auto plan = three_server_plan(1);
   plan.deadline = Clock::now() + std::chrono::seconds(3);
+  // The test's stop, once the round trip waits on the read that hangs. What it sees is checked on this
+  // thread, after the join (Catch2's assertions are not for other threads).
+  struct Seen {
+    bool waiting = false, stopped = false;
+    std::size_t paths_while_waiting = 0;
+    int sessions_after = -1;
+    std::vector<std::string> paths_after;
+  } seen;
   std::thread stopper([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    CHECK(ensemble.paths().size() == 2);  // the namespace and the round trip's node, while it waits
-    CHECK(stoppable.stop(Clock::now() + std::chrono::seconds(1)));
-    // Now, not at the round trip's deadline: every session closed, the lent one too, and the
-    // node gone with its writer's session.
-    CHECK(ensemble.sessions_open() == 0);
-    CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});
+    seen.waiting =
+        ensemble.wait_for_operations(fake::OpKind::get, "pzoo-2", 1, Clock::now() + std::chrono::seconds(10));
+    seen.paths_while_waiting = ensemble.paths().size();
+    seen.stopped = stoppable.stop(Clock::now() + std::chrono::seconds(1));
+    seen.sessions_after = ensemble.sessions_open();
+    seen.paths_after = ensemble.paths();
   });
   auto trip = probes::run_round_trip(plan, lender);
   stopper.join();
+  CHECK(seen.waiting);
+  CHECK(seen.paths_while_waiting == 2);  // the namespace and the round trip's node, while it waits
+  CHECK(seen.stopped);
+  // Right after the stop, not at the round trip's deadline: every session closed, the lent one too,
+  // and the node gone with its writer's session.
+  CHECK(seen.sessions_after == 0);
+  CHECK(seen.paths_after == std::vector<std::string>{"/zkverify"});
   REQUIRE(trip.reads.size() == 3);
   CHECK(trip.reads[0].error == ZkError::ok);
 

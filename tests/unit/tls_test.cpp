@@ -280,12 +280,12 @@ class TlsPeer {
 };
 
 // srvr over TLS trusting the test server CA only (no client certificate), with or without the name check.
-zkverify::Exchange ask_over_tls(const TlsPeer& peer, bool check_hostname) {
+zkverify::Exchange ask_over_tls(const TlsPeer& peer, bool check_hostname, const std::string& ca = "server-ca.pem") {
   zkverify::probes::ProbeLimits limits;
   limits.deadline = std::chrono::steady_clock::now() + 10s;
   limits.connect_timeout = limits.exchange_timeout = 10s;
   limits.tls = std::make_shared<const zkverify::probes::TlsClient>(
-      zkverify::probes::TlsSettings{test_pem("server-ca.pem"), std::nullopt, std::nullopt, check_hostname});
+      zkverify::probes::TlsSettings{test_pem(ca), std::nullopt, std::nullopt, check_hostname});
   return zkverify::probes::ask_word(test_executor(), peer.address(), "srvr", limits);
 }
 
@@ -312,4 +312,23 @@ TEST_CASE("tls: a server's certificate must name the host as --servers lists it,
   INFO(describe(unchecked));
   CHECK(unchecked.error == ProbeError::ok);
   CHECK_THAT(unchecked.reply, Contains("Zookeeper version:"));
+}
+
+TEST_CASE("tls: a chain to another CA, or an expired certificate, is refused before anything is asked, and named") {
+  TlsPeer named(test_pem("server-loopback.pem"));
+  auto stranger = ask_over_tls(named, true, "ca.pem");  // --tls-ca names a CA that did not sign it
+  INFO(describe(stranger));
+  CHECK(stranger.error == ProbeError::tls_failed);
+  CHECK(stranger.tls_failure == TlsFailure::unknown_ca);
+  CHECK(stranger.reply.empty());
+  // The name check alone would not have refused it: the chain is checked whatever the name.
+  CHECK(ask_over_tls(named, false, "ca.pem").tls_failure == TlsFailure::unknown_ca);
+
+  TlsPeer expired(test_pem("server-expired.pem"));  // for 127.0.0.1, from its CA, expired on 2020-01-02
+  auto refused = ask_over_tls(expired, true, "expired-server-ca.pem");
+  INFO(describe(refused));
+  CHECK(refused.error == ProbeError::tls_failed);
+  CHECK(refused.tls_failure == TlsFailure::expired);
+  CHECK(refused.reply.empty());
+  CHECK_THAT(refused.detail, Contains("expired on 2020-01-02"));
 }
