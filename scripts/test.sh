@@ -4,12 +4,12 @@
 # against real ZooKeeper ensembles (in parts, one CTest entry each: docs/testing.md) with README's demo,
 # and the packaging tests, from that build. Beside the integration tests, which mostly wait on JVMs,
 # at the lowest priority (nice 19: CPU the servers and clients leave idle), it builds the unit tests
-# and the zkverify binary again with clang under ASan+UBSan with warnings as errors (with the fuzz
-# targets) and runs the lint (clang-format, clang-tidy, the house rules, the docs' links) and each
-# fuzz target for 5 s on that build, then builds the unit tests with clang under ThreadSanitizer; its
-# output is shown when it ends. Last: the unit tests under ASan+UBSan, then under TSan (zero reports;
-# tests/tsan.supp says what is suppressed and why). The unit tests need no idle machine: they run
-# beside that background build.
+# and zkverify with clang under ThreadSanitizer (the watch, roll and sidecar parts then run their
+# commands with that zkverify: zero reports), then again under ASan+UBSan with warnings as errors
+# (with the fuzz targets), and runs the lint (clang-format, clang-tidy, the house rules, the docs'
+# links) and each fuzz target for 5 s on that build; its output is shown when it ends. Last: the
+# unit tests under ASan+UBSan, then under TSan (tests/tsan.supp says what is suppressed and why).
+# The unit tests need no idle machine: they run beside that background build.
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --quick    GCC only: skip the clang builds, clang-tidy and the fuzzing
 set -euo pipefail
@@ -76,6 +76,11 @@ sanitizer_build() {
 }
 background_work() {
   set -euo pipefail
+  # First the TSan build: the watch, roll and sidecar parts wait for its zkverify.
+  sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
+  cmake --build build-tsan -j"$(nproc)" --target unit_tests zkverify
+  echo "== tsan build done (at ${SECONDS}s of its own)"
+  touch "$TMPDIR/tsan-built"
   sanitizer_build build-clang -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON
   cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests fuzz
   echo "== clang build done (at ${SECONDS}s of its own)"
@@ -83,9 +88,6 @@ background_work() {
   echo "== lint done (at ${SECONDS}s of its own)"
   BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5
   echo "== fuzz done (at ${SECONDS}s of its own)"
-  sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
-  cmake --build build-tsan -j"$(nproc)" --target unit_tests zkverify
-  echo "== tsan build done (at ${SECONDS}s of its own)"
 }
 background=
 if ((!quick)); then
@@ -98,9 +100,30 @@ stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null |
 trap 'stop_background; cleanup' EXIT
 
 # The unit and install tests, beside the background's builds (both cores busy), then the integration
-# parts.
+# parts. The parts whose commands keep threads busy for long (watch and step, roll, the sidecar) run
+# once, with the TSan build's zkverify (ZKVERIFY_TEST_BIN: a data race aborts the command and fails
+# its case; the same source as the Release binary, which the other parts and the packaging run):
+# the other parts first, while that build finishes.
+tsan_parts='^integration: (watch|roll|sidecar)$'
 run_tests build -LE integration
-run_tests build -L integration
+run_tests build -L integration -E "$tsan_parts"
+if ((!quick)); then
+  phase "wait for the TSan build"
+  for ((waited = 0; waited < 2400; waited += 5)); do
+    [[ -e $TMPDIR/tsan-built ]] || ! kill -0 "$background" 2>/dev/null && break
+    sleep 5
+  done
+  if [[ ! -e $TMPDIR/tsan-built ]]; then
+    tail -n 60 "$TMPDIR/background.log"
+    echo "test.sh: the TSan build did not finish (its log is above)" >&2
+    exit 1
+  fi
+  ZKVERIFY_TEST_BIN=$PWD/build-tsan/zkverify \
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
+    run_tests build -R "$tsan_parts"
+else
+  run_tests build -R "$tsan_parts"
+fi
 
 # Packaging, from the GCC build just tested (nothing is recompiled): the .deb built, installed (dpkg -i
 # under $CI, else into a throwaway root), run against a lab, removed and lintian-checked; the sidecar
@@ -129,9 +152,4 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktra
 run_tests build-clang -LE integration
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp"
 run_tests build-tsan -R '^unit:'
-# The watch part again, its commands run by the TSan build's zkverify (watch and step: sessions, the
-# watch engine, the restart poller, signals): a report aborts the command (halt_on_error), which
-# fails its case. About 4.5 minutes.
-export ZKVERIFY_TEST_BIN=$PWD/build-tsan/zkverify
-run_tests build -R '^integration: watch$'
 phase "done"
