@@ -12,6 +12,7 @@
 #include "model/facts/text.hpp"
 #include "model/judge/check_parts.hpp"
 #include "model/judge/derived.hpp"
+#include "model/judge/views.hpp"
 #include "model/parse/parsers.hpp"
 
 namespace zkverify {
@@ -120,20 +121,42 @@ void check_quorum(const EnsembleFacts& facts, const Derived& derived, Findings& 
   }
 }
 
-void check_membership_views(const EnsembleFacts& facts, const Derived& /*derived*/, Findings& findings) {
-  std::map<std::vector<MemberIdentity>, std::vector<std::string>> views;
-  for (const auto& probe : facts.probes) {
-    if (!has_facts(probe.conf) || probe.conf->facts.members.empty()) continue;
-    std::vector<MemberIdentity> view;
-    for (const auto& member : probe.conf->facts.members) view.push_back(identity_of(member));
-    views[view].push_back(probe.address.name);
-  }
+// "pzoo-0, pzoo-1 hold version 100000000 (5 voters: ids 1, 2, 3, 4, 5)".
+std::string view_words(const MembershipView& view) {
+  auto voters = view.voters();
+  return fmt::format("{} {}{} ({}: ids {})", fmt::join(view.holders, ", "), view.holders.size() == 1 ? "holds" : "hold",
+                     view.version ? fmt::format(" version {:x}", *view.version) : std::string(" a list"),
+                     counted(static_cast<int>(voters.size()), "voter"), fmt::join(voters, ", "));
+}
+
+// Views whose majorities can be disjoint can elect two leaders: critical, with the witness. Other
+// views are a change in progress (info), or the same voters with other addresses or roles (warning).
+void check_membership_views(const EnsembleFacts& /*facts*/, const Derived& derived, Findings& findings) {
+  const auto& views = derived.views;
   if (views.size() < 2) return;
+  for (std::size_t i = 0; i < views.size(); ++i)
+    for (std::size_t j = i + 1; j < views.size(); ++j)
+      if (auto witness = disjoint_majorities(views[i].voters(), views[j].voters())) {
+        findings.add(FindingCode::split_brain_possible, "",
+                     fmt::format("two leaders can be elected: {}, and {}; a majority of the first (ids {}) and one "
+                                 "of the second (ids {}) share no server. Restart no server onto the other list; "
+                                 "change the membership one server at a time",
+                                 view_words(views[i]), view_words(views[j]), fmt::join(witness->first, ", "),
+                                 fmt::join(witness->second, ", ")));
+        return;
+      }
+  bool same_voters =
+      std::ranges::all_of(views, [&](const MembershipView& view) { return view.voters() == views.front().voters(); });
   std::vector<std::string> groups;
-  for (const auto& [members, names] : views)
-    groups.push_back(fmt::format("{} see {} members", fmt::join(names, ","), members.size()));
-  findings.add(FindingCode::membership_mismatch, "",
-               fmt::format("servers disagree on the ensemble's membership: {}", fmt::join(groups, "; ")));
+  for (const auto& view : views) groups.push_back(view_words(view));
+  if (same_voters)
+    findings.add(FindingCode::membership_mismatch, "",
+                 fmt::format("servers disagree on the members' addresses or roles: {}", fmt::join(groups, "; ")));
+  else
+    findings.add(FindingCode::membership_changing, "",
+                 fmt::format("a membership change is in progress, its lists' majorities always meet (one leader at "
+                             "a time): {}",
+                             fmt::join(groups, "; ")));
 }
 
 std::map<int, std::vector<std::string>> names_by_id(const Derived& derived) {
@@ -151,13 +174,16 @@ void check_ids(const EnsembleFacts& facts, const Derived& derived, Findings& fin
                    fmt::format("server id {} is reported by {}: two servers with one id, or one server listed twice",
                                id, fmt::join(names, " and ")));
   if (!derived.membership) return;
-  std::set<int> member_ids, listed_ids;
+  // An id some list names is a member (of a change in progress, perhaps); one that no list names is not.
+  std::set<int> member_ids, in_some_view, listed_ids;
   for (const auto& member : derived.membership->members) member_ids.insert(member.id);
+  for (const auto& view : derived.views)
+    for (const auto& member : view.members) in_some_view.insert(member.id);
   for (const auto& [id, names] : by_id) {
     listed_ids.insert(id);
     auto row = std::ranges::find(derived.rows, names.front(), &ServerRow::name);
     if (derived.membership->voters_only && row->state == ServerState::observer) continue;  // voting_view: no observers
-    if (!member_ids.contains(id))
+    if (!member_ids.contains(id) && !in_some_view.contains(id))
       findings.add(FindingCode::membership_unknown, names.front(),
                    fmt::format("{} has server id {}, which is not in the ensemble's membership", names.front(), id));
   }
@@ -249,6 +275,14 @@ Report judge(const EnsembleFacts& facts) {
   report.expected_voters = derived.voters.voters;
   report.serving_voters = derived.serving_voters;
   report.membership_reported = derived.membership != nullptr;
+  for (const auto& view : derived.views) {
+    ViewSummary summary{view.version, {}, {}, view.holders};
+    auto voters = view.voters();
+    summary.voters.assign(voters.begin(), voters.end());
+    for (const auto& member : view.members)
+      if (!voters.contains(member.id)) summary.observers.push_back(member.id);
+    report.membership_views.push_back(std::move(summary));
+  }
   report.voters_uncertain = derived.voters_uncertain;
   report.round_trip = round_trip_summary(facts, derived);
   report.tls = client_tls(facts);

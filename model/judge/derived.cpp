@@ -1,11 +1,13 @@
 #include "model/judge/derived.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include <fmt/format.h>
 
 #include "model/facts/time_text.hpp"
 #include "model/judge/majority.hpp"
+#include "model/judge/views.hpp"
 #include "model/parse/parsers.hpp"
 
 namespace zkverify {
@@ -121,8 +123,11 @@ void mark_synced(const EnsembleFacts& facts, Derived& derived) {
       auto synced = *leader.mntr->facts.synced_followers;
       auto expected = derived.voters.voters - 1;
       counts_every_follower = synced >= expected;
+      // More synced followers than its view has other voters: followers outside its view (a server
+      // started on a longer list follows, without a vote). Said so, not as "6/4".
       std::ranges::find(derived.rows, leader.address.name, &ServerRow::name)->note =
-          fmt::format("synced followers {}/{}", synced, expected);
+          synced > expected ? fmt::format("synced followers {} ({} voters besides it in its view)", synced, expected)
+                            : fmt::format("synced followers {}/{}", synced, expected);
     }
   }
   for (auto& row : derived.rows) row.synced = proven_synced(row, counts_every_follower);
@@ -135,6 +140,35 @@ bool sessions_refused(const RoundTrip& trip) {
   });
 }
 
+// The membership the voters are counted from: the one leader's own, as its view decides what commits
+// (with views that differ, the others' holders follow it); else the first one reported.
+const ConfFacts* membership_of(const EnsembleFacts& facts, const Derived& derived) {
+  auto reported = [](const ServerProbe& probe) { return has_facts(probe.conf) && !probe.conf->facts.members.empty(); };
+  if (derived.leaders.size() == 1) {
+    auto leader = std::ranges::find(facts.probes, derived.leaders.front(),
+                                    [](const ServerProbe& probe) { return probe.address.name; });
+    if (reported(*leader)) return &leader->conf->facts;
+  }
+  auto first = std::ranges::find_if(facts.probes, reported);
+  return first == facts.probes.end() ? nullptr : &first->conf->facts;
+}
+
+// Leaders and followers that vote in `membership`: a follower whose id it does not list as a voter
+// serves without a vote (started on a longer list), and is not counted. Unknown ids count.
+int count_serving_voters(const EnsembleFacts& facts, const Derived& derived) {
+  std::set<int> voter_ids;
+  if (derived.membership)
+    for (const auto& member : derived.membership->members)
+      if (derived.membership->voters_only || member.role == "participant") voter_ids.insert(member.id);
+  int serving = 0;
+  for (std::size_t i = 0; i < facts.probes.size(); ++i) {
+    auto mode = mode_of(facts.probes[i]);
+    const auto& id = derived.rows[i].id;
+    if (mode && is_serving_voter(*mode) && (voter_ids.empty() || !id || voter_ids.contains(*id))) ++serving;
+  }
+  return serving;
+}
+
 }  // namespace
 
 Derived derive(const EnsembleFacts& facts) {
@@ -143,15 +177,12 @@ Derived derive(const EnsembleFacts& facts) {
     derived.rows.push_back(row_of(facts, probe));
     if (mode_of(probe) == Mode::leader) derived.leaders.push_back(probe.address.name);
     if (mode_of(probe) == Mode::follower) derived.followers.push_back(probe.address.name);
-    if (!derived.membership && has_facts(probe.conf) && !probe.conf->facts.members.empty())
-      derived.membership = &probe.conf->facts;
   }
+  derived.views = views_of(facts);
+  derived.membership = membership_of(facts, derived);
   derived.voters = count_voters(facts, derived.membership);
   derived.majority = majority(derived.voters.voters);
-  derived.serving_voters = static_cast<int>(std::ranges::count_if(facts.probes, [](const ServerProbe& probe) {
-    auto mode = mode_of(probe);
-    return mode && is_serving_voter(*mode);
-  }));
+  derived.serving_voters = count_serving_voters(facts, derived);
   const auto& trip = facts.round_trip;
   derived.write_committed = trip && trip->write_error == ZkError::ok && trip->write_zxid;
   derived.leader_unlisted = derived.leaders.empty() && !derived.followers.empty();

@@ -9,6 +9,7 @@
 
 #include "model/judge/checks.hpp"
 #include "model/judge/report.hpp"
+#include "model/judge/views.hpp"
 
 namespace zkverify {
 
@@ -32,7 +33,8 @@ struct VoterTally {
 struct Derived {
   std::vector<ServerRow> rows;  // one per listed server, in list order, synced and notes set
   std::vector<std::string> leaders, followers;
-  const ConfFacts* membership = nullptr;  // the first membership a server reported (points into the facts)
+  std::vector<MembershipView> views;      // each list of the ensemble some server holds, and who holds it
+  const ConfFacts* membership = nullptr;  // the leader's membership, else the first reported (into the facts)
   VoterTally voters;
   int majority = 1;
   int serving_voters = 0;

@@ -49,8 +49,17 @@ constexpr std::array kTable{
                 "Whitelist conf or mntr (4lw.commands.whitelist), or give --admin-port, so the voters are counted "
                 "from the membership; with --state, observers seen earlier are remembered."},
     FindingInfo{membership_mismatch, "membership-mismatch", Severity::warning,
-                "Servers report different memberships (ids, roles, quorum or election addresses).",
-                "Finish the configuration change (or reconfig) on every server before going on."},
+                "Servers list the same voters with other addresses or roles.",
+                "Give every server the same server.N lines (or reconfig) before going on."},
+    FindingInfo{split_brain_possible, "split-brain-possible", Severity::critical,
+                "Servers hold membership lists with disjoint majorities: each list can elect a leader of its own, "
+                "and the ensemble can split in two that accept writes apart (5 servers to 7 in one step does).",
+                "Restart no server onto the other list. Change the membership one server at a time (5, 6, 7: each "
+                "list's majorities meet the next one's), or with reconfig."},
+    FindingInfo{membership_changing, "membership-changing", Severity::info,
+                "Servers hold different membership lists whose majorities always meet: a change in progress, one "
+                "leader at a time.",
+                "Go on with the change; each step's gate checks the lists again."},
     FindingInfo{duplicate_id, "duplicate-id", Severity::warning, "Two listed servers report the same server id.",
                 "Give each server its own myid, or list each server once."},
     FindingInfo{membership_unknown, "membership-unknown", Severity::warning,

@@ -27,6 +27,8 @@ enum class FindingCode {
   voters_uncertain,
   // quorum: membership
   membership_mismatch,
+  split_brain_possible,
+  membership_changing,
   duplicate_id,
   membership_unknown,
   membership_unlisted,

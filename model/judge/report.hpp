@@ -1,6 +1,7 @@
 #pragma once
 // What verifier/ concludes: findings, a verdict, and one row per server. Renderers print a Report.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,13 +81,21 @@ struct ClientTls {
   long long days_left = 0;
 };
 
+// One membership list that listed servers hold (views.hpp), as the report gives it.
+struct ViewSummary {
+  std::optional<std::int64_t> version;  // the dynamic config's version=, when reported
+  std::vector<int> voters, observers;   // ids
+  std::vector<std::string> holders;     // the listed servers that hold it
+};
+
 struct Report {
   Verdict verdict = Verdict::healthy;
   std::optional<std::string> leader;  // set only when exactly one server leads
   int expected_voters = 0;
   int serving_voters = 0;
-  bool membership_reported = false;  // some server reported the membership (conf or the AdminServer)
-  bool voters_uncertain = false;     // expected_voters is an estimate that a committed write disproved
+  bool membership_reported = false;           // some server reported the membership (conf or the AdminServer)
+  bool voters_uncertain = false;              // expected_voters is an estimate that a committed write disproved
+  std::vector<ViewSummary> membership_views;  // one per list held; two or more while a membership changes
   std::vector<ServerRow> servers;
   std::vector<Finding> findings;
   std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible

@@ -101,8 +101,10 @@ CaseResult quorum(const Report& report) {
 
 // A listed server whose id is outside the membership (membership-unknown) is a misconfiguration too.
 CaseResult membership(const Report& report) {
-  auto why = findings_text(report, {FindingCode::membership_mismatch, FindingCode::membership_unlisted,
-                                    FindingCode::membership_unknown, FindingCode::duplicate_id});
+  // A change in progress (membership-changing) is safe for a gate, not a consistent membership.
+  auto why = findings_text(
+      report, {FindingCode::membership_mismatch, FindingCode::split_brain_possible, FindingCode::membership_changing,
+               FindingCode::membership_unlisted, FindingCode::membership_unknown, FindingCode::duplicate_id});
   if (!why.empty()) return failed("membership-consistent", why);
   if (!report.membership_reported)
     return passed("membership-consistent",

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "model/facts/time_text.hpp"
 #include "model/render/json_text.hpp"
@@ -78,6 +79,15 @@ std::string render_text(const Report& report) {
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out += line + "\n";
   }
+  if (report.membership_views.size() > 1) {  // one list needs no words; more are a change under way
+    out += "\nmembership lists:\n";
+    for (const auto& view : report.membership_views)
+      out += fmt::format("  {}: {} voters (ids {}){}, held by {}\n",
+                         view.version ? fmt::format("version {:x}", *view.version) : std::string("no version"),
+                         view.voters.size(), fmt::join(view.voters, ", "),
+                         view.observers.empty() ? "" : fmt::format(", observers {}", fmt::join(view.observers, ", ")),
+                         fmt::join(view.holders, ", "));
+  }
   if (!report.findings.empty()) {
     out += "\nfindings:\n";
     for (const auto& finding : report.findings)
@@ -128,6 +138,12 @@ nlohmann::json to_json(const Report& report) {
         {"message", finding.message},
     });
   }
+  json views = json::array();
+  for (const auto& view : report.membership_views)
+    views.push_back({{"version", view.version ? json(fmt::format("{:x}", *view.version)) : json(nullptr)},
+                     {"voters", view.voters},
+                     {"observers", view.observers},
+                     {"holders", view.holders}});
   json round_trip = nullptr;
   if (report.round_trip) {
     const auto& trip = *report.round_trip;
@@ -144,6 +160,7 @@ nlohmann::json to_json(const Report& report) {
       {"leader", report.leader ? json(*report.leader) : json(nullptr)},
       {"expected_voters", report.expected_voters},
       {"serving_voters", report.serving_voters},
+      {"membership_views", std::move(views)},
       {"servers", std::move(servers)},
       {"findings", std::move(findings)},
       {"round_trip", std::move(round_trip)},

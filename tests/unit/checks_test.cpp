@@ -174,15 +174,30 @@ TEST_CASE("membership: disagreement, unknown and unlisted ids, duplicate ids") {
     for (int id = 1; id <= count; ++id) conf.members.push_back({id, "h:1", "h:2", "participant", "h:3"});
     return conf;
   };
-  SECTION("servers disagree") {
+  SECTION("servers hold lists whose majorities can be disjoint: 5 and 3") {
     for (int i = 0; i < 5; ++i) {
       auto conf = members(i == 4 ? 3 : 5);
       conf.server_id = i + 1;
       facts.probes[i].conf = Reply<ConfFacts>{ProbeError::ok, conf, {}};
     }
     auto report = judge(facts);
+    CHECK(report.verdict == Verdict::critical);
+    REQUIRE(find(report, "split-brain-possible"));
+    CHECK_THAT(find(report, "split-brain-possible")->message,
+               Contains("zoo-1 holds a list (3 voters: ids 1, 2, 3)") &&
+                   Contains("a majority of the first (ids 1, 4, 5) and one of the second (ids 2, 3) share no server"));
+    CHECK_FALSE(find(report, "membership-mismatch"));
+  }
+  SECTION("the same voters at other addresses") {
+    for (int i = 0; i < 5; ++i) {
+      auto conf = members(5);
+      if (i == 4) conf.members[0].quorum_address = "elsewhere:1";
+      conf.server_id = i + 1;
+      facts.probes[i].conf = Reply<ConfFacts>{ProbeError::ok, conf, {}};
+    }
+    auto report = judge(facts);
     CHECK(report.verdict == Verdict::degraded);
-    CHECK_THAT(find(report, "membership-mismatch")->message, Contains("zoo-1 see 3 members"));
+    CHECK_THAT(find(report, "membership-mismatch")->message, Contains("zoo-1 holds a list (5 voters"));
   }
   SECTION("a listed server outside the membership, and members not listed") {
     facts.probes.pop_back();

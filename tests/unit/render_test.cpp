@@ -45,6 +45,20 @@ void check_types(const nlohmann::json& object, const std::map<std::string, std::
   }
 }
 
+// README's keys of a server's object, and their types.
+const std::map<std::string, std::string> kServerTypes{{"name", "string"},
+                                                      {"address", "string"},
+                                                      {"id", "int|null"},
+                                                      {"mode", "string"},
+                                                      {"zxid", "string|null"},
+                                                      {"epoch", "int|null"},
+                                                      {"latency_ms", "number|null"},
+                                                      {"node_count", "int|null"},
+                                                      {"version", "string|null"},
+                                                      {"error", "string|null"},
+                                                      {"note", "string|null"},
+                                                      {"tls", "object|null"}};
+
 }  // namespace
 
 TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
@@ -56,6 +70,7 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
                      {"leader", "string|null"},
                      {"expected_voters", "int"},
                      {"serving_voters", "int"},
+                     {"membership_views", "array"},
                      {"servers", "array"},
                      {"findings", "array"},
                      {"round_trip", "object|null"},
@@ -64,20 +79,8 @@ TEST_CASE("JSON: exactly README's keys, of README's types", "[render]") {
   CHECK(json["verdict"] == "degraded");
   CHECK(json["tls"].is_null());         // plain TCP
   CHECK(json["timings_ms"].is_null());  // facts nobody timed
-  const std::map<std::string, std::string> server_types{{"name", "string"},
-                                                        {"address", "string"},
-                                                        {"id", "int|null"},
-                                                        {"mode", "string"},
-                                                        {"zxid", "string|null"},
-                                                        {"epoch", "int|null"},
-                                                        {"latency_ms", "number|null"},
-                                                        {"node_count", "int|null"},
-                                                        {"version", "string|null"},
-                                                        {"error", "string|null"},
-                                                        {"note", "string|null"},
-                                                        {"tls", "object|null"}};
   REQUIRE(json["servers"].size() == 5);
-  for (const auto& server : json["servers"]) check_types(server, server_types);
+  for (const auto& server : json["servers"]) check_types(server, kServerTypes);
   // The serving server has every value; the unreachable one has only its name, address, mode and error.
   for (const char* key : {"id", "zxid", "epoch", "latency_ms", "node_count"}) {
     CHECK_FALSE(json["servers"][0][key].is_null());

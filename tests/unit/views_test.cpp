@@ -1,0 +1,136 @@
+// Membership views (model/judge/views.hpp): the split-brain rule against a brute-force search of
+// every pair of voter sets of up to 7 servers, and the upgrade thread's flows judged step by step.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "model/judge/checks.hpp"
+#include "model/judge/views.hpp"
+#include "model/render/report_view.hpp"
+#include "synthetic.hpp"
+
+using namespace zkverify;
+using namespace synthetic;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::set<int> ids_of(unsigned bits) {
+  std::set<int> ids;
+  for (int id = 1; id <= 7; ++id)
+    if (bits & (1U << (id - 1))) ids.insert(id);
+  return ids;
+}
+
+// By definition, without the rule's shortcut: some majority of `a` leaves a majority of `b` outside it.
+bool brute_force_disjoint(const std::set<int>& a, const std::set<int>& b) {
+  std::vector<int> members(a.begin(), a.end());
+  for (unsigned pick = 0; pick < (1U << members.size()); ++pick) {
+    std::set<int> quorum;
+    for (std::size_t i = 0; i < members.size(); ++i)
+      if (pick & (1U << i)) quorum.insert(members[i]);
+    if (quorum.size() * 2 <= a.size()) continue;  // not a majority of a
+    auto rest = std::ranges::count_if(b, [&](int id) { return !quorum.contains(id); });
+    if (static_cast<std::size_t>(rest) * 2 > b.size()) return true;
+  }
+  return false;
+}
+
+// The thread's ensemble: pzoo-0..2 (ids 1-3) and zoo-0..3 (ids 4-7), the first `count` listed; zoo-1
+// leads, every other one follows. Server i holds the list of ids 1..lists[i].
+EnsembleFacts ensemble(const std::vector<int>& lists) {
+  const char* names[] = {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1", "zoo-2", "zoo-3"};
+  EnsembleFacts facts;
+  for (std::size_t i = 0; i < lists.size(); ++i) {
+    int id = static_cast<int>(i) + 1;
+    auto probe = server(names[i], id == 5 ? Mode::leader : Mode::follower, 0x100000006, id);
+    for (int member = 1; member <= lists[i]; ++member)
+      probe.conf->facts.members.push_back({member, "h:2888", "h:3888", "participant", "h:2181"});
+    probe.conf->facts.config_version = 0x100000000 + lists[i];
+    facts.probes.push_back(probe);
+  }
+  facts.round_trip = round_trip(facts.probes, "zoo-1", 1);
+  return facts;
+}
+
+const Finding* find(const Report& report, FindingCode code) {
+  auto it = std::ranges::find(report.findings, code, &Finding::code);
+  return it == report.findings.end() ? nullptr : &*it;
+}
+
+}  // namespace
+
+TEST_CASE("split brain: the rule agrees with a brute-force search on every pair of voter sets of up to 7") {
+  int disjoint = 0;
+  for (unsigned a = 1; a < 128; ++a)
+    for (unsigned b = 1; b < 128; ++b) {
+      auto first = ids_of(a), second = ids_of(b);
+      auto witness = disjoint_majorities(first, second);
+      INFO("first " << a << ", second " << b);
+      REQUIRE(witness.has_value() == brute_force_disjoint(first, second));
+      if (!witness) continue;
+      ++disjoint;
+      CHECK(witness->first.size() * 2 > first.size());  // the witness is what it claims
+      CHECK(witness->second.size() * 2 > second.size());
+      CHECK(std::ranges::includes(first, witness->first));
+      CHECK(std::ranges::includes(second, witness->second));
+      CHECK(std::ranges::none_of(witness->first, [&](int id) { return witness->second.contains(id); }));
+    }
+  CHECK(disjoint > 0);
+}
+
+TEST_CASE("split brain: 5 to 7 in one step can split, one server at a time cannot") {
+  auto five = ids_of(0b11111), six = ids_of(0b111111), seven = ids_of(0b1111111);
+  auto witness = disjoint_majorities(five, seven);
+  REQUIRE(witness);
+  CHECK(witness->first == std::set<int>{1, 2, 3});
+  CHECK(witness->second == std::set<int>{4, 5, 6, 7});
+  CHECK_FALSE(disjoint_majorities(five, six));
+  CHECK_FALSE(disjoint_majorities(six, seven));
+  CHECK_FALSE(disjoint_majorities(seven, seven));
+  CHECK(disjoint_majorities(ids_of(0b111), ids_of(0b111000)));  // two ensembles that share nobody
+}
+
+TEST_CASE("the thread's +2 flow: zoo-2 and zoo-3 on the 7-list beside five on the 5-list is critical at once") {
+  auto report = judge(ensemble({5, 5, 5, 5, 5, 7, 7}));
+  CHECK(report.verdict == Verdict::critical);
+  const auto* split = find(report, FindingCode::split_brain_possible);
+  REQUIRE(split);
+  CHECK_THAT(split->message, Contains("pzoo-0, pzoo-1, pzoo-2, zoo-0, zoo-1 hold version 100000005 (5 voters") &&
+                                 Contains("zoo-2, zoo-3 hold version 100000007 (7 voters: ids 1, 2, 3, 4, 5, 6, 7)") &&
+                                 Contains("(ids 1, 2, 3)") && Contains("(ids 4, 5, 6, 7)"));
+  // Counted in the leader's list: 5 voters, 5 serving; zoo-2 and zoo-3 follow without a vote.
+  CHECK(report.expected_voters == 5);
+  CHECK(report.serving_voters == 5);
+  REQUIRE(report.membership_views.size() == 2);
+  CHECK(report.membership_views[1].holders == std::vector<std::string>{"zoo-2", "zoo-3"});
+  CHECK(report.membership_views[1].voters == std::vector<int>{1, 2, 3, 4, 5, 6, 7});
+  CHECK_THAT(render_text(report), Contains("membership lists:\n  version 100000005: 5 voters (ids 1, 2, 3, 4, 5), "
+                                           "held by pzoo-0, pzoo-1, pzoo-2, zoo-0, zoo-1\n"));
+  auto json = to_json(report);
+  CHECK(json["membership_views"][1]["version"] == "100000007");
+}
+
+TEST_CASE("one server at a time: 5-list and 6-list together are a change in progress, healthy, said as info") {
+  auto report = judge(ensemble({5, 5, 5, 5, 5, 6}));
+  INFO(render_text(report));
+  CHECK(report.verdict == Verdict::healthy);
+  REQUIRE(find(report, FindingCode::membership_changing));
+  CHECK(find(report, FindingCode::membership_changing)->severity == Severity::info);
+  CHECK_FALSE(find(report, FindingCode::split_brain_possible));
+  CHECK(report.expected_voters == 5);
+  CHECK(report.serving_voters == 5);
+  // Then 6 and 7: every server on the 6-list but zoo-3, which joins on the 7-list.
+  auto next = judge(ensemble({6, 6, 6, 6, 6, 6, 7}));
+  CHECK(next.verdict == Verdict::healthy);
+  CHECK(find(next, FindingCode::membership_changing));
+  CHECK(next.expected_voters == 6);
+  // A settled ensemble holds one list and says nothing of lists.
+  auto settled = judge(ensemble({5, 5, 5, 5, 5}));
+  CHECK(settled.membership_views.size() == 1);
+  CHECK_FALSE(find(settled, FindingCode::membership_changing));
+  CHECK_THAT(render_text(settled), !Contains("membership lists:"));
+}
