@@ -1,0 +1,70 @@
+// Membership changes on a real ensemble (issue 40): the upgrade thread's "+2" flow, two servers
+// started on a 7-server list beside five on the 5-server list, is critical before any restart can
+// split the ensemble; one server at a time (a 6-list beside the 5-list) is a change in progress that
+// the gate lets through.
+
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "integration/lab.hpp"
+
+using Catch::Matchers::Contains;
+using lab::zkverify;
+
+namespace {
+
+// The first `count` entries of a --servers list.
+std::string first_servers(const std::string& servers, int count) {
+  std::string::size_type end = 0;
+  for (int i = 0; i < count && end != std::string::npos; ++i) end = servers.find(',', end + (i ? 1 : 0));
+  return servers.substr(0, end);
+}
+
+std::string finding_message(const nlohmann::json& report, const std::string& code) {
+  const auto* finding = lab::find_finding(report, code);
+  return finding ? (*finding)["message"].get<std::string>() : std::string("(no " + code + ")");
+}
+
+}  // namespace
+
+TEST_CASE("membership: 5 to 6 one server at a time passes the gate, 5 and 7 at once is critical before the split",
+          "[integration][part:membership]") {
+  // pzoo-0..2 and zoo-0..1 on the 5-list; zoo-2 and zoo-3 laid out, not started.
+  auto& ensemble =
+      lab::shared("srvr,conf,mntr,ruok,isro", "--names pzoo-0,pzoo-1,pzoo-2,zoo-0,zoo-1,zoo-2,zoo-3 --members 5");
+  auto all = ensemble.servers();
+
+  // zoo-2 joins on a 6-list: the lists' majorities always meet (3 of 5, 4 of 6).
+  ensemble.act("relist", "zoo-2 6");
+  ensemble.act("start", "zoo-2");
+  ensemble.act("wait", "zoo-2");
+  auto six = zkverify("quorum --output json --servers " + first_servers(all, 6));
+  INFO(six.out << six.err);
+  CHECK(six.exit_code == 0);
+  CHECK_THAT(finding_message(six.json(), "membership-changing"), Contains("zoo-2 holds version 0 (6 voters"));
+  CHECK_FALSE(lab::find_finding(six.json(), "split-brain-possible"));
+  CHECK(six.json()["membership_views"].size() == 2);
+  CHECK(six.json()["expected_voters"] == 5);  // counted in the leader's list
+  CHECK(six.json()["serving_voters"] == 5);
+  auto safe = zkverify("safe-to-restart pzoo-0 --servers " + first_servers(all, 6));
+  INFO(safe.out << safe.err);
+  CHECK(safe.exit_code == 0);
+
+  // zoo-3 on the 7-list beside the 5-list: {1,2,3} and {4,5,6,7} can each elect a leader.
+  ensemble.act("relist", "zoo-3 7");
+  ensemble.act("start", "zoo-3");
+  ensemble.act("wait", "zoo-3");
+  auto seven = zkverify("quorum --output json --servers " + all);
+  INFO(seven.out << seven.err);
+  CHECK(seven.exit_code == 2);
+  CHECK_THAT(finding_message(seven.json(), "split-brain-possible"),
+             Contains("zoo-3 holds version 0 (7 voters: ids 1, 2, 3, 4, 5, 6, 7)") && Contains("(ids 1, 2, 3)") &&
+                 Contains("(ids 4, 5, 6, 7)"));
+  CHECK(seven.json()["serving_voters"] == 5);  // not 7 of 5: zoo-2 and zoo-3 follow without a vote
+  // The thread's next step, restarting zoo-1 onto the 7-list, is refused now, not after the split.
+  auto refused = zkverify("safe-to-restart zoo-1 --servers " + all);
+  INFO(refused.out << refused.err);
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.out, Contains("critical"));
+}
