@@ -1,12 +1,15 @@
 #include "model/judge/restart_plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/facts/text.hpp"
 #include "model/facts/time_text.hpp"
 #include "model/judge/majority.hpp"
+#include "model/judge/views.hpp"
 
 namespace zkverify {
 
@@ -105,6 +108,31 @@ RestartSafety restart_safety(const Report& report, const std::string& name,
                               to_string(target->state), synced, majority)};
   return {true, fmt::format("{} synced voters of {}; without {}{} {} remain, a quorum needs {}", synced, voters, name,
                             also, remaining, majority)};
+}
+
+std::optional<RestartSafety> membership_refusal(const Report& report, const std::string& name,
+                                                const std::set<int>& returns_with) {
+  if (report.membership_views.empty())
+    return RestartSafety{false,
+                         fmt::format("no server reported the list it holds (whitelist conf, or give --admin-port): "
+                                     "whether {} on the new list could elect a second leader is not known",
+                                     name)};
+  for (const auto& view : report.membership_views) {
+    std::vector<std::string> holders;
+    std::ranges::copy_if(view.holders, std::back_inserter(holders), [&](const auto& holder) { return holder != name; });
+    if (holders.empty()) continue;
+    std::set<int> voters(view.voters.begin(), view.voters.end());
+    if (auto witness = disjoint_majorities(returns_with, voters))
+      return RestartSafety{
+          false,
+          fmt::format("{} would start again on a list of {} (ids {}) while {} hold one of {} (ids {}): a "
+                      "majority of the first (ids {}) and one of the second (ids {}) share no server, so two "
+                      "leaders could be elected. Change the membership one server at a time",
+                      name, counted(static_cast<int>(returns_with.size()), "voter"), fmt::join(returns_with, ", "),
+                      fmt::join(holders, ", "), counted(static_cast<int>(voters.size()), "voter"),
+                      fmt::join(voters, ", "), fmt::join(witness->first, ", "), fmt::join(witness->second, ", "))};
+  }
+  return std::nullopt;
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // Which server to restart next, and whether restarting one now is safe. Pure: over a Report.
 
 #include <chrono>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +33,14 @@ struct RestartSafety {
 RestartSafety restart_safety(const Report& report, const std::string& name,
                              const std::set<std::string>& already_restarted,
                              const std::set<std::string>& going_down = {});
+
+// A look one step ahead, for a server that starts again on another list (safe-to-restart --to): the
+// refusal when `name`, holding the list whose voters are `returns_with`, could be in one majority
+// and servers holding another list (report.membership_views, `name` no longer among them) in a
+// disjoint one; also when no server reported its list (nothing to compare with). nullopt: no two
+// leaders possible.
+std::optional<RestartSafety> membership_refusal(const Report& report, const std::string& name,
+                                                const std::set<int>& returns_with);
 
 // The restart round in the ledger. An approval is in flight from the moment it is given until a check
 // sees its server down and then serving again, step confirms the restart, or the lease runs out

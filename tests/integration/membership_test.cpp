@@ -50,9 +50,20 @@ TEST_CASE("membership: 5 to 6 one server at a time passes the gate, 5 and 7 at o
   auto safe = zkverify("safe-to-restart pzoo-0 --servers " + first_servers(all, 6));
   INFO(safe.out << safe.err);
   CHECK(safe.exit_code == 0);
+  // One step ahead: pzoo-0 starting again on zoo-2's 6-list is fine; on a 7-list (zoo-3's zoo.cfg, not
+  // started yet), beside the 5-list the others hold, it would not be.
+  ensemble.act("relist", "zoo-3 7");
+  auto onto_six =
+      zkverify("safe-to-restart pzoo-0 --to " + ensemble.dir() + "/zoo-2/zoo.cfg --servers " + first_servers(all, 6));
+  INFO(onto_six.out << onto_six.err);
+  CHECK(onto_six.exit_code == 0);
+  auto onto_seven =
+      zkverify("safe-to-restart pzoo-0 --to " + ensemble.dir() + "/zoo-3/zoo.cfg --servers " + first_servers(all, 6));
+  INFO(onto_seven.out << onto_seven.err);
+  CHECK(onto_seven.exit_code == 1);
+  CHECK_THAT(onto_seven.out, Contains("pzoo-0 would start again on a list of 7 voters") && Contains("share no server"));
 
   // zoo-3 on the 7-list beside the 5-list: {1,2,3} and {4,5,6,7} can each elect a leader.
-  ensemble.act("relist", "zoo-3 7");
   ensemble.act("start", "zoo-3");
   ensemble.act("wait", "zoo-3");
   auto seven = zkverify("quorum --output json --servers " + all);

@@ -2,7 +2,9 @@
 // (and, with --state, records it in the ledger's restart round, so the leader goes last, and as in
 // flight until it is seen back, so concurrent approvals count it as going down); 1 when not.
 
+#include <optional>
 #include <ostream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -13,6 +15,7 @@
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
+#include "verifier/store/zoo_cfg_file.hpp"
 
 namespace zkverify::verifier {
 
@@ -29,7 +32,15 @@ class SafeToRestartCommand final : public Command {
     add_ensemble_options(command, options_, true);
     add_state_option(command, state_file_,
                      "Ledger file: remembers which servers this restart round has approved, so the leader can go last");
-    command.final_callback([this] { require_listed(options_.servers, name_, ""); });
+    command
+        .add_option("--to", to_,
+                    "The zoo.cfg NAME reads when it starts again (a new ConfigMap): refused when its list and a "
+                    "list other servers hold could elect two leaders")
+        ->type_name("FILE");
+    command.final_callback([this] {
+      require_listed(options_.servers, name_, "");
+      if (to_) returns_with_ = read_zoo_cfg_voters(*to_);
+    });
     return command;
   }
 
@@ -43,6 +54,8 @@ class SafeToRestartCommand final : public Command {
     RestartSafety safety;
     check_and_record(options_, ledger, context, [&](const Report& report, Ledger& next) {
       safety = restart_safety(report, name_, next.restarted, going_down(next, name_, std::chrono::system_clock::now()));
+      if (safety.safe && returns_with_)
+        if (auto refusal = membership_refusal(report, name_, *returns_with_)) safety = *refusal;
       if (!safety.safe) return;
       record_restarted(next, name_, report.servers);  // the round: the leader goes after the others
       approve_in_flight(next, report, name_, iso_now());
@@ -55,6 +68,8 @@ class SafeToRestartCommand final : public Command {
   std::string name_;
   EnsembleOptions options_;
   std::optional<std::string> state_file_;
+  std::optional<std::string> to_;
+  std::optional<std::set<int>> returns_with_;  // the voters of --to's list
 };
 
 }  // namespace

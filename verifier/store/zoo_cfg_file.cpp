@@ -1,6 +1,7 @@
 #include "verifier/store/zoo_cfg_file.hpp"
 
 #include <filesystem>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -21,16 +22,43 @@ std::string read_text(const std::filesystem::path& path) {
 
 }  // namespace
 
-std::vector<ServerAddress> read_zoo_cfg_servers(const std::string& path) {
+namespace {
+
+// zoo.cfg at `path`, and its dynamic file when it names one (3.5+ keeps the membership there).
+struct ConfigFiles {
+  ZooCfg config;
+  std::optional<ZooCfg> dynamic;
+  std::string membership_file;  // the one that holds the server.N lines
+};
+
+ConfigFiles read_config_files(const std::string& path) {
   std::filesystem::path main_path(path);
-  auto config = parse_zoo_cfg(read_text(main_path), main_path.string());
-  if (config.dynamic_file.empty()) return zoo_cfg_servers(config, nullptr, main_path.string());
-  std::filesystem::path dynamic_path(config.dynamic_file);
+  ConfigFiles files{parse_zoo_cfg(read_text(main_path), main_path.string()), std::nullopt, main_path.string()};
+  if (files.config.dynamic_file.empty()) return files;
+  std::filesystem::path dynamic_path(files.config.dynamic_file);
   // ZooKeeper writes the path absolute, as its pod sees it: a copy taken off the pod has it beside.
   if (dynamic_path.is_relative()) dynamic_path = main_path.parent_path() / dynamic_path;
   else if (!std::filesystem::exists(dynamic_path)) dynamic_path = main_path.parent_path() / dynamic_path.filename();
-  auto dynamic = parse_zoo_cfg(read_text(dynamic_path), dynamic_path.string());
-  return zoo_cfg_servers(config, &dynamic, dynamic_path.string());
+  files.dynamic = parse_zoo_cfg(read_text(dynamic_path), dynamic_path.string());
+  files.membership_file = dynamic_path.string();
+  return files;
+}
+
+}  // namespace
+
+std::vector<ServerAddress> read_zoo_cfg_servers(const std::string& path) {
+  auto files = read_config_files(path);
+  return zoo_cfg_servers(files.config, files.dynamic ? &*files.dynamic : nullptr, files.membership_file);
+}
+
+std::set<int> read_zoo_cfg_voters(const std::string& path) {
+  auto files = read_config_files(path);
+  const auto& servers = files.dynamic ? files.dynamic->servers : files.config.servers;
+  std::set<int> voters;
+  for (const auto& server : servers)
+    if (!server.observer) voters.insert(server.id);
+  if (voters.empty()) throw BadInput(fmt::format("{}: no server.N line names a voter", files.membership_file));
+  return voters;
 }
 
 }  // namespace zkverify::verifier

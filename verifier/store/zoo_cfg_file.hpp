@@ -1,6 +1,7 @@
 #pragma once
 // --zoo-cfg: the servers from ZooKeeper's own configuration file, the one its pods mount.
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,5 +13,10 @@ namespace zkverify::verifier {
 // folder when relative; an absolute one that is not there, beside zoo.cfg), and returns their servers
 // (model/parse/zoo_cfg.hpp). Throws BadInput naming the file, and the line, when a file cannot be read or parsed.
 std::vector<ServerAddress> read_zoo_cfg_servers(const std::string& path);
+
+// The ids that vote in the membership of zoo.cfg at `path` (its dynamic file's when it names one):
+// the list a server started on it will hold. Throws BadInput as read_zoo_cfg_servers, and when no
+// line names a voter.
+std::set<int> read_zoo_cfg_voters(const std::string& path);
 
 }  // namespace zkverify::verifier
