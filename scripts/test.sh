@@ -91,7 +91,7 @@ background_work() {
 }
 background=
 if ((!quick)); then
-  phase "background: build-clang (ASan+UBSan, -Werror, fuzz targets), the lint, the fuzzing, build-tsan, at nice 19"
+  phase "background: build-tsan, then build-clang (ASan+UBSan, -Werror, fuzz targets), the lint, the fuzzing, at nice 19"
   export -f sanitizer_build background_work
   setsid -w nice -n 19 bash -c background_work >"$TMPDIR/background.log" 2>&1 &
   background=$!
