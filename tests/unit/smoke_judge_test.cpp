@@ -189,6 +189,20 @@ TEST_CASE("smoke judge: the ensemble's cases come from the quorum report", "[smo
   CHECK(find_case(cases, "quorum").outcome == CaseOutcome::failed);
 }
 
+TEST_CASE("smoke judge: 2 of 4 voters is no quorum, even when a committed write leaves the count an estimate",
+          "[smoke]") {
+  using namespace synthetic;
+  EnsembleFacts facts;  // no membership: 4 voters estimated from the list; the write still committed
+  facts.probes = {server("a", Mode::follower, 0x100000001), server("b", Mode::leader, 0x100000001), unreachable("c"),
+                  unreachable("d")};
+  facts.round_trip = round_trip(facts.probes, "b", 1);
+  auto report = judge(facts);
+  REQUIRE(report.voters_uncertain);  // the judge says the estimate is wrong, not "no quorum"
+  auto cases = judge_ensemble(report);
+  CHECK(find_case(cases, "quorum").outcome == CaseOutcome::failed);  // half of 4 is not a majority
+  CHECK_THAT(find_case(cases, "quorum").message, Contains("2/4 voters serving"));
+}
+
 TEST_CASE("smoke judge: percentiles by nearest rank, sequence numbers from names", "[smoke]") {
   std::vector<microseconds> samples;
   for (int i = 100; i >= 1; --i) samples.push_back(microseconds(i));
