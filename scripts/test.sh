@@ -47,7 +47,15 @@ trap cleanup EXIT
 run_tests() {
   local dir=$1; shift
   phase "test $dir $*"
-  (cd "$dir" && ctest -j 2 --no-tests=error --output-on-failure "$@")
+  (cd "$dir" && ctest -j 2 --no-tests=error --output-on-failure "$@") 2>&1 | tee -a "$TMPDIR/ctest.log"
+}
+
+# On a failure, its assertions once more at the very end, where a CI page that keeps only the tail of
+# the output still shows them: each failed CHECK with its expansion and what the case said (INFO).
+failure_summary() {
+  [[ -f $TMPDIR/ctest.log ]] && grep -q ': FAILED:$' "$TMPDIR/ctest.log" || return 0
+  echo "== the failed assertions (from the test output above)"
+  grep -E -A 30 ': FAILED:$' "$TMPDIR/ctest.log" | head -n 200
 }
 
 # docs/install.md's from-source commands, as a user runs them: a user's build never fails on a compiler's
@@ -97,7 +105,7 @@ if ((!quick)); then
   background=$!
 fi
 stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null || true; }
-trap 'stop_background; cleanup' EXIT
+trap 'rc=$?; stop_background; ((rc == 0)) || failure_summary; cleanup' EXIT
 
 # The unit and install tests, beside the background's builds (both cores busy), then the integration
 # parts. The parts whose commands keep threads busy for long (watch and step, roll, the sidecar) run

@@ -99,7 +99,7 @@ std::string slurp(const std::string& path) {
 void check_verdicts(const AuthFixture& fixture, const std::string& good, std::vector<lab::Run>& runs) {
   auto wrong = fixture.write_file("wrong.auth", std::string("digest:") + kUser + ":not-the-password\r\n", 0600);
   auto anonymous = runs.emplace_back(zkverify(fixture.quorum("--output json")));
-  INFO(anonymous.out << anonymous.err);
+  INFO(anonymous);
   CHECK(anonymous.exit_code == 2);
   const auto* required = lab::find_finding(anonymous.json(), "auth-required");
   REQUIRE(required);
@@ -107,13 +107,13 @@ void check_verdicts(const AuthFixture& fixture, const std::string& good, std::ve
   CHECK_THAT((*required)["message"].get<std::string>(), Contains(kNamespace) && Contains("digest"));
 
   auto refused = runs.emplace_back(zkverify(fixture.quorum("--output json --auth-file " + wrong)));
-  INFO(refused.out << refused.err);
+  INFO(refused);
   CHECK(refused.exit_code == 2);
   REQUIRE(lab::find_finding(refused.json(), "auth-failed"));
   CHECK_FALSE(lab::find_finding(refused.json(), "auth-required"));
 
   auto accepted = runs.emplace_back(zkverify(fixture.quorum("--output json --auth-file " + good)));
-  INFO(accepted.out << accepted.err);
+  INFO(accepted);
   CHECK(accepted.exit_code == 0);
   CHECK(accepted.json()["verdict"] == "healthy");
   CHECK(accepted.json()["round_trip"]["reads_ok"] == 5);
@@ -127,7 +127,7 @@ void check_created_acl(const AuthFixture& fixture, const std::string& good, std:
   auto log = (fixture.scratch_ / "zk-client.log").string();
   auto from_env = runs.emplace_back(sh("ZKVERIFY_AUTH_FILE=" + good + " ZKVERIFY_ZK_LOG=" + log + " $ZKVERIFY " +
                                        fixture.quorum("--state " + state)));
-  INFO(from_env.out << from_env.err);
+  INFO(from_env);
   CHECK(from_env.exit_code == 0);
   auto children = fixture.kazoo("children").out;
   REQUIRE_THAT(children, Contains("marker"));
@@ -150,18 +150,18 @@ void check_created_acl(const AuthFixture& fixture, const std::string& good, std:
 void check_long_running(const AuthFixture& fixture, const std::string& good, std::vector<lab::Run>& runs) {
   auto common = " --servers " + fixture.ensemble.servers() + " --namespace " + kNamespace;
   auto watched = runs.emplace_back(zkverify("watch --duration 3s" + common + " --auth-file " + good));
-  INFO(watched.out << watched.err);
+  INFO(watched);
   CHECK(watched.exit_code == 0);
   auto watch_refused = runs.emplace_back(zkverify("watch --duration 3s" + common));
-  INFO(watch_refused.out << watch_refused.err);
+  INFO(watch_refused);
   CHECK(watch_refused.exit_code == 2);
   CHECK_THAT(watch_refused.err, Contains("no_auth"));
   CHECK(watch_refused.elapsed < std::chrono::seconds(30));
   auto smoked = runs.emplace_back(zkverify("smoke --timeout 10s" + common + " --auth-file " + good));
-  INFO(smoked.out << smoked.err);
+  INFO(smoked);
   CHECK(smoked.exit_code == 0);
   auto smoke_refused = runs.emplace_back(zkverify("smoke --timeout 10s" + common));
-  INFO(smoke_refused.out << smoke_refused.err);
+  INFO(smoke_refused);
   CHECK(smoke_refused.exit_code == 1);  // smoke: cases failed
   CHECK_THAT(smoke_refused.out + smoke_refused.err, Contains("no_auth"));
   CHECK(smoke_refused.elapsed < std::chrono::seconds(60));
@@ -185,12 +185,12 @@ void check_sidecar(const AuthFixture& fixture, const std::string& good, std::vec
          "for page in 'readyz?verbose' ensemble metrics ''; do echo \"== /$page\"; curl -s --max-time 2 "
          "\"http://127.0.0.1:$port/$page\"; done; kill -TERM $pid; wait $pid; echo \"== log\"; cat " +
          log));
-  INFO(served.out << served.err);
+  INFO(served);
   CHECK(served.exit_code == 0);
   CHECK_THAT(served.out, Contains("readyz check passed") && Contains("zkverify_local_ready 1") &&
                              Contains("zkverify serve: stopped"));  // the log, after SIGTERM
   auto unauthenticated = runs.emplace_back(zkverify("probe" + common + " --timeout 3s"));
-  INFO(unauthenticated.out << unauthenticated.err);
+  INFO(unauthenticated);
   CHECK(unauthenticated.exit_code == 1);
   CHECK_THAT(unauthenticated.out, Contains("not ready: pzoo-0"));
 }

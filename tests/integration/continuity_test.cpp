@@ -39,7 +39,7 @@ const char* kWait = "--wait 90s --interval 500ms";
 // order --output json: {order, servers: [{name, reason}], verdict}, in the text's order `names`.
 void check_order_json(const std::string& servers, const std::vector<std::string>& names) {
   auto order_json = zkverify("order --output json --servers " + servers);
-  INFO(order_json.out << order_json.err);
+  INFO(order_json);
   CHECK(order_json.exit_code == 0);
   CHECK(order_json.err.empty());  // healthy: no warning
   const auto& as_json = order_json.json();
@@ -83,7 +83,7 @@ TEST_CASE("ledger: restarts of a persistent server, a wiped one and the leader s
   auto quorum = "quorum --output json --servers " + ensemble.servers() + " --state " + state;
 
   auto first = zkverify(quorum);
-  INFO(first.out << first.err);
+  INFO(first);
   REQUIRE(first.exit_code == 0);
   CHECK(lab::find_finding(first.json(), "marker-recorded"));
   auto ledger = read_json(state);
@@ -131,13 +131,13 @@ TEST_CASE("data loss: all servers restarted with wiped data is critical until --
 
   // Reads alone tell: with --no-write the marker is still read through every server, and nothing is written.
   auto read_only = zkverify(quorum + " --no-write");
-  INFO(read_only.out << read_only.err);
+  INFO(read_only);
   CHECK(read_only.exit_code == 2);
   CHECK(count_findings(read_only.json(), "data-loss") == 2);
   for (const auto& server : read_only.json()["servers"]) CHECK(server["node_count"] == 5);  // a fresh tree, untouched
 
   auto run = zkverify(quorum);
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 2);
   auto report = run.json();
   CHECK(report["verdict"] == "critical");

@@ -91,7 +91,7 @@ TEST_CASE("a frozen leader (SIGSTOP) with --timeout 3s: quorum answers within 3.
                        "sleep 2.1; " +
                        ZKLAB + " pause " + ensemble.dir() + " " + leader + " >/dev/null 2>&1; wait $!");
     ensemble.act("resume", leader);
-    INFO(run.out << run.err);
+    INFO(run);
     auto took = own_time(run.err);
     WARN("frozen after the write: " << took.count() << " ms");
     CHECK(took <= bound(3s));
@@ -111,7 +111,7 @@ TEST_CASE("a frozen leader (SIGSTOP) with --timeout 3s: quorum answers within 3.
     ensemble.act("pause", leader);
     auto run = zkverify(quorum);
     ensemble.act("resume", leader);
-    INFO(run.out << run.err);
+    INFO(run);
     WARN("frozen before the run: " << run.elapsed.count() << " ms");
     CHECK(run.elapsed <= bound(3s));
     CHECK(run.exit_code == 2);
@@ -134,7 +134,7 @@ TEST_CASE("silent peers beside a lab listed by host name: --timeout 2s holds and
   auto list = by_name + ",silent=127.0.0.1:" + std::to_string(silent.port()) + "," + staller.entry("staller");
 
   auto run = zkverify("quorum --output json --timeout 2s --servers " + list);
-  INFO(run.out << run.err);
+  INFO(run);
   WARN("silent peer and handshake staller: " << run.elapsed.count() << " ms");
   CHECK(run.elapsed <= bound(2s));
   CHECK(run.exit_code == 2);  // the staller failed the round trip
@@ -156,7 +156,7 @@ TEST_CASE("silent peers beside a lab listed by host name: --timeout 2s holds and
   std::set<std::string> names;
   for (std::size_t i = 0; i < 5; ++i) names.insert(report["servers"][i]["name"].get<std::string>());
   auto watch = zkverify("watch --output json --duration 2s --servers " + by_name);
-  INFO(watch.out << watch.err);
+  INFO(watch);
   CHECK(watch.exit_code == 0);
   std::set<std::string> reached;
   std::istringstream lines(watch.out);

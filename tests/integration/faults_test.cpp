@@ -137,7 +137,7 @@ TEST_CASE("a killed watch's znodes stay while its sessions live, and the watches
 
   // The binary leaves it too, and removes its own.
   auto second = lab::zkverify("watch --duration 2s --output json --servers " + servers);
-  INFO(second.out << second.err);
+  INFO(second);
   CHECK(second.exit_code == 0);
   CHECK_FALSE(second.out.find("\"swept\"") != std::string::npos);
   CHECK(children(*observer, runs) == std::vector<std::string>{killed_run.substr(runs.size() + 1)});
@@ -167,7 +167,7 @@ TEST_CASE("a reader that stalls for 5s holds up no write: events reach stdout of
       "{ head -c 65535 /dev/zero | tr '\\0' ' '; echo; $ZKVERIFY watch --duration 8s --output json"
       " --servers " +
       ensemble.servers() + "; echo \"watch exit $?\" >&2; } | (sleep 5; cat)");
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.err.find("watch exit 0") != std::string::npos);
   auto lines = padded_json_lines(run.out);
   REQUIRE(lines.size() > 1);
@@ -193,7 +193,7 @@ TEST_CASE("a follower lost while the reader stalls holds up no write", "[integra
               " & W=$!; sleep 4; (head -c 65536 /dev/zero | tr '\\0' ' ') & sleep 0.5; " + ZKLAB + " stop " +
               ensemble.dir() + " " + follower + " >/dev/null 2>&1; wait $W; echo \"watch exit $?\" >&2; wait; }" +
               " | (timeout 3 cat; sleep 6; cat)");
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.err.find("watch exit 0") != std::string::npos);
   auto lines = padded_json_lines(run.out);
   REQUIRE_FALSE(lines.empty());

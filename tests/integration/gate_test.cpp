@@ -24,13 +24,13 @@ bool has_finding(const nlohmann::json& report, const std::string& code) { return
 void check_observer_down_too(const lab::Lab& ensemble, const std::string& quorum, const std::string& ledger) {
   ensemble.act("stop", "zoo-0");
   auto estimated = zkverify(quorum);
-  INFO(estimated.out << estimated.err);
+  INFO(estimated);
   CHECK(estimated.exit_code == 1);
   CHECK(estimated.json()["expected_voters"] == 4);
   CHECK(has_finding(estimated.json(), "voters-uncertain"));
   CHECK_FALSE(has_finding(estimated.json(), "no-quorum"));
   auto remembered = zkverify(quorum + " --state " + ledger);
-  INFO(remembered.out << remembered.err);
+  INFO(remembered);
   CHECK(remembered.exit_code == 1);
   CHECK(remembered.json()["expected_voters"] == 3);
   CHECK_FALSE(has_finding(remembered.json(), "voters-uncertain"));
@@ -50,7 +50,7 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
 
   auto ledger = ensemble.dir() + "/roles.ledger.json";  // remembers who observed, for later
   auto healthy = zkverify(quorum + " --state " + ledger);
-  INFO(healthy.out << healthy.err);
+  INFO(healthy);
   REQUIRE(healthy.exit_code == 0);  // the round trip goes through the C client on ::1
   CHECK(healthy.json()["round_trip"]["reads_ok"] == 5);
   CHECK(healthy.json()["expected_voters"] == 3);
@@ -60,7 +60,7 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
 
   // The AdminServer's membership (voting_view) differs per server only in client addresses.
   auto admin = zkverify(quorum + " --admin-port " + ensemble.admin_ports());
-  INFO(admin.out << admin.err);
+  INFO(admin);
   CHECK(admin.exit_code == 0);
   CHECK_FALSE(has_finding(admin.json(), "membership-mismatch"));
   CHECK_FALSE(has_finding(admin.json(), "membership-unknown"));
@@ -68,7 +68,7 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
 
   // The leader without --state: safe once every other voter is proven in sync (the round trip).
   auto safe_leader = zkverify("safe-to-restart " + leader + " --servers " + ensemble.servers());
-  INFO(safe_leader.out << safe_leader.err);
+  INFO(safe_leader);
   CHECK(safe_leader.exit_code == 0);
   CHECK_THAT(safe_leader.out, Contains("An election follows"));
   // Unproven sync is not sync: --no-write and no mntr prove nothing about the followers.
@@ -80,7 +80,7 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
   std::string follower = leader == "pzoo-0" ? "pzoo-1" : "pzoo-0";
   ensemble.act("stop", follower);
   auto degraded = zkverify(quorum);
-  INFO(degraded.out << degraded.err);
+  INFO(degraded);
   CHECK(degraded.exit_code == 1);
   CHECK_FALSE(has_finding(degraded.json(), "no-quorum"));
   CHECK(degraded.json()["serving_voters"] == 2);
@@ -93,7 +93,7 @@ TEST_CASE("IPv6 with observers and kubernetes-kafka's server.N lines: healthy, d
   // step works on IPv6: sessions, writes and read-backs through the C client.
   auto step = zkverify("step --servers " + ensemble.servers() + " --restart zoo-0 --step-timeout 60s -- " + ZKLAB +
                        " restart " + ensemble.dir() + " zoo-0");
-  INFO(step.out << step.err);
+  INFO(step);
   CHECK(step.exit_code == 0);
   CHECK_THAT(step.out, Contains("sessions 5 kept, 0 expired"));
 }
@@ -123,14 +123,14 @@ TEST_CASE("observers under the default whitelist, the leader unlisted, concurren
   auto servers = ensemble.servers();
 
   auto healthy = zkverify("quorum --output json --servers " + servers);
-  INFO(healthy.out << healthy.err);
+  INFO(healthy);
   CHECK(healthy.exit_code == 0);
   CHECK(healthy.json()["expected_voters"] == 3);
   CHECK(healthy.json()["serving_voters"] == 3);
 
   // Issue 8, item 7: three of five listed, the leader not among them.
   auto unlisted = zkverify("quorum --output json --servers " + without(without(servers, leader), "zoo-1"));
-  INFO(unlisted.out << unlisted.err);
+  INFO(unlisted);
   CHECK(unlisted.exit_code == 1);
   CHECK_FALSE(has_finding(unlisted.json(), "no-leader"));
   REQUIRE(has_finding(unlisted.json(), "leader-unlisted"));
@@ -163,7 +163,7 @@ TEST_CASE("observers under the default whitelist, the leader unlisted, concurren
   // Issue 8, item 2, the default whitelist: one voter stopped, 2 of 3 hold the quorum.
   ensemble.act("stop", voters[0]);
   auto degraded = zkverify("quorum --output json --servers " + servers);
-  INFO(degraded.out << degraded.err);
+  INFO(degraded);
   CHECK(degraded.exit_code == 1);
   CHECK_FALSE(has_finding(degraded.json(), "no-quorum"));
   CHECK(degraded.json()["expected_voters"] == 3);

@@ -65,6 +65,39 @@ const nlohmann::json& Run::json() const {
   return *parsed_;
 }
 
+namespace {
+
+// A report's lines that a failed assertion is read for; other JSON (smoke's, a roll's) is dumped.
+void summarize(std::ostream& out, const nlohmann::json& report) {
+  if (!report.is_object() || !report.contains("verdict") || !report.contains("servers")) {
+    out << report.dump() << "\n";
+    return;
+  }
+  out << "verdict " << report["verdict"].dump() << ", serving_voters " << report.value("serving_voters", nlohmann::json()).dump()
+      << ", leader " << report.value("leader", nlohmann::json()).dump() << "\n";
+  for (const auto& finding : report["findings"])
+    out << "  finding " << finding.value("severity", "") << " " << finding.value("code", "") << " "
+        << finding.value("server", nlohmann::json()).dump() << ": " << finding.value("message", "") << "\n";
+  for (const auto& server : report["servers"])
+    out << "  server " << server.value("name", "") << " mode " << server.value("mode", nlohmann::json()).dump() << " id "
+        << server.value("id", nlohmann::json()).dump() << " zxid " << server.value("zxid", nlohmann::json()).dump()
+        << " error " << server.value("error", nlohmann::json()).dump() << " note "
+        << server.value("note", nlohmann::json()).dump() << "\n";
+  out << "  round_trip " << report.value("round_trip", nlohmann::json()).dump() << "\n  timings_ms "
+      << report.value("timings_ms", nlohmann::json()).dump() << "\n";
+}
+
+}  // namespace
+
+std::ostream& operator<<(std::ostream& out, const Run& run) {
+  out << "exit " << run.exit_code << " after " << run.elapsed.count() << " ms\n";
+  if (!run.err.empty()) out << "stderr: " << run.err << (run.err.back() == '\n' ? "" : "\n");
+  auto parsed = nlohmann::json::parse(run.out, nullptr, false);
+  if (parsed.is_discarded()) out << "stdout: " << run.out;
+  else summarize(out, parsed);
+  return out;
+}
+
 Lab::Lab(std::string whitelist, std::string up_options) : dir_((scratch_dir() / "lab").string()) {
   std::string args = "up " + dir_;
   if (!whitelist.empty()) args += " --whitelist " + whitelist;

@@ -3,6 +3,7 @@
 // stopped (by pid) and removed when the Lab goes out of scope, also when a test fails.
 
 #include <chrono>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,6 +25,11 @@ struct Run {
  private:
   mutable std::optional<nlohmann::json> parsed_;
 };
+
+// For INFO: the exit code, stderr, and stdout; a JSON report is shortened to what a failure is read
+// for (verdict, findings, one line per server, the round trip and timings), so that a failed case's
+// message stays readable, and short enough for the tail of a CI log.
+std::ostream& operator<<(std::ostream& out, const Run& run);
 
 class Lab {
  public:

@@ -40,7 +40,7 @@ TEST_CASE("membership: 5 to 6 one server at a time passes the gate, 5 and 7 at o
   ensemble.act("start", "zoo-2");
   ensemble.act("wait", "zoo-2");
   auto six = zkverify("quorum --output json --servers " + first_servers(all, 6));
-  INFO(six.out << six.err);
+  INFO(six);
   CHECK(six.exit_code == 0);
   CHECK_THAT(finding_message(six.json(), "membership-changing"), Contains("zoo-2 holds version 0 (6 voters"));
   CHECK_FALSE(lab::find_finding(six.json(), "split-brain-possible"));
@@ -48,18 +48,18 @@ TEST_CASE("membership: 5 to 6 one server at a time passes the gate, 5 and 7 at o
   CHECK(six.json()["expected_voters"] == 5);  // counted in the leader's list
   CHECK(six.json()["serving_voters"] == 5);
   auto safe = zkverify("safe-to-restart pzoo-0 --servers " + first_servers(all, 6));
-  INFO(safe.out << safe.err);
+  INFO(safe);
   CHECK(safe.exit_code == 0);
   // One step ahead: pzoo-0 starting again on zoo-2's 6-list is fine; on a 7-list (zoo-3's zoo.cfg, not
   // started yet), beside the 5-list the others hold, it would not be.
   ensemble.act("relist", "zoo-3 7");
   auto onto_six =
       zkverify("safe-to-restart pzoo-0 --to " + ensemble.dir() + "/zoo-2/zoo.cfg --servers " + first_servers(all, 6));
-  INFO(onto_six.out << onto_six.err);
+  INFO(onto_six);
   CHECK(onto_six.exit_code == 0);
   auto onto_seven =
       zkverify("safe-to-restart pzoo-0 --to " + ensemble.dir() + "/zoo-3/zoo.cfg --servers " + first_servers(all, 6));
-  INFO(onto_seven.out << onto_seven.err);
+  INFO(onto_seven);
   CHECK(onto_seven.exit_code == 1);
   CHECK_THAT(onto_seven.out, Contains("pzoo-0 would start again on a list of 7 voters") && Contains("share no server"));
 
@@ -67,7 +67,7 @@ TEST_CASE("membership: 5 to 6 one server at a time passes the gate, 5 and 7 at o
   ensemble.act("start", "zoo-3");
   ensemble.act("wait", "zoo-3");
   auto seven = zkverify("quorum --output json --servers " + all);
-  INFO(seven.out << seven.err);
+  INFO(seven);
   CHECK(seven.exit_code == 2);
   CHECK_THAT(finding_message(seven.json(), "split-brain-possible"),
              Contains("zoo-3 holds version 0 (7 voters: ids 1, 2, 3, 4, 5, 6, 7)") && Contains("(ids 1, 2, 3)") &&
@@ -75,7 +75,7 @@ TEST_CASE("membership: 5 to 6 one server at a time passes the gate, 5 and 7 at o
   CHECK(seven.json()["serving_voters"] == 5);  // not 7 of 5: zoo-2 and zoo-3 follow without a vote
   // The thread's next step, restarting zoo-1 onto the 7-list, is refused now, not after the split.
   auto refused = zkverify("safe-to-restart zoo-1 --servers " + all);
-  INFO(refused.out << refused.err);
+  INFO(refused);
   CHECK(refused.exit_code == 1);
   CHECK_THAT(refused.out, Contains("critical"));
 }

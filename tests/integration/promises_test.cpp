@@ -93,7 +93,7 @@ int refused_connections(const lab::Lab& ensemble) {
 // and its children), so after the run it has exactly one more, the namespace.
 void check_custom_namespace(const std::string& servers, const std::string& leader) {
   auto run = zkverify("quorum --output json --namespace /zkv-custom --servers " + servers);
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 0);
   CHECK(run.json()["round_trip"]["writer"] == leader);
   CHECK_THAT(run.json()["round_trip"]["path"].get<std::string>(), StartsWith("/zkv-custom/roundtrip-"));
@@ -101,7 +101,7 @@ void check_custom_namespace(const std::string& servers, const std::string& leade
   CHECK(node_counts(after) == std::vector<std::int64_t>(5, 6));
 
   auto no_parent = zkverify("quorum --output json --namespace /zkv-missing/child --servers " + servers);
-  INFO(no_parent.out << no_parent.err);
+  INFO(no_parent);
   CHECK(no_parent.exit_code == 2);
   REQUIRE(lab::find_finding(no_parent.json(), "round-trip-failed"));
   CHECK_THAT((*lab::find_finding(no_parent.json(), "round-trip-failed"))["message"].get<std::string>(),
@@ -113,7 +113,7 @@ void check_custom_namespace(const std::string& servers, const std::string& leade
 // safe-to-restart --output json: one object, {server, safe, reason}.
 void check_safe_to_restart_json(const std::string& servers, const std::string& follower) {
   auto run = zkverify("safe-to-restart " + follower + " --output json --servers " + servers);
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 0);
   std::vector<std::string> keys;
   for (const auto& item : run.json().items()) keys.push_back(item.key());
@@ -127,7 +127,7 @@ void check_safe_to_restart_json(const std::string& servers, const std::string& f
 // report (one JSON object) of the last.
 void check_wait_stable_two(const std::string& servers) {
   auto run = zkverify("quorum --output json --wait 30s --interval 100ms --stable 2 --servers " + servers);
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 0);
   auto attempts = attempt_lines(run.err);
   REQUIRE(attempts.size() == 2);
@@ -144,7 +144,7 @@ void check_unwritable_ledger(const std::string& servers, const SharedScratch& sc
   REQUIRE_FALSE(before.empty());
   auto run = lab::sh("trap '' XFSZ; ( ulimit -f 0; $ZKVERIFY quorum --servers " + servers + " --state " + state +
                      " 2>&1 >/dev/null; echo \"exit $?\" ) | cat");
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK_THAT(run.out, Contains("exit 74"));
   CHECK_THAT(run.out, Contains("state file " + state + " not written (") && Contains("File too large") &&
                           Contains("the previous one stands"));
@@ -162,7 +162,7 @@ void check_unreadable_ledger(const std::string& servers, const std::string& stat
   auto before = bytes_of(state);
   auto run = lab::sh("setpriv --reuid=nobody --regid=nogroup --clear-groups $ZKVERIFY quorum --servers " + servers +
                      " --state " + state);
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 64);
   CHECK_THAT(run.err, Contains(state) && Contains("Permission denied"));
   CHECK(lines_of(run.err).size() == 1);
@@ -181,7 +181,7 @@ void check_lock_wait_within_timeout(const std::string& servers, const SharedScra
               " ]; do sleep 0.02; done; start=$(date +%s%N); $ZKVERIFY quorum --output json --timeout 3s" +
               " --state " + locked + " --servers " + servers + ",staller=127.0.0.1:" + std::to_string(staller.port()) +
               "; code=$?; echo \"took $(( ($(date +%s%N) - start) / 1000000 ))\" >&2;" + " wait; exit $code");
-  INFO(run.out << run.err);
+  INFO(run);
   auto took_at = run.err.rfind("took ");
   REQUIRE(took_at != std::string::npos);
   std::chrono::milliseconds took{std::stol(run.err.substr(took_at + 5))};
@@ -195,7 +195,7 @@ void check_lock_wait_within_timeout(const std::string& servers, const SharedScra
 // order with a server paused: exit 0, the unhealthy server first, a warning on stderr.
 void check_order_warns(const std::string& servers, const std::string& paused) {
   auto run = zkverify("order --timeout 1s --servers " + servers);
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 0);
   CHECK(run.out.starts_with(paused + "\n"));
   CHECK(lines_of(run.out).size() == 5);
@@ -208,7 +208,7 @@ void check_wait_default_timeout(const std::string& servers) {
   auto staller = handshake_staller();
   auto run = zkverify("quorum --wait 4s --interval 100ms --servers " + servers +
                       ",staller=127.0.0.1:" + std::to_string(staller.port()));
-  INFO(run.out << run.err);
+  INFO(run);
   WARN("one attempt with the default timeout: " << run.elapsed.count() << " ms");
   CHECK(run.exit_code == 2);  // the staller failed the round trip
   CHECK(attempt_lines(run.err).size() == 1);
@@ -230,7 +230,7 @@ void check_last_attempt_reported(const lab::Lab& ensemble, const std::string& pa
               " >/dev/null 2>&1) & $ZKVERIFY quorum --output json --timeout 1s --wait 60s --interval 200ms"
               " --stable 2 --servers " +
               ensemble.servers() + " 2>" + progress + "; code=$?; wait; cat " + progress + " >&2; exit $code");
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 0);
   auto attempts = attempt_lines(run.err);
   REQUIRE(attempts.size() >= 3);
@@ -254,14 +254,14 @@ void check_two_connections_per_server(const lab::Lab& ensemble) {
   auto port = servers.substr(servers.find(':') + 1, servers.find(',') - servers.find(':') - 1);
   auto third = lab::sh("bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + port + " 4<>/dev/tcp/127.0.0.1/" + port +
                        "; sleep 0.5; echo srvr | nc -q 2 127.0.0.1 " + port + "; exec 3<&- 4<&-'");
-  INFO(third.out << third.err);
+  INFO(third);
   CHECK(third.out.empty());
   auto refused_before = refused_connections(ensemble);
   CHECK(refused_before >= 1);
 
   for (int i = 0; i < 3; ++i) {
     auto run = zkverify("quorum --output json --servers " + servers);
-    INFO(run.out << run.err);
+    INFO(run);
     CHECK(run.exit_code == 0);
     CHECK(run.json()["round_trip"]["reads_ok"] == 5);
   }

@@ -43,7 +43,7 @@ void check_srvr_then_stall(const lab::Lab& ensemble) {
       {fake::Behaviour::stall, ""});
   auto second = zkverify("quorum --output json --timeout 2s --servers " + ensemble.servers() +
                          ",staller=127.0.0.1:" + std::to_string(stalls_after_srvr.port()));
-  INFO(second.out << second.err);
+  INFO(second);
   CHECK(second.elapsed <= std::chrono::milliseconds(2000 + 200 + 200));
   CHECK(second.exit_code == 2);  // it serves, by srvr, so the round trip reads through it: its handshake stalls
   const auto& with_staller = second.json();
@@ -84,7 +84,7 @@ void check_one_refusing_admin_port(const lab::Lab& ensemble) {
   loopback::RefusingPort refusing;
   auto refusing_port = std::to_string(refusing.port());
   auto one_port = zkverify(quorum_json(ensemble, "--admin-port " + refusing_port));
-  INFO(one_port.out << one_port.err);
+  INFO(one_port);
   int unavailable = 0;
   for (const auto& finding : one_port.json()["findings"])
     if (finding["code"] == "admin-unavailable") {
@@ -98,7 +98,7 @@ void check_one_refusing_admin_port(const lab::Lab& ensemble) {
 // --zoo-cfg: the same ensemble from pzoo-0's own zoo.cfg, its IP hosts named server.1..5.
 void check_zoo_cfg(const lab::Lab& ensemble) {
   auto from_config = zkverify("quorum --output json --zoo-cfg " + ensemble.dir() + "/pzoo-0/zoo.cfg");
-  INFO(from_config.out << from_config.err);
+  INFO(from_config);
   CHECK(from_config.exit_code == 0);
   CHECK(from_config.json()["servers"][0]["name"] == "server.1");
   CHECK(from_config.json()["round_trip"]["reads_ok"] == 5);
@@ -112,7 +112,7 @@ TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows f
   REQUIRE_FALSE(leader.empty());
 
   auto run = zkverify(quorum_json(ensemble));
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 0);
   auto report = run.json();
   CHECK(report["verdict"] == "healthy");
@@ -176,7 +176,7 @@ TEST_CASE("the leader killed: degraded, and the new leader named once elected", 
     auto report = nlohmann::json::parse(r.out, nullptr, false);
     return !report.is_discarded() && report["leader"].is_string() && r.exit_code != 2;
   });
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 1);
   auto report = run.json();
   CHECK(report["verdict"] == "degraded");
@@ -192,7 +192,7 @@ TEST_CASE("three of five down: critical within the deadline", "[integration][par
   for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) ensemble.act("stop", name);
 
   auto run = zkverify(quorum_json(ensemble, "--timeout 2s"));
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 2);
   auto report = run.json();
   CHECK(report["verdict"] == "critical");
@@ -210,7 +210,7 @@ TEST_CASE("one server paused (SIGSTOP), --timeout 1s: answers in time and names 
 
   auto run = zkverify(quorum_json(ensemble, "--timeout 1s"));
   ensemble.act("resume", paused);
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 1);
   auto report = run.json();
   REQUIRE(lab::find_finding(report, "unreachable"));
@@ -225,7 +225,7 @@ TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correc
           "[integration][promises][part:shapes]") {
   auto& ensemble = lab::shared("ruok");
   auto run = zkverify(quorum_json(ensemble));
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 0);
   auto report = run.json();
   CHECK(report["leader"] == ensemble.leader());
@@ -238,7 +238,7 @@ TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correc
 
   SECTION("the AdminServer fills in what the whitelist hides") {
     auto admin = zkverify(quorum_json(ensemble, "--admin-port " + ensemble.admin_ports()));
-    INFO(admin.out << admin.err);
+    INFO(admin);
     CHECK(admin.exit_code == 0);
     auto with_admin = admin.json();
     CHECK_FALSE(lab::find_finding(with_admin, "admin-unavailable"));
@@ -251,7 +251,7 @@ TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correc
     auto four_servers = servers.substr(0, servers.rfind(','));
     auto four_ports = ports.substr(0, ports.rfind(','));
     auto four = zkverify("quorum --output json --servers " + four_servers + " --admin-port " + four_ports);
-    INFO(four.out << four.err);
+    INFO(four);
     CHECK(four.exit_code == 1);
     CHECK(four.json()["expected_voters"] == 5);
     REQUIRE(lab::find_finding(four.json(), "membership-unlisted"));
@@ -265,7 +265,7 @@ TEST_CASE("whitelist 'ruok' only (kubernetes-kafka's): srvr alone decides correc
     auto stopped = ensemble.leader() == "pzoo-2" ? "pzoo-1" : "pzoo-2";
     ensemble.act("stop", stopped);
     auto lost = zkverify(quorum_json(ensemble));
-    INFO(lost.out << lost.err);
+    INFO(lost);
     CHECK(lost.exit_code == 1);
     CHECK(lost.json()["serving_voters"] == 4);
     CHECK(lost.json()["expected_voters"] == 5);
@@ -287,7 +287,7 @@ TEST_CASE("probe --no-write where mntr is refused: the AdminServer's zabstate is
   };
   auto follower = ensemble.leader() == "pzoo-0" ? std::string("pzoo-1") : std::string("pzoo-0");
   auto ready = probe(follower);
-  INFO(ready.out << ready.err);
+  INFO(ready);
   CHECK(ready.exit_code == 0);
   CHECK_THAT(ready.out, Contains("sync proof: AdminServer's zabstate"));
   // Without the admin ports, the same probe has only srvr's mode to go on, and says so.
@@ -315,7 +315,7 @@ TEST_CASE("fake peers beside a real ensemble: their errors are clear, the real s
   // "The command answers within it whatever the servers do": the deadline, plus 10% and 200ms for
   // starting and stopping a process.
   auto run = zkverify("quorum --output json --timeout 2s --servers " + list);
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.elapsed <= std::chrono::milliseconds(2000 + 200 + 200));
   CHECK(run.exit_code == 1);
   auto report = run.json();

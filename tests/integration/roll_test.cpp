@@ -55,7 +55,7 @@ lab::Run roll_signalled(const std::string& servers, const std::string& state, co
 // The first SIGTERM lets the step under way finish, then the roll stops; the second stops the step.
 void check_signals(const std::string& servers, const std::string& state, const std::string& restart) {
   auto once = roll_signalled(servers, state, restart, 1);
-  INFO(once.out << once.err);
+  INFO(once);
   CHECK(once.exit_code == 1);
   CHECK(once.json()["stopped_by_signal"] == true);
   REQUIRE(once.json()["steps"].size() == 1);
@@ -63,7 +63,7 @@ void check_signals(const std::string& servers, const std::string& state, const s
   CHECK(once.json()["done"].size() == 1);
 
   auto twice = roll_signalled(servers, state, restart, 2);
-  INFO(twice.out << twice.err);
+  INFO(twice);
   CHECK(twice.exit_code == 1);  // the interrupted step is a warning: degraded, not a crash or a usage error
   REQUIRE(twice.json()["steps"].size() == 1);
   const auto& findings = twice.json()["steps"][0]["findings"];
@@ -102,7 +102,7 @@ void no_event_before_the_first_step(const std::string& page) {
 // The whole roll, with its JSON and its HTML report.
 void check_full_roll(const std::string& roll, const std::string& restart, const std::string& html) {
   auto full = lab::zkverify(roll + "--output json --report " + html + " -- " + restart);
-  INFO(full.out << full.err);
+  INFO(full);
   REQUIRE(full.exit_code == 0);
   const auto& report = full.json();
   CHECK(report["complete"] == true);
@@ -136,7 +136,7 @@ void check_stop_and_resume(const lab::Lab& ensemble, const std::string& roll, co
                   " {}; else " + restart + "; fi'";
   auto stopped = lab::zkverify("roll --servers " + servers + " --state " + state +
                                " --step-timeout 15s --output json -- " + breaking);
-  INFO(stopped.out << stopped.err);
+  INFO(stopped);
   CHECK(stopped.exit_code == 1);
   CHECK(stopped.json()["complete"] == false);
   CHECK(stopped.json()["done"] == nlohmann::json::array({first}));
@@ -145,7 +145,7 @@ void check_stop_and_resume(const lab::Lab& ensemble, const std::string& roll, co
   ensemble.act("start", second);
   REQUIRE(lab::zkverify("quorum --wait 60s --servers " + servers).exit_code == 0);  // as an operator would
   auto resumed = lab::zkverify(roll + "--output json -- " + restart);
-  INFO(resumed.out << resumed.err);
+  INFO(resumed);
   CHECK(resumed.exit_code == 0);
   CHECK(resumed.json()["skipped"] == nlohmann::json::array({first}));
   CHECK(resumed.json()["steps"].size() == 4);
@@ -164,7 +164,7 @@ TEST_CASE("roll: five servers in one verified command, a stop at a failed step, 
 
   auto marker = temp_path("roll-ran");
   auto dry = lab::zkverify(roll + "--dry-run -- touch " + marker);
-  INFO(dry.out << dry.err);
+  INFO(dry);
   CHECK(dry.exit_code == 0);
   CHECK_THAT(dry.out, Contains("nothing is run") && Contains("5. " + ensemble.leader()));
   CHECK_FALSE(std::filesystem::exists(marker));

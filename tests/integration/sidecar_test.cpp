@@ -360,7 +360,7 @@ void no_quorum_makes_every_sidecar_unready(const Scenario& s) {
   CHECK(status_of(s.port, "/livez") == 200);
   for (const char* local : {"pzoo-0", "zoo-1"}) {
     auto run = lab::zkverify("probe --servers " + s.ensemble.servers() + " --local " + local + " --timeout 2s");
-    INFO(run.out << run.err);
+    INFO(run);
     CHECK(run.exit_code == 1);
     CHECK_THAT(run.out, Contains("not ready: " + std::string(local)));
     CHECK(std::ranges::count(run.out, '\n') == 1);  // one line, for the kubelet's event

@@ -94,7 +94,7 @@ std::vector<std::string> followers(const lab::Lab& ensemble) {
 // JSON: the same cases, each with its outcome; latency cases carry their percentiles.
 void check_json_all_passed(const std::string& servers) {
   auto json = lab::zkverify("smoke --servers " + servers + " --output json --ops 3 --timeout 5s");
-  INFO(json.out << json.err);
+  INFO(json);
   CHECK(json.exit_code == 0);
   CHECK(json.json()["passed"] == 21);
   for (const auto& one : json.json()["cases"]) {
@@ -113,7 +113,7 @@ TEST_CASE("smoke on a real ensemble: healthy, interrupted, one server down, no q
 
   // Healthy: every case passes, exit 0, nothing left in the namespace.
   auto healthy = lab::zkverify("smoke --servers " + servers + " --wait 60s --junit " + junit);
-  INFO(healthy.out << healthy.err);
+  INFO(healthy);
   CHECK(healthy.exit_code == 0);
   CHECK(failed_ids(healthy.out).empty());
   CHECK_THAT(healthy.out, Contains("PASS  session-move") && Contains("PASS  watch-fires") &&
@@ -139,7 +139,7 @@ TEST_CASE("smoke on a real ensemble: healthy, interrupted, one server down, no q
   REQUIRE(down.size() == 4);
   ensemble.act("stop", down[0]);
   auto degraded = lab::zkverify("smoke --servers " + servers + " --junit " + junit + " --timeout 5s");
-  INFO(degraded.out << degraded.err);
+  INFO(degraded);
   CHECK(degraded.exit_code == 1);
   CHECK(failed_ids(degraded.out) == std::vector<std::string>{"server-serving/" + down[0]});
   check_junit(junit, degraded);
@@ -150,7 +150,7 @@ TEST_CASE("smoke on a real ensemble: healthy, interrupted, one server down, no q
   ensemble.act("stop", down[2]);
   fs::remove(junit);
   auto lost = lab::zkverify("smoke --servers " + servers + " --junit " + junit + " --timeout 3s");
-  INFO(lost.out << lost.err);
+  INFO(lost);
   CHECK(lost.exit_code == 2);
   auto failed = failed_ids(lost.out);
   for (const char* id : {"quorum", "round-trip", "ephemeral-cleanup"})
@@ -167,7 +167,7 @@ TEST_CASE("smoke on a one-server lab: every case passes but session-move, skippe
           "[smoke][integration][part:shapes]") {
   auto& solo = lab::shared("", "--names solo");
   auto run = lab::zkverify("smoke --servers " + solo.servers() + " --wait 30s --ops 3");
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 0);
   CHECK(failed_ids(run.out).empty());
   CHECK_THAT(run.out, Contains("SKIP  session-move") && Contains("smoke: 12 passed, 0 failed, 1 skipped"));

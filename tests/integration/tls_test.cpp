@@ -24,14 +24,14 @@ struct TlsLab {
 
 // Every server's row says `error` (its words in the finding too).
 void every_server_says(const lab::Run& run, const std::string& error) {
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 2);
   for (const auto& server : run.json()["servers"]) CHECK_THAT(server["error"].get<std::string>(), Contains(error));
 }
 
 void healthy_over_tls(const TlsLab& lab) {
   auto run = zkverify(lab.with("quorum --output json --tls-expiry-warning 1d"));
-  INFO(run.out << run.err);
+  INFO(run);
   REQUIRE(run.exit_code == 0);
   auto report = run.json();
   CHECK(report["round_trip"]["reads_ok"] == 5);
@@ -157,7 +157,7 @@ TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words"
   CHECK(zkverify(lab.with("quorum --wait 30s")).exit_code == 0);
 
   auto smoke = zkverify(lab.with("smoke --timeout 10s"));
-  INFO(smoke.out << smoke.err);
+  INFO(smoke);
   CHECK(smoke.exit_code == 0);
   CHECK(zkverify(lab.with("probe --local pzoo-0")).exit_code == 0);
   CHECK(zkverify(lab.with("order")).exit_code == 0);
@@ -166,20 +166,20 @@ TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words"
   // A restart under step's watch: its sessions (through the relays) live through it.
   auto step = zkverify(lab.with("step --restart zoo-0 --step-timeout 60s --output json") + " -- " ZKLAB " restart " +
                        lab.ensemble.dir() + " zoo-0");
-  INFO(step.out << step.err);
+  INFO(step);
   CHECK(step.exit_code == 0);
   CHECK(step.json()["watch"]["sessions_expired"] == 0);
   CHECK(step.json()["watch"]["writes_lost"] == 0);
 
   auto manifests = manifests_on_the_lab(lab);
-  INFO(manifests.out << manifests.err);
+  INFO(manifests);
   CHECK(manifests.exit_code == 0);
   CHECK_THAT(manifests.out, Contains("healthy: leader"));
   CHECK_THAT(manifests.out, Contains("smoke passed"));
   CHECK_THAT(manifests.out, Contains("serve ready"));
 
   auto renewed = renew_while_serving(lab);
-  INFO(renewed.out << renewed.err);
+  INFO(renewed);
   CHECK(renewed.exit_code == 0);
   CHECK_THAT(renewed.out, Contains("readyz 200"));
   CHECK_THAT(renewed.out, Contains("TLS files changed: the next connections use them"));
@@ -205,7 +205,7 @@ TEST_CASE("a mixed ensemble (plain and TLS ports, as in a migration): both healt
   auto roll =
       zkverify("roll --servers " + secure + flags + " --state " + ensemble.dir() +
                "/../roll-ledger.json --step-timeout 60s --output json -- " ZKLAB " restart " + ensemble.dir() + " {}");
-  INFO(roll.out << roll.err);
+  INFO(roll);
   REQUIRE(roll.exit_code == 0);
   CHECK(roll.json()["complete"] == true);
   CHECK(roll.json()["steps"].size() == 5);

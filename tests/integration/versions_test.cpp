@@ -43,7 +43,7 @@ void verdicts_on(const std::string& version) {
   every_server_on(healthy.json(), version);
 
   auto smoke = zkverify("smoke --servers " + servers);
-  INFO(smoke.out << smoke.err);
+  INFO(smoke);
   CHECK(smoke.exit_code == 0);
   CHECK_THAT(smoke.out, Contains("smoke: 21 passed, 0 failed"));
 
@@ -157,7 +157,7 @@ TEST_CASE(
   };
 
   auto stopped = roll_to("");
-  INFO(stopped.out << stopped.err);
+  INFO(stopped);
   CHECK(stopped.exit_code == 1);  // not recovered, while the other four keep the quorum
   const auto& steps = stopped.json()["steps"];
   REQUIRE_FALSE(steps.empty());

@@ -140,7 +140,7 @@ static void check_sigterm_stops_step(const std::string& servers, const std::stri
   lab::sh("kill -TERM " + step_pid);
   stepper.join();
   auto stopped_in = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - signalled);
-  INFO(interrupted.out << interrupted.err);
+  INFO(interrupted);
   CHECK(interrupted.exit_code == 1);
   CHECK_THAT(interrupted.out, Contains("interrupted by SIGTERM while COMMAND ran"));
   CHECK(process_gone(child_pid));
@@ -163,7 +163,7 @@ TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, r
   // A COMMAND that hangs is terminated at --timeout: exit 1, naming it.
   auto hung = lab::zkverify("step --output json --step-timeout 4s --state " + state + " --servers " + servers +
                             " --restart " + followers[0] + " -- bash -c 'exec sleep 600'");
-  INFO(hung.out << hung.err);
+  INFO(hung);
   CHECK(hung.exit_code == 1);
   CHECK(lab::find_finding(hung.json(), "command-timed-out"));
   CHECK(hung.json()["step"]["command_status"] == 143);
@@ -181,7 +181,7 @@ TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, r
   // answers do not count, step waits for the restart until --timeout, then says so.
   auto unrestarted = lab::zkverify("step --output json --step-timeout 6s --state " + state + " --servers " + servers +
                                    " --restart " + followers[0] + " -- true");
-  INFO(unrestarted.out << unrestarted.err);
+  INFO(unrestarted);
   CHECK(unrestarted.exit_code == 1);
   CHECK(lab::find_finding(unrestarted.json(), "not-restarted"));
   CHECK_FALSE(lab::find_finding(unrestarted.json(), "not-recovered"));
@@ -196,7 +196,7 @@ TEST_CASE("step bounds COMMAND, passes signals on, records only what happened, r
   ensemble.act("stop", followers[1]);
   auto marker = temp_path("step-ran");
   auto run = lab::zkverify("step --servers " + servers + " --restart " + followers[2] + " -- touch " + marker);
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 1);
   CHECK_THAT(run.out, Contains("COMMAND not run"));
   CHECK_FALSE(std::filesystem::exists(marker));
@@ -260,7 +260,7 @@ TEST_CASE("a session that really expires is reported and fails the watch", "[int
   lab::sh("kill -STOP " + pid + "; sleep 6; kill -CONT " + pid);  // longer than the 2s session timeout
   watch.join();
   const auto& run = watch.run;
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 2);
   auto lines = json_lines(run.out);
   REQUIRE_FALSE(lines.empty());
@@ -283,7 +283,7 @@ TEST_CASE("three of five down for 10s: a write-unavailability window of at least
   watch.join();
   lab::check_schema("watch", watch.run.out);
   const auto& run = watch.run;
-  INFO(run.out << run.err);
+  INFO(run);
   CHECK(run.exit_code == 2);
   auto lines = json_lines(run.out);
   REQUIRE_FALSE(lines.empty());
@@ -432,7 +432,7 @@ TEST_CASE(
 
   loopback::RefusingPort refusing;
   auto nothing = lab::zkverify("watch --duration 5s --servers nobody=127.0.0.1:" + std::to_string(refusing.port()));
-  INFO(nothing.out << nothing.err);
+  INFO(nothing);
   CHECK(nothing.exit_code == 2);
   CHECK_THAT(nothing.err, Contains("zkverify watch: cannot start"));
 }
