@@ -156,15 +156,13 @@ const ConfFacts* membership_of(const EnsembleFacts& facts, const Derived& derive
 // Leaders and followers that vote in `membership`: a follower whose id it does not list as a voter
 // serves without a vote (started on a longer list), and is not counted. Unknown ids count.
 int count_serving_voters(const EnsembleFacts& facts, const Derived& derived) {
-  std::set<int> voter_ids;
-  if (derived.membership)
-    for (const auto& member : derived.membership->members)
-      if (derived.membership->voters_only || member.role == "participant") voter_ids.insert(member.id);
+  auto voters =
+      derived.membership ? voter_ids(derived.membership->members, derived.membership->voters_only) : std::set<int>{};
   int serving = 0;
   for (std::size_t i = 0; i < facts.probes.size(); ++i) {
     auto mode = mode_of(facts.probes[i]);
     const auto& id = derived.rows[i].id;
-    if (mode && is_serving_voter(*mode) && (voter_ids.empty() || !id || voter_ids.contains(*id))) ++serving;
+    if (mode && is_serving_voter(*mode) && (voters.empty() || !id || voters.contains(*id))) ++serving;
   }
   return serving;
 }

@@ -7,28 +7,55 @@
 
 namespace zkverify {
 
-std::set<int> MembershipView::voters() const {
-  std::set<int> ids;
-  for (const auto& member : members)
-    if (voters_only || member.role == "participant") ids.insert(member.id);
-  return ids;
+std::set<int> MembershipView::voters() const { return voter_ids(members, voters_only); }
+
+namespace {
+
+// The members of `view` that vote, as identities: what voting_view lists of the same list.
+std::vector<MemberIdentity> voting_members(const MembershipView& view) {
+  std::vector<MemberIdentity> voting;
+  for (const auto& member : view.members)
+    if (view.voters_only || member.role == "participant") voting.push_back(member);
+  return voting;
 }
+
+// Whether two reports can be one list. Sources differ in what they leave out, not in what they
+// say: voting_view lists no observers, the AdminServer no version. So the voters must match (ids,
+// quorum and election addresses), and the observers and version wherever both report them.
+bool one_list(const MembershipView& a, const MembershipView& b) {
+  if (a.version && b.version && *a.version != *b.version) return false;
+  if (a.voters_only || b.voters_only) {
+    auto without_role = [](std::vector<MemberIdentity> members) {
+      for (auto& member : members) member.role.clear();
+      return members;
+    };
+    return without_role(voting_members(a)) == without_role(voting_members(b));
+  }
+  return a.members == b.members;
+}
+
+// `into` absorbs `other`, one list with `into`'s holders: it keeps whatever either reported.
+void merge(MembershipView& into, MembershipView other) {
+  if (into.voters_only && !other.voters_only) {
+    into.members = std::move(other.members);
+    into.voters_only = false;
+  }
+  if (!into.version) into.version = other.version;
+  into.holders.insert(into.holders.end(), other.holders.begin(), other.holders.end());
+}
+
+}  // namespace
 
 std::vector<MembershipView> views_of(const EnsembleFacts& facts) {
   std::vector<MembershipView> views;
   for (const auto& probe : facts.probes) {
     if (!probe.conf || probe.conf->error != ProbeError::ok || probe.conf->facts.members.empty()) continue;
     const auto& conf = probe.conf->facts;
-    std::vector<MemberIdentity> members;
-    for (const auto& member : conf.members) members.push_back(identity_of(member));
-    auto same = std::ranges::find_if(views, [&](const MembershipView& view) {
-      return view.members == members && view.version == conf.config_version && view.voters_only == conf.voters_only;
-    });
-    if (same != views.end()) {
-      same->holders.push_back(probe.address.name);
-      continue;
-    }
-    views.push_back(MembershipView{members, conf.config_version, {probe.address.name}, conf.voters_only});
+    MembershipView view{{}, conf.config_version, {probe.address.name}, conf.voters_only};
+    for (const auto& member : conf.members) view.members.push_back(identity_of(member));
+    auto same = std::ranges::find_if(views, [&](const MembershipView& held) { return one_list(held, view); });
+    if (same != views.end()) merge(*same, std::move(view));
+    else views.push_back(std::move(view));
   }
   return views;
 }

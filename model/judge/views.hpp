@@ -25,6 +25,16 @@ struct MembershipView {
   [[nodiscard]] std::set<int> voters() const;
 };
 
+// The ids that vote in a list of members (each with an id and a role): every one when the list is
+// voting_view's (voters only), else its participants. One rule for views and for the quorum count.
+template <class Members>
+std::set<int> voter_ids(const Members& members, bool voters_only) {
+  std::set<int> ids;
+  for (const auto& member : members)
+    if (voters_only || member.role == "participant") ids.insert(member.id);
+  return ids;
+}
+
 // The views the listed servers report, in the order of their first holder; a server that reports no
 // membership (conf not whitelisted, 3.4) holds none.
 std::vector<MembershipView> views_of(const EnsembleFacts& facts);

@@ -147,11 +147,35 @@ ZooCfg parse_zoo_cfg(std::string_view text, std::string_view file) {
   return config;
 }
 
+namespace {
+
+// Its host's first label when no other line's host shares it, else server.N.
+std::string server_name(const ZooCfgServer& line, const std::map<std::string, int>& labels) {
+  auto label = first_label(line.host);
+  return label.empty() || labels.at(label) > 1 ? fmt::format("server.{}", line.id) : label;
+}
+
+std::map<std::string, int> label_counts(const std::vector<ZooCfgServer>& lines) {
+  std::map<std::string, int> labels;
+  for (const auto& line : lines) ++labels[first_label(line.host)];
+  return labels;
+}
+
+}  // namespace
+
+std::map<int, std::string> zoo_cfg_voter_names(const ZooCfg& config, const ZooCfg* dynamic) {
+  const auto& lines = dynamic ? dynamic->servers : config.servers;
+  auto labels = label_counts(lines);
+  std::map<int, std::string> voters;
+  for (const auto& line : lines)
+    if (!line.observer) voters[line.id] = server_name(line, labels);
+  return voters;
+}
+
 std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* dynamic, std::string_view file) {
   const auto& lines = dynamic ? dynamic->servers : config.servers;
   if (lines.empty()) throw BadInput(fmt::format("{}: no server.N lines: not an ensemble's configuration", file));
-  std::map<std::string, int> labels;
-  for (const auto& line : lines) ++labels[first_label(line.host)];
+  auto labels = label_counts(lines);
   std::vector<ServerAddress> servers;
   for (const auto& line : lines) {
     Where where{file, line.line};
@@ -164,7 +188,6 @@ std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* d
     if (!port)
       throw BadInput(where(fmt::format("server.{} has no client port (no ';PORT' and no clientPort=)", line.id)));
     ServerAddress server;
-    auto label = first_label(line.host);
     if (auto same = std::ranges::find_if(servers,
                                          [&](const ServerAddress& other) {
                                            return other.host == line.client_host.value_or(line.host) &&
@@ -175,7 +198,7 @@ std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* d
           where(fmt::format("server.{} is reached at the same host and port as {} (clientPort= for all): "
                             "give each line its ';port', or use --servers",
                             line.id, same->name)));
-    server.name = label.empty() || labels[label] > 1 ? fmt::format("server.{}", line.id) : label;
+    server.name = server_name(line, labels);
     server.host = line.client_host.value_or(line.host);
     server.port = *port;
     server.observer = line.observer;

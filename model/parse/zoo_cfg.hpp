@@ -3,6 +3,7 @@
 // servers a client reaches, named as the pods are, with the roles the configuration gives them.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,5 +42,9 @@ ZooCfg parse_zoo_cfg(std::string_view text, std::string_view file);
 // server has no client port, when only secureClientPort is set, when two would be reached at one
 // host and port, or when there are no servers.
 std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* dynamic, std::string_view file);
+
+// The voters of `config`'s membership (`dynamic`'s when given), by id, each named as
+// zoo_cfg_servers names it (its host's first label, else server.N): what a plan calls them.
+std::map<int, std::string> zoo_cfg_voter_names(const ZooCfg& config, const ZooCfg* dynamic);
 
 }  // namespace zkverify

@@ -4,6 +4,7 @@
 // the gate lets through.
 
 #include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 
@@ -78,4 +79,69 @@ TEST_CASE("membership: 5 to 6 one server at a time passes the gate, 5 and 7 at o
   INFO(refused);
   CHECK(refused.exit_code == 1);
   CHECK_THAT(refused.out, Contains("critical"));
+}
+
+namespace {
+
+// One step of a plan followed on the lab: `lists` servers get the list of the first `count`
+// (relist), `started` (if any) starts on it, then zkverify roll restarts `rolled` (a --servers list)
+// one at a time with its gates, and `stopped` (if any) stops. Then the first `count` hold one list.
+void follow_step(const lab::Lab& ensemble, const std::vector<std::string>& lists, int count, const std::string& started,
+                 const std::string& rolled, const std::string& stopped) {
+  INFO("the step to " << count << " voters");
+  for (const auto& name : lists) ensemble.act("relist", name + " " + std::to_string(count));
+  if (!started.empty()) {
+    ensemble.act("start", started);
+    ensemble.act("wait", started);
+  }
+  auto state = ensemble.dir() + "/plan-" + std::to_string(count) + ".json";
+  auto roll = zkverify("roll --output json --servers " + rolled + " --state " + state + " --step-timeout 60s -- " +
+                       ZKLAB + " restart " + ensemble.dir() + " {}");
+  INFO(roll);
+  REQUIRE(roll.exit_code == 0);
+  CHECK(roll.json()["watch"]["sessions_expired"] == 0);
+  CHECK(roll.json()["watch"]["writes_lost"] == 0);
+  if (!stopped.empty()) ensemble.act("stop", stopped);
+  auto gate = zkverify("quorum --output json --servers " + first_servers(ensemble.servers(), count));
+  INFO(gate);
+  CHECK(gate.exit_code == 0);
+  CHECK(gate.json()["membership_views"].size() == 1);
+  CHECK(gate.json()["expected_voters"] == count);
+}
+
+}  // namespace
+
+TEST_CASE("membership: zkverify plan's way from 5 to 7 and back, followed on the lab, passes every gate, 0 lost",
+          "[integration][part:membership]") {
+  auto& ensemble =
+      lab::shared("srvr,conf,mntr,ruok,isro", "--names pzoo-0,pzoo-1,pzoo-2,zoo-0,zoo-1,zoo-2,zoo-3 --members 5");
+  auto all = ensemble.servers();
+  auto five = ensemble.dir() + "/five.cfg", seven = ensemble.dir() + "/zoo-3/zoo.cfg";
+  REQUIRE(lab::sh("cp " + ensemble.dir() + "/pzoo-0/zoo.cfg " + five).exit_code == 0);
+  ensemble.act("relist", "zoo-3 7");
+
+  auto up = zkverify("plan --output json --servers " + first_servers(all, 5) + " --to " + seven);
+  INFO(up);
+  REQUIRE(up.exit_code == 0);
+  REQUIRE(up.json()["steps"].size() == 2);
+  CHECK(up.json()["steps"][0]["id"] == 6);
+  CHECK(up.json()["steps"][1]["id"] == 7);
+  CHECK_THAT(zkverify("plan --servers " + first_servers(all, 5) + " --to " + seven).out,
+             Contains("step 1 of 2: add server.6 (id 6); the list becomes ids 1, 2, 3, 4, 5, 6\n"));
+  const std::vector<std::string> names{"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1", "zoo-2", "zoo-3"};
+  follow_step(ensemble, {names.begin(), names.begin() + 6}, 6, "zoo-2", first_servers(all, 6), "");
+  follow_step(ensemble, names, 7, "zoo-3", all, "");
+
+  // Back: the newest first. The one leaving keeps its list and is rolled with the others (listed, it
+  // is not "unlisted"), then stopped.
+  auto down = zkverify("plan --output json --servers " + all + " --to " + five);
+  INFO(down);
+  REQUIRE(down.exit_code == 0);
+  REQUIRE(down.json()["steps"].size() == 2);
+  CHECK(down.json()["steps"][0]["action"] == "remove");
+  CHECK(down.json()["steps"][0]["id"] == 7);
+  follow_step(ensemble, {names.begin(), names.begin() + 6}, 6, "", all, "zoo-3");
+  follow_step(ensemble, {names.begin(), names.begin() + 5}, 5, "", first_servers(all, 6), "zoo-2");
+  CHECK(zkverify("plan --servers " + first_servers(all, 5) + " --to " + five).out ==
+        "nothing to change: the servers hold " + five + "'s list (ids 1, 2, 3, 4, 5)\n");
 }

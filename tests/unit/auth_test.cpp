@@ -202,16 +202,18 @@ TEST_CASE("auth file: --auth-file, else ZKVERIFY_AUTH_FILE, and the flag wins", 
 
 TEST_CASE("auth file: a bad one is a usage error (64) before anything is checked, without the secret", "[auth]") {
   TempFile bad_file("alice:s3cr:et-pa55\n", 0600);
+  TempFile target("clientPort=2181\nserver.1=a:2888:3888\n", 0600);  // plan's --to
   auto state =
       std::filesystem::temp_directory_path() / ("zkverify-auth-test-roll-" + std::to_string(getpid()) + ".state");
   // What each command needs besides --servers to get as far as reading the file.
   const std::map<std::string, std::vector<const char*>> rest{
       {"safe-to-restart", {"a"}},
+      {"plan", {"--to", target.path().c_str()}},
       {"step", {"--restart", "a", "--", "true"}},
       {"roll", {"--state", state.c_str(), "--", "true"}},  // a ledger file, which must stay untouched
       {"serve", {"--listen", "127.0.0.1:0"}}};
   for (const auto* command :
-       {"quorum", "order", "safe-to-restart", "watch", "step", "roll", "smoke", "serve", "probe"}) {
+       {"quorum", "order", "safe-to-restart", "plan", "watch", "step", "roll", "smoke", "serve", "probe"}) {
     INFO(command);
     Ensemble ensemble;
     std::ostringstream out, err;

@@ -201,7 +201,7 @@ TEST_CASE("cli: --timeout on step and roll keeps its old meaning for a release, 
 
 TEST_CASE("cli: every command's help has examples, exit codes and typed placeholders, under the name zkverify") {
   for (const char* command :
-       {"quorum", "order", "safe-to-restart", "watch", "step", "roll", "serve", "probe", "smoke"}) {
+       {"quorum", "order", "safe-to-restart", "plan", "watch", "step", "roll", "serve", "probe", "smoke"}) {
     zkverify::fake::Ensemble zookeeper;
     std::ostringstream out, err;
     const char* argv[] = {"/opt/weird/path/zkverify-bin", command, "--help"};
@@ -250,5 +250,35 @@ TEST_CASE("cli: --zoo-cfg lists the servers instead of --servers, one of the two
   auto unreadable = parse_only({"order", "--zoo-cfg", "/nonexistent/zoo.cfg"});
   CHECK(unreadable.exit_code == 64);
   CHECK_THAT(unreadable.err, Contains("--zoo-cfg: cannot read '/nonexistent/zoo.cfg'"));
+  // --to (the list a server or the ensemble moves to) names itself, and a list without voters.
+  auto to_unreadable =
+      parse_only({"safe-to-restart", "a", "--servers", "a=127.0.0.1:1", "--to", "/nonexistent/zoo.cfg"});
+  CHECK(to_unreadable.exit_code == 64);
+  CHECK_THAT(to_unreadable.err, Contains("--to: cannot read '/nonexistent/zoo.cfg'"));
+  auto observers_only = fs::temp_directory_path() / ("cli-observers-" + std::to_string(::getpid()) + ".cfg");
+  std::ofstream(observers_only) << "clientPort=2181\nserver.1=a:2888:3888:observer\n";
+  auto no_voters = parse_only({"plan", "--servers", "a=127.0.0.1:1", "--to", observers_only.string()});
+  CHECK(no_voters.exit_code == 64);
+  CHECK_THAT(no_voters.err, Contains("no server.N line names a voter"));
+  fs::remove(observers_only);
   fs::remove(path);
+}
+
+TEST_CASE("cli: plan reads the servers' lists, and where no server reports one (ruok-only) it says why, exit 1") {
+  FakeEnsemble ensemble;
+  auto target = fs::temp_directory_path() / ("cli-plan-" + std::to_string(::getpid()) + ".cfg");
+  std::ofstream(target) << "clientPort=2181\n"
+                        << "server.1=pzoo-0.pzoo:2888:3888\nserver.2=pzoo-1.pzoo:2888:3888\n"
+                        << "server.3=pzoo-2.pzoo:2888:3888\nserver.4=zoo-0.zoo:2888:3888\n"
+                        << "server.5=zoo-1.zoo:2888:3888\nserver.6=zoo-2.zoo:2888:3888\n";
+  auto planned = run(ensemble.zookeeper, {"plan", "--servers", ensemble.servers(), "--to", target.string()});
+  INFO(planned.out << planned.err);
+  CHECK(planned.exit_code == 1);
+  CHECK_THAT(planned.out, Contains("no plan: no server reported the list it holds"));
+  auto as_json =
+      run(ensemble.zookeeper, {"plan", "--servers", ensemble.servers(), "--to", target.string(), "--output", "json"});
+  CHECK(as_json.json()["to"] == nlohmann::json({1, 2, 3, 4, 5, 6}));
+  CHECK(as_json.json()["steps"].empty());
+  CHECK(ensemble.zookeeper.sessions_opened() == 0);  // it reads, it does not write
+  fs::remove(target);
 }

@@ -91,6 +91,6 @@ TEST_CASE("commands: each registers itself once, under its own name") {
     CHECK(sub.get_name() == command->name());
     names.emplace_back(command->name());
   }
-  CHECK(names == std::vector<std::string>{"quorum", "order", "safe-to-restart", "watch", "step", "roll", "serve",
-                                          "probe", "smoke", "completion"});
+  CHECK(names == std::vector<std::string>{"quorum", "order", "safe-to-restart", "plan", "watch", "step", "roll",
+                                          "serve", "probe", "smoke", "completion"});
 }

@@ -186,7 +186,7 @@ TEST_CASE("config: a typed option hides the layers' option it excludes (--server
 
 TEST_CASE("config: every command's help names each option's variable") {
   for (const auto* command :
-       {"quorum", "order", "safe-to-restart", "watch", "step", "roll", "serve", "probe", "smoke"}) {
+       {"quorum", "order", "safe-to-restart", "plan", "watch", "step", "roll", "serve", "probe", "smoke"}) {
     auto help = parse_only({command, "--help"});
     INFO(command);
     CHECK(help.exit_code == 0);

@@ -136,6 +136,35 @@ TEST_CASE("one server at a time: 5-list and 6-list together are a change in prog
   CHECK_THAT(render_text(settled), !Contains("membership lists:"));
 }
 
+TEST_CASE("views: voting_view's list (no observers, no version) and conf's list of the same voters are one view") {
+  auto facts = ensemble({5, 5, 5, 5, 5});
+  for (auto& probe : facts.probes)  // every conf lists an observer, id 6, besides the five voters
+    probe.conf->facts.members.push_back({6, "h:2890", "h:3890", "observer", "h:2181"});
+  auto& from_admin = facts.probes[1].conf->facts;  // pzoo-1's, from the AdminServer's voting_view
+  from_admin.members.pop_back();
+  from_admin.voters_only = true;
+  from_admin.config_version.reset();
+  auto report = judge(facts);
+  INFO(render_text(report));
+  CHECK_FALSE(find(report, FindingCode::membership_mismatch));
+  CHECK_FALSE(find(report, FindingCode::membership_changing));
+  REQUIRE(report.membership_views.size() == 1);
+  CHECK(report.membership_views[0].holders == std::vector<std::string>{"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"});
+  CHECK(report.membership_views[0].voters == std::vector<int>{1, 2, 3, 4, 5});
+  CHECK(report.membership_views[0].observers == std::vector<int>{6});  // conf's, kept
+  CHECK(report.membership_views[0].version == 0x100000005);
+
+  // What both report must agree: a voter at another quorum address is another list.
+  from_admin.members[0].quorum_address = "elsewhere:2888";
+  auto moved = judge(facts);
+  CHECK(moved.membership_views.size() == 2);
+  CHECK(find(moved, FindingCode::membership_mismatch));
+  // So must two versions.
+  from_admin.members[0].quorum_address = "h:2888";
+  from_admin.config_version = 0x100000009;
+  CHECK(judge(facts).membership_views.size() == 2);
+}
+
 TEST_CASE(
     "safe-to-restart --to: a server that would start again on a list whose majority misses another's is refused") {
   auto five = judge(ensemble({5, 5, 5, 5, 5}));

@@ -90,6 +90,7 @@ std::vector<std::unique_ptr<Command>> all_commands() {
   commands.push_back(make_quorum_command());
   commands.push_back(make_order_command());
   commands.push_back(make_safe_to_restart_command());
+  commands.push_back(make_plan_command());
   commands.push_back(make_watch_command());
   commands.push_back(make_step_command());
   commands.push_back(make_roll_command());

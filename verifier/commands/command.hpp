@@ -26,6 +26,7 @@ class Command {
 std::unique_ptr<Command> make_quorum_command();
 std::unique_ptr<Command> make_order_command();
 std::unique_ptr<Command> make_safe_to_restart_command();
+std::unique_ptr<Command> make_plan_command();
 std::unique_ptr<Command> make_watch_command();
 std::unique_ptr<Command> make_step_command();
 std::unique_ptr<Command> make_roll_command();

@@ -46,6 +46,14 @@ constexpr std::array kFooters{
            "  0   safe: without NAME, a majority of voters still serves and is proven synced\n"
            "  1   not safe now (the reason on stdout)\n"
            "  2   the ensemble is critical\n"},
+    Footer{"plan",
+           "  $ zkverify plan --servers \"$ZK\" --to new/zoo.cfg\n"
+           "      the way to new/zoo.cfg's membership (zoo-2, zoo-3 added, say), one voter a step,\n"
+           "      each step's list and what to start, restart and stop, and the gate between\n",
+           "  0   the plan was printed (or nothing is to change)\n"
+           "  1   no plan now: the servers hold several lists, or none reported its list (the reason on stdout)\n"
+           "  2   the ensemble is critical\n",
+           false},
     Footer{"watch",
            "  $ zkverify watch --servers \"$ZK\" --duration 30m\n"
            "      client sessions that write all through a manual upgrade; Ctrl-C ends it early\n",

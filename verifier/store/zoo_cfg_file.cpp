@@ -16,8 +16,9 @@ namespace {
 // A zoo.cfg is a few kilobytes; anything this large is the wrong file.
 constexpr std::uintmax_t kMaxSize = 1 << 20;
 
-std::string read_text(const std::filesystem::path& path) {
-  return read_text_file("--zoo-cfg", path, kMaxSize, "a zoo.cfg");
+// `option` names the flag that gave the file, in errors.
+std::string read_text(std::string_view option, const std::filesystem::path& path) {
+  return read_text_file(option, path, kMaxSize, "a zoo.cfg");
 }
 
 }  // namespace
@@ -31,15 +32,15 @@ struct ConfigFiles {
   std::string membership_file;  // the one that holds the server.N lines
 };
 
-ConfigFiles read_config_files(const std::string& path) {
+ConfigFiles read_config_files(std::string_view option, const std::string& path) {
   std::filesystem::path main_path(path);
-  ConfigFiles files{parse_zoo_cfg(read_text(main_path), main_path.string()), std::nullopt, main_path.string()};
+  ConfigFiles files{parse_zoo_cfg(read_text(option, main_path), main_path.string()), std::nullopt, main_path.string()};
   if (files.config.dynamic_file.empty()) return files;
   std::filesystem::path dynamic_path(files.config.dynamic_file);
   // ZooKeeper writes the path absolute, as its pod sees it: a copy taken off the pod has it beside.
   if (dynamic_path.is_relative()) dynamic_path = main_path.parent_path() / dynamic_path;
   else if (!std::filesystem::exists(dynamic_path)) dynamic_path = main_path.parent_path() / dynamic_path.filename();
-  files.dynamic = parse_zoo_cfg(read_text(dynamic_path), dynamic_path.string());
+  files.dynamic = parse_zoo_cfg(read_text(option, dynamic_path), dynamic_path.string());
   files.membership_file = dynamic_path.string();
   return files;
 }
@@ -47,17 +48,20 @@ ConfigFiles read_config_files(const std::string& path) {
 }  // namespace
 
 std::vector<ServerAddress> read_zoo_cfg_servers(const std::string& path) {
-  auto files = read_config_files(path);
+  auto files = read_config_files("--zoo-cfg", path);
   return zoo_cfg_servers(files.config, files.dynamic ? &*files.dynamic : nullptr, files.membership_file);
 }
 
-std::set<int> read_zoo_cfg_voters(const std::string& path) {
-  auto files = read_config_files(path);
-  const auto& servers = files.dynamic ? files.dynamic->servers : files.config.servers;
-  std::set<int> voters;
-  for (const auto& server : servers)
-    if (!server.observer) voters.insert(server.id);
+std::map<int, std::string> read_zoo_cfg_voter_names(const std::string& path) {
+  auto files = read_config_files("--to", path);
+  auto voters = zoo_cfg_voter_names(files.config, files.dynamic ? &*files.dynamic : nullptr);
   if (voters.empty()) throw BadInput(fmt::format("{}: no server.N line names a voter", files.membership_file));
+  return voters;
+}
+
+std::set<int> read_zoo_cfg_voters(const std::string& path) {
+  std::set<int> voters;
+  for (const auto& [id, name] : read_zoo_cfg_voter_names(path)) voters.insert(id);
   return voters;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // --zoo-cfg: the servers from ZooKeeper's own configuration file, the one its pods mount.
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -14,9 +15,11 @@ namespace zkverify::verifier {
 // (model/parse/zoo_cfg.hpp). Throws BadInput naming the file, and the line, when a file cannot be read or parsed.
 std::vector<ServerAddress> read_zoo_cfg_servers(const std::string& path);
 
-// The ids that vote in the membership of zoo.cfg at `path` (its dynamic file's when it names one):
+// For --to: the ids that vote in the membership of zoo.cfg at `path` (its dynamic file's when it names one):
 // the list a server started on it will hold. Throws BadInput as read_zoo_cfg_servers, and when no
 // line names a voter.
 std::set<int> read_zoo_cfg_voters(const std::string& path);
+// The same voters, each with its name (model/parse/zoo_cfg.hpp's zoo_cfg_voter_names).
+std::map<int, std::string> read_zoo_cfg_voter_names(const std::string& path);
 
 }  // namespace zkverify::verifier
