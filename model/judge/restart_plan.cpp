@@ -110,16 +110,51 @@ RestartSafety restart_safety(const Report& report, const std::string& name,
                             also, remaining, majority)};
 }
 
-std::optional<RestartSafety> membership_refusal(const Report& report, const std::string& name,
+RestartSafety restart_safety(const Report& report, const std::vector<std::string>& names,
+                             const std::set<std::string>& already_restarted, const std::set<std::string>& going_down) {
+  if (names.size() == 1) return restart_safety(report, names.front(), already_restarted, going_down);
+  for (const auto& name : names)
+    if (std::ranges::find(report.servers, name, &ServerRow::name) == report.servers.end())
+      return {false, fmt::format("{} is not one of the listed servers", name)};
+  if (report.verdict == Verdict::critical)
+    return {false, "the ensemble is critical now (zkverify quorum says why): restart nothing until it is healthy"};
+  int voters = report.expected_voters;
+  int majority = zkverify::majority(voters);
+  int synced = static_cast<int>(std::ranges::count_if(report.servers, is_synced_voter));
+  std::set<std::string> together(names.begin(), names.end());
+  std::vector<std::string> leaving;  // synced voters approved by others, not yet back
+  int taken = 0;
+  for (const auto& row : report.servers) {
+    if (!is_synced_voter(row)) continue;
+    if (together.contains(row.name)) ++taken;
+    else if (going_down.contains(row.name)) leaving.push_back(row.name);
+  }
+  int remaining = synced - taken - static_cast<int>(leaving.size());
+  auto all = fmt::format(
+      "{}{}", fmt::join(names, ", "),
+      leaving.empty() ? "" : fmt::format(" and {} (approved to restart, not yet seen back)", fmt::join(leaving, ", ")));
+  if (remaining < majority)
+    return {false, fmt::format("{} synced voters of {}: restarting {} together would leave {}; a quorum needs {}",
+                               synced, voters, all, remaining, majority)};
+  for (const auto& row : report.servers)
+    if (row.state == ServerState::leader && together.contains(row.name))
+      if (auto refusal = refuse_leader(report, row.name, already_restarted)) return *refusal;
+  return {true, fmt::format("{} synced voters of {}; without {} {} remain, a quorum needs {}", synced, voters, all,
+                            remaining, majority)};
+}
+
+std::optional<RestartSafety> membership_refusal(const Report& report, const std::vector<std::string>& names,
                                                 const std::set<int>& returns_with) {
+  auto who = fmt::format("{}", fmt::join(names, ", "));
   if (report.membership_views.empty())
     return RestartSafety{false,
                          fmt::format("no server reported the list it holds (whitelist conf, or give --admin-port): "
                                      "whether {} on the new list could elect a second leader is not known",
-                                     name)};
+                                     who)};
   for (const auto& view : report.membership_views) {
     std::vector<std::string> holders;
-    std::ranges::copy_if(view.holders, std::back_inserter(holders), [&](const auto& holder) { return holder != name; });
+    std::ranges::copy_if(view.holders, std::back_inserter(holders),
+                         [&](const auto& holder) { return std::ranges::find(names, holder) == names.end(); });
     if (holders.empty()) continue;
     std::set<int> voters(view.voters.begin(), view.voters.end());
     if (auto witness = disjoint_majorities(returns_with, voters))
@@ -128,7 +163,7 @@ std::optional<RestartSafety> membership_refusal(const Report& report, const std:
           fmt::format("{} would start again on a list of {} (ids {}) while {} hold one of {} (ids {}): a "
                       "majority of the first (ids {}) and one of the second (ids {}) share no server, so two "
                       "leaders could be elected. Change the membership one server at a time",
-                      name, counted(static_cast<int>(returns_with.size()), "voter"), fmt::join(returns_with, ", "),
+                      who, counted(static_cast<int>(returns_with.size()), "voter"), fmt::join(returns_with, ", "),
                       fmt::join(holders, ", "), counted(static_cast<int>(voters.size()), "voter"),
                       fmt::join(voters, ", "), fmt::join(witness->first, ", "), fmt::join(witness->second, ", "))};
   }

@@ -34,12 +34,19 @@ RestartSafety restart_safety(const Report& report, const std::string& name,
                              const std::set<std::string>& already_restarted,
                              const std::set<std::string>& going_down = {});
 
-// A look one step ahead, for a server that starts again on another list (safe-to-restart --to): the
-// refusal when `name`, holding the list whose voters are `returns_with`, could be in one majority
-// and servers holding another list (report.membership_views, `name` no longer among them) in a
+// Several servers restarted together (safe-to-restart A B C: a StatefulSet deleted at once): safe
+// when the synced voters left without all of them (and `going_down`) are still a majority, and a
+// leader among them passes the leader's rule. One name: restart_safety above, word for word.
+RestartSafety restart_safety(const Report& report, const std::vector<std::string>& names,
+                             const std::set<std::string>& already_restarted,
+                             const std::set<std::string>& going_down = {});
+
+// A look one step ahead, for servers that start again on another list (safe-to-restart --to): the
+// refusal when `names`, holding the list whose voters are `returns_with`, could be in one majority
+// and servers holding another list (report.membership_views, `names` no longer among them) in a
 // disjoint one; also when no server reported its list (nothing to compare with). nullopt: no two
 // leaders possible.
-std::optional<RestartSafety> membership_refusal(const Report& report, const std::string& name,
+std::optional<RestartSafety> membership_refusal(const Report& report, const std::vector<std::string>& names,
                                                 const std::set<int>& returns_with);
 
 // The restart round in the ledger. An approval is in flight from the moment it is given until a check

@@ -43,6 +43,11 @@ std::string step_text(const PlanStep& step, std::size_t number, std::size_t coun
                             ids(step.voters), step.id);
   int next = 2;
   if (step.adds) text += fmt::format("  {}. start {} on it, then: zkverify quorum --wait\n", next++, step.name);
+  else  // a server on the new list cannot follow a leader the list leaves out
+    text += fmt::format(
+        "  {}. if {} leads, restart it first, on its old list (zkverify step): another server is elected "
+        "and it follows\n",
+        next++, step.name);
   if (!step.restart.empty())
     text += fmt::format("  {}. restart onto it, one at a time, each after the gate (zkverify roll does this): {}\n",
                         next++, restarts(step, plan.leader));

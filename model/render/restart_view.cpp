@@ -1,5 +1,8 @@
 #include "model/render/restart_view.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <nlohmann/json.hpp>
 
 #include "model/render/json_text.hpp"
@@ -21,9 +24,12 @@ std::string render_order(const Report& report, const std::vector<RestartStep>& s
   return text;
 }
 
-std::string render_safety(const std::string& server, const RestartSafety& safety, OutputFormat output) {
+std::string render_safety(const std::vector<std::string>& servers, const RestartSafety& safety, OutputFormat output) {
   if (output == OutputFormat::json)
-    return json_text({{"server", server}, {"safe", safety.safe}, {"reason", safety.reason}}) + "\n";
+    return json_text({{"server", fmt::format("{}", fmt::join(servers, ","))},
+                      {"safe", safety.safe},
+                      {"reason", safety.reason}}) +
+           "\n";
   return (safety.safe ? "safe: " : "not safe: ") + safety.reason + "\n";
 }
 

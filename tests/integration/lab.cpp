@@ -67,24 +67,34 @@ const nlohmann::json& Run::json() const {
 
 namespace {
 
-// A report's lines that a failed assertion is read for; other JSON (smoke's, a roll's) is dumped.
+// One line of JSON that never throws (a server's bytes need not be UTF-8).
+std::string line_of(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// `object[key]` as one line of JSON, "null" when it is not there (or `object` is no object).
+std::string field(const nlohmann::json& object, const char* key) {
+  return object.is_object() && object.contains(key) ? line_of(object[key]) : "null";
+}
+
+// A report's lines that a failed assertion is read for; other JSON (order's, a roll's) is dumped.
+// This runs at every INFO, passing or not: it must never throw.
 void summarize(std::ostream& out, const nlohmann::json& report) {
-  if (!report.is_object() || !report.contains("verdict") || !report.contains("servers")) {
-    out << report.dump() << "\n";
+  auto array = [&](const char* key) { return report.contains(key) && report[key].is_array(); };
+  if (!report.is_object() || !report.contains("verdict") || !array("servers") || !array("findings")) {
+    out << line_of(report) << "\n";
     return;
   }
-  out << "verdict " << report["verdict"].dump() << ", serving_voters " << report.value("serving_voters", nlohmann::json()).dump()
-      << ", leader " << report.value("leader", nlohmann::json()).dump() << "\n";
+  out << "verdict " << field(report, "verdict") << ", serving_voters " << field(report, "serving_voters") << ", leader "
+      << field(report, "leader") << "\n";
   for (const auto& finding : report["findings"])
-    out << "  finding " << finding.value("severity", "") << " " << finding.value("code", "") << " "
-        << finding.value("server", nlohmann::json()).dump() << ": " << finding.value("message", "") << "\n";
+    out << "  finding " << field(finding, "severity") << " " << field(finding, "code") << " "
+        << field(finding, "server") << ": " << field(finding, "message") << "\n";
   for (const auto& server : report["servers"])
-    out << "  server " << server.value("name", "") << " mode " << server.value("mode", nlohmann::json()).dump() << " id "
-        << server.value("id", nlohmann::json()).dump() << " zxid " << server.value("zxid", nlohmann::json()).dump()
-        << " error " << server.value("error", nlohmann::json()).dump() << " note "
-        << server.value("note", nlohmann::json()).dump() << "\n";
-  out << "  round_trip " << report.value("round_trip", nlohmann::json()).dump() << "\n  timings_ms "
-      << report.value("timings_ms", nlohmann::json()).dump() << "\n";
+    out << "  server " << field(server, "name") << " mode " << field(server, "mode") << " id " << field(server, "id")
+        << " zxid " << field(server, "zxid") << " error " << field(server, "error") << " note " << field(server, "note")
+        << "\n";
+  out << "  round_trip " << field(report, "round_trip") << "\n  timings_ms " << field(report, "timings_ms") << "\n";
 }
 
 }  // namespace

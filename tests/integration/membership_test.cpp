@@ -95,6 +95,13 @@ void follow_step(const lab::Lab& ensemble, const std::vector<std::string>& lists
     ensemble.act("wait", started);
   }
   auto state = ensemble.dir() + "/plan-" + std::to_string(count) + ".json";
+  if (!stopped.empty() && ensemble.leader() == stopped) {  // the plan's "if it leads, restart it first"
+    auto moved = zkverify("step --servers " + rolled + " --restart " + stopped + " --step-timeout 60s -- " + ZKLAB +
+                          " restart " + ensemble.dir() + " " + stopped);
+    INFO(moved);
+    REQUIRE(moved.exit_code == 0);
+    CHECK(ensemble.leader() != stopped);
+  }
   auto roll = zkverify("roll --output json --servers " + rolled + " --state " + state + " --step-timeout 60s -- " +
                        ZKLAB + " restart " + ensemble.dir() + " {}");
   INFO(roll);

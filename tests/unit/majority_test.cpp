@@ -119,6 +119,26 @@ TEST_CASE("safe to restart: 4 voters lose one and keep a quorum, not two, and 6 
   CHECK(two.reason == "0 of 2 voters down or not proven synced: restarting v2 would leave 1 synced; a quorum needs 2");
 }
 
+TEST_CASE("safe to restart several at once (a StatefulSet deleted): without all of them a majority must remain") {
+  using Names = std::vector<std::string>;
+  auto five = judge(ensemble(5, 0, 5));
+  auto statefulset = restart_safety(five, Names{"v2", "v3", "v4"}, {});  // the thread's "delete pzoo"
+  CHECK_FALSE(statefulset.safe);
+  CHECK(statefulset.reason == "5 synced voters of 5: restarting v2, v3, v4 together would leave 2; a quorum needs 3");
+  auto two = restart_safety(five, Names{"v4", "v5"}, {});
+  CHECK(two.safe);
+  CHECK(two.reason == "5 synced voters of 5; without v4, v5 3 remain, a quorum needs 3");
+  CHECK(restart_safety(five, Names{"v1", "v5"}, {}).safe);  // the leader among them: every other voter synced
+  auto with_approved = restart_safety(five, Names{"v4", "v5"}, {}, {"v2"});
+  CHECK_FALSE(with_approved.safe);
+  CHECK_THAT(with_approved.reason, Contains("v4, v5 and v2 (approved to restart, not yet seen back)"));
+  CHECK_FALSE(restart_safety(judge(ensemble(4, 2, 4)), Names{"v3", "v4"}, {}).safe);  // 2 of 4 is no quorum
+  CHECK(restart_safety(judge(ensemble(4, 2, 4)), Names{"o1", "o2", "v4"}, {}).safe);  // observers cost nothing
+  // One name is the one-server rule, word for word; an unknown name is named.
+  CHECK(restart_safety(five, Names{"v2"}, {}).reason == restart_safety(five, "v2", {}).reason);
+  CHECK(restart_safety(five, Names{"v2", "nobody"}, {}).reason == "nobody is not one of the listed servers");
+}
+
 TEST_CASE("restart order with an even count of voters: down first, observers, followers, the leader last") {
   auto report = judge(ensemble(4, 2, 3));  // v4 down
   std::vector<std::string> names;

@@ -168,19 +168,20 @@ TEST_CASE("views: voting_view's list (no observers, no version) and conf's list 
 TEST_CASE(
     "safe-to-restart --to: a server that would start again on a list whose majority misses another's is refused") {
   auto five = judge(ensemble({5, 5, 5, 5, 5}));
-  auto seven = membership_refusal(five, "zoo-1", {1, 2, 3, 4, 5, 6, 7});  // the thread's ConfigMap
+  auto seven = membership_refusal(five, {"zoo-1"}, {1, 2, 3, 4, 5, 6, 7});  // the thread's ConfigMap
   REQUIRE(seven);
   CHECK_FALSE(seven->safe);
   CHECK_THAT(seven->reason, Contains("zoo-1 would start again on a list of 7 voters (ids 1, 2, 3, 4, 5, 6, 7) while "
                                      "pzoo-0, pzoo-1, pzoo-2, zoo-0 hold one of 5 voters") &&
                                 Contains("share no server"));
-  CHECK_FALSE(membership_refusal(five, "zoo-1", {1, 2, 3, 4, 5, 6}));  // one more: every majority meets
-  CHECK_FALSE(membership_refusal(five, "zoo-1", {1, 2, 3, 4, 5}));     // the same list
+  CHECK_FALSE(membership_refusal(five, {"zoo-1"}, {1, 2, 3, 4, 5, 6}));  // one more: every majority meets
+  CHECK_FALSE(membership_refusal(five, {"zoo-1"}, {1, 2, 3, 4, 5}));     // the same list
   // The last holder of the 5-list going over to the 7-list leaves no 5-list behind: nothing to split from.
   auto last = judge(ensemble({7, 7, 7, 7, 5, 7, 7}));
-  CHECK_FALSE(membership_refusal(last, "zoo-1", {1, 2, 3, 4, 5, 6, 7}));
+  CHECK_FALSE(membership_refusal(last, {"zoo-1"}, {1, 2, 3, 4, 5, 6, 7}));
   // No list reported (conf not whitelisted, 3.4): not known, so not approved.
   auto unknown = judge(healthy_five());
-  REQUIRE(membership_refusal(unknown, "zoo-1", {1, 2, 3}));
-  CHECK_THAT(membership_refusal(unknown, "zoo-1", {1, 2, 3})->reason, Contains("no server reported the list it holds"));
+  REQUIRE(membership_refusal(unknown, {"zoo-1"}, {1, 2, 3}));
+  CHECK_THAT(membership_refusal(unknown, {"zoo-1"}, {1, 2, 3})->reason,
+             Contains("no server reported the list it holds"));
 }

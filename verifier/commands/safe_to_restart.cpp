@@ -1,10 +1,14 @@
-// `zkverify safe-to-restart NAME`: exit 0 when restarting NAME now keeps a quorum of synced voters
-// (and, with --state, records it in the ledger's restart round, so the leader goes last, and as in
-// flight until it is seen back, so concurrent approvals count it as going down); 1 when not.
+// `zkverify safe-to-restart NAME...`: exit 0 when restarting NAME now (several: all of them at once,
+// as when a StatefulSet is deleted) keeps a quorum of synced voters (and, with --state, records each
+// in the ledger's restart round, so the leader goes last, and as in flight until it is seen back, so
+// concurrent approvals count it as going down); 1 when not.
 
+#include <algorithm>
 #include <optional>
 #include <ostream>
 #include <set>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,9 +30,14 @@ class SafeToRestartCommand final : public Command {
   std::string_view name() const override { return "safe-to-restart"; }
 
   CLI::App& add_to(CLI::App& app) override {
-    auto& command = *app.add_subcommand(
-        "safe-to-restart", "Exit 0 if restarting NAME now keeps a quorum of synced voters; 1 if not, with the reason");
-    command.add_option("NAME", name_, "The server to restart, as named in --servers")->type_name("")->required();
+    auto& command = *app.add_subcommand("safe-to-restart",
+                                        "Exit 0 if restarting NAME (or all NAMEs at once) now keeps a quorum of synced "
+                                        "voters; 1 if not, with the reason");
+    command
+        .add_option("NAME", names_,
+                    "The server to restart, as named in --servers; several: restarted together (a StatefulSet deleted)")
+        ->type_name("")
+        ->required();
     add_ensemble_options(command, options_, true);
     add_state_option(command, state_file_,
                      "Ledger file: remembers which servers this restart round has approved, so the leader can go last");
@@ -38,7 +47,7 @@ class SafeToRestartCommand final : public Command {
                     "list other servers hold could elect two leaders")
         ->type_name("FILE");
     command.final_callback([this] {
-      require_listed(options_.servers, name_, "");
+      for (const auto& name : names_) require_listed(options_.servers, name, "");
       if (to_) returns_with_ = read_zoo_cfg_voters(*to_);
     });
     return command;
@@ -53,19 +62,25 @@ class SafeToRestartCommand final : public Command {
     LedgerUse ledger{state_file_, false};
     RestartSafety safety;
     check_and_record(options_, ledger, context, [&](const Report& report, Ledger& next) {
-      safety = restart_safety(report, name_, next.restarted, going_down(next, name_, std::chrono::system_clock::now()));
+      auto now = std::chrono::system_clock::now();
+      std::set<std::string> others_going;  // approved by other calls, not yet back
+      for (const auto& name : going_down(next, "", now))
+        if (std::ranges::find(names_, name) == names_.end()) others_going.insert(name);
+      safety = restart_safety(report, names_, next.restarted, others_going);
       if (safety.safe && returns_with_)
-        if (auto refusal = membership_refusal(report, name_, *returns_with_)) safety = *refusal;
+        if (auto refusal = membership_refusal(report, names_, *returns_with_)) safety = *refusal;
       if (!safety.safe) return;
-      record_restarted(next, name_, report.servers);  // the round: the leader goes after the others
-      approve_in_flight(next, report, name_, iso_now());
+      for (const auto& name : names_) {
+        record_restarted(next, name, report.servers);  // the round: the leader goes after the others
+        approve_in_flight(next, report, name, iso_now());
+      }
     });
-    context.out << render_safety(name_, safety, options_.output);
+    context.out << render_safety(names_, safety, options_.output);
     return safety.safe ? kExitHealthy : kExitDegraded;
   }
 
  private:
-  std::string name_;
+  std::vector<std::string> names_;
   EnsembleOptions options_;
   std::optional<std::string> state_file_;
   std::optional<std::string> to_;
