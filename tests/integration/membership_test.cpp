@@ -135,6 +135,12 @@ TEST_CASE("membership: zkverify plan's way from 5 to 7 and back, followed on the
   CHECK(up.json()["steps"][1]["id"] == 7);
   CHECK_THAT(zkverify("plan --servers " + first_servers(all, 5) + " --to " + seven).out,
              Contains("step 1 of 2: add server.6 (id 6); the list becomes ids 1, 2, 3, 4, 5, 6\n"));
+  // Straight to the 7-list is what the plan avoids: step --to refuses it before COMMAND runs.
+  auto straight =
+      zkverify("step --servers " + first_servers(all, 5) + " --restart pzoo-0 --to " + seven + " -- false");
+  INFO(straight);
+  CHECK(straight.exit_code == 1);
+  CHECK_THAT(straight.out + straight.err, Contains("pzoo-0 would start again on a list of 7 voters"));
   const std::vector<std::string> names{"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1", "zoo-2", "zoo-3"};
   follow_step(ensemble, {names.begin(), names.begin() + 6}, 6, "zoo-2", first_servers(all, 6), "");
   follow_step(ensemble, names, 7, "zoo-3", all, "");

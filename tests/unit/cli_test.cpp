@@ -282,3 +282,29 @@ TEST_CASE("cli: plan reads the servers' lists, and where no server reports one (
   CHECK(ensemble.zookeeper.sessions_opened() == 0);  // it reads, it does not write
   fs::remove(target);
 }
+
+TEST_CASE("cli: step --to and roll --to look one step ahead: where no server reports its list, nothing is restarted") {
+  FakeEnsemble ensemble;  // ruok-only: conf refused, so no list to compare the new one with
+  auto target = fs::temp_directory_path() / ("cli-step-to-" + std::to_string(::getpid()) + ".cfg");
+  std::ofstream(target) << "clientPort=2181\nserver.1=a:2888:3888\nserver.2=b:2888:3888\nserver.3=c:2888:3888\n";
+  auto marker = fs::temp_directory_path() / ("cli-step-to-ran-" + std::to_string(::getpid()));
+  auto step = run(ensemble.zookeeper, {"step", "--servers", ensemble.servers(), "--restart", "pzoo-0", "--to",
+                                       target.string(), "--", "touch", marker.string()});
+  INFO(step.out << step.err);
+  CHECK(step.exit_code == 1);
+  CHECK_THAT(step.out + step.err, Contains("no server reported the list it holds"));
+  CHECK_FALSE(fs::exists(marker));
+  auto state = fs::temp_directory_path() / ("cli-roll-to-" + std::to_string(::getpid()) + ".json");
+  auto roll = run(ensemble.zookeeper, {"roll", "--servers", ensemble.servers(), "--state", state.string(), "--to",
+                                       target.string(), "--", "touch", marker.string()});
+  INFO(roll.out << roll.err);
+  CHECK(roll.exit_code == 1);
+  CHECK_THAT(roll.out + roll.err, Contains("no server reported the list it holds"));
+  CHECK_FALSE(fs::exists(marker));
+  auto unreadable = parse_only(
+      {"roll", "--servers", "a=127.0.0.1:1", "--state", state.string(), "--to", "/nonexistent/zoo.cfg", "--", "true"});
+  CHECK(unreadable.exit_code == 64);
+  CHECK_THAT(unreadable.err, Contains("--to: cannot read '/nonexistent/zoo.cfg'"));
+  fs::remove(target);
+  fs::remove(state);
+}

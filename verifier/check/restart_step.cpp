@@ -107,6 +107,8 @@ StepDecision decide_restart(const StepPlan& plan, LedgerUse& ledger, const Conte
     if (!decision.server) return;
     auto now = std::chrono::system_clock::now();
     decision.safety = restart_safety(report, *decision.server, next.restarted, going_down(next, *decision.server, now));
+    if (decision.safety.safe && plan.returns_with)
+      if (auto refusal = membership_refusal(report, {*decision.server}, *plan.returns_with)) decision.safety = *refusal;
     if (report.verdict == Verdict::healthy && decision.safety.safe)
       approve_in_flight(next, report, *decision.server, iso8601(now));
   });

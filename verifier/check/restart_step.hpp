@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +41,9 @@ struct StepPlan {
   // srvr refused under maxClientCnxns), and a leader restarted before it answered would be lost.
   std::optional<std::string> leader_before;
   std::string version_before;  // the restarted server's release in that check
+  // --to: the voters of the list the restarted server comes back with (a membership change), checked
+  // against the lists the others hold before it goes (membership_refusal).
+  std::optional<std::set<int>> returns_with;
 };
 
 // The checks' options for a plan.

@@ -122,6 +122,15 @@ CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& sta
   return add_output_file_option(command, "--state", state_file, help, true);  // an unreadable ledger: its reader's 64
 }
 
+void add_to_option(CLI::App& command, std::optional<std::set<int>>& returns_with) {
+  command
+      .add_option_function<std::string>(
+          "--to", [&returns_with](const std::string& path) { returns_with = read_zoo_cfg_voters(path); },
+          "The zoo.cfg the restarted server reads when it starts again (a new ConfigMap): refused when its list "
+          "and a list other servers hold could elect two leaders")
+      ->type_name("FILE");
+}
+
 CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, std::optional<std::string>& file,
                                     const std::string& help, bool read_first) {
   return command

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iosfwd>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,9 @@ void add_output_option(CLI::App& command, OutputFormat& output,
 void add_namespace_option(CLI::App& command, std::string& namespace_path);
 // --state FILE, checked as an output file.
 CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help);
+// --to FILE (safe-to-restart, step, roll): the zoo.cfg a restarted server reads when it starts again;
+// its voters (read when parsing ends: an unreadable file is a usage error) go to `returns_with`.
+void add_to_option(CLI::App& command, std::optional<std::set<int>>& returns_with);
 // FLAG FILE for a file zkverify writes: checked when read (check_output_path), before any probe.
 // `read_first`: the file is read before it is written (check_output_path).
 CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, std::optional<std::string>& file,

@@ -108,6 +108,7 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
       ->required();
   add_step_timeout_options(command, plan_.timeout, old_timeout_used_);
   add_duration_option(command, "--pause", pause_, "Wait between steps (default 0)");
+  add_to_option(command, plan_.returns_with);
   command.add_flag("--dry-run", dry_run_, "Print the plan and the pre-checks; run nothing");
   add_output_option(command, output_);
   add_output_file_option(command, "--report", html_report_,

@@ -19,7 +19,6 @@
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/options.hpp"
-#include "verifier/store/zoo_cfg_file.hpp"
 
 namespace zkverify::verifier {
 
@@ -41,14 +40,9 @@ class SafeToRestartCommand final : public Command {
     add_ensemble_options(command, options_, true);
     add_state_option(command, state_file_,
                      "Ledger file: remembers which servers this restart round has approved, so the leader can go last");
-    command
-        .add_option("--to", to_,
-                    "The zoo.cfg NAME reads when it starts again (a new ConfigMap): refused when its list and a "
-                    "list other servers hold could elect two leaders")
-        ->type_name("FILE");
+    add_to_option(command, returns_with_);
     command.final_callback([this] {
       for (const auto& name : names_) require_listed(options_.servers, name, "");
-      if (to_) returns_with_ = read_zoo_cfg_voters(*to_);
     });
     return command;
   }
@@ -83,7 +77,6 @@ class SafeToRestartCommand final : public Command {
   std::vector<std::string> names_;
   EnsembleOptions options_;
   std::optional<std::string> state_file_;
-  std::optional<std::string> to_;
   std::optional<std::set<int>> returns_with_;  // the voters of --to's list
 };
 

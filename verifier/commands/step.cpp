@@ -57,6 +57,7 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
       ->required();
   add_step_timeout_options(command, plan_.timeout, old_timeout_used_);
   add_state_option(command, plan_.state_file, "Ledger file, as for quorum --state");
+  add_to_option(command, plan_.returns_with);
   add_output_option(command, output_);
   add_namespace_option(command, plan_.namespace_path);
   add_watch_tuning_options(command, tuning_);
