@@ -136,8 +136,7 @@ TEST_CASE("membership: zkverify plan's way from 5 to 7 and back, followed on the
   CHECK_THAT(zkverify("plan --servers " + first_servers(all, 5) + " --to " + seven).out,
              Contains("step 1 of 2: add server.6 (id 6); the list becomes ids 1, 2, 3, 4, 5, 6\n"));
   // Straight to the 7-list is what the plan avoids: step --to refuses it before COMMAND runs.
-  auto straight =
-      zkverify("step --servers " + first_servers(all, 5) + " --restart pzoo-0 --to " + seven + " -- false");
+  auto straight = zkverify("step --servers " + first_servers(all, 5) + " --restart pzoo-0 --to " + seven + " -- false");
   INFO(straight);
   CHECK(straight.exit_code == 1);
   CHECK_THAT(straight.out + straight.err, Contains("pzoo-0 would start again on a list of 7 voters"));
