@@ -60,7 +60,7 @@ struct OptionSpec {
 struct PositionalSpec {
   std::string name;
   std::string help;
-  bool many = false;  // takes every word left (step's and roll's COMMAND)
+  bool many = false;  // takes every word left (step's and roll's COMMAND, safe-to-restart's NAME...)
   ValueCompletion value;
 };
 
@@ -302,7 +302,10 @@ std::vector<std::string> zsh_specs(const CommandSpec& spec) {
   }
   int index = 0;
   for (const auto& positional : spec.positionals) {
-    if (positional.many) specs.push_back(single_quoted("*:" + positional.name + ":_zkverify_command", false));
+    if (positional.many && positional.name == "COMMAND")  // step's and roll's, after --
+      specs.push_back(single_quoted("*:" + positional.name + ":_zkverify_command", false));
+    else if (positional.many)  // safe-to-restart's NAME...
+      specs.push_back(single_quoted("*:" + positional.name + ":" + zsh_action(positional.value), false));
     else
       specs.push_back(
           single_quoted(fmt::format("{}:{}:{}", ++index, positional.name, zsh_action(positional.value)), false));
@@ -424,9 +427,9 @@ void write_fish_command(std::ostream& out, const CommandSpec& spec) {
       out << (name.starts_with("--") ? " -l " + name.substr(2) : " -s " + name.substr(1));
     out << (option.takes_value ? fish_value(option.value) : "") << " -d " << single_quoted(option.help, true) << "\n";
   }
-  // A positional's values are offered with the options; COMMAND's after -- only (see above).
+  // A positional's values (NAME... too) are offered with the options; COMMAND's after -- only (see above).
   for (const auto& positional : spec.positionals)
-    if (!positional.many && positional.value.kind != ValueKind::other)
+    if (positional.name != "COMMAND" && positional.value.kind != ValueKind::other)
       out << at << fish_positional(positional.value) << " -d "
           << single_quoted(positional.help.empty() ? positional.name : positional.help, true) << "\n";
 }
