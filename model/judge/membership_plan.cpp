@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <iterator>
-#include <ranges>
 
 #include <fmt/format.h>
 
@@ -71,7 +70,8 @@ MembershipPlan plan_membership(const Report& report, const std::map<int, std::st
     add_running(running, name, has_leader);
     running.by_id[id] = name;
   }
-  for (int id : std::views::reverse(plan.from)) {
+  for (auto id_at = plan.from.rbegin(); id_at != plan.from.rend(); ++id_at) {  // the highest id first
+    int id = *id_at;
     if (plan.to.contains(id)) continue;
     current.erase(id);
     auto name = running.by_id.contains(id) ? running.by_id[id] : fmt::format("server.{}", id);
