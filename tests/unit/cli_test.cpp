@@ -307,4 +307,5 @@ TEST_CASE("cli: step --to and roll --to look one step ahead: where no server rep
   CHECK_THAT(unreadable.err, Contains("--to: cannot read '/nonexistent/zoo.cfg'"));
   fs::remove(target);
   fs::remove(state);
+  fs::remove(state.string() + ".lock");  // the ledger's lock, beside it
 }
