@@ -7,9 +7,9 @@
 # and zkverify with clang under ThreadSanitizer (the watch, roll and sidecar parts then run their
 # commands with that zkverify: zero reports), then again under ASan+UBSan with warnings as errors
 # (with the fuzz targets), and runs the lint (clang-format, clang-tidy, the house rules, the docs'
-# links) and each fuzz target for 5 s on that build; its output is shown when it ends. Last: the
-# unit tests under ASan+UBSan and under TSan, side by side (tests/tsan.supp says what is suppressed and why).
-# The unit tests need no idle machine: they run beside that background build.
+# links) and each fuzz target for 3 s on that build, and the unit tests under each sanitizer as soon
+# as its build is done (tests/tsan.supp says what TSan suppresses and why); its output is shown when
+# it ends. The unit tests need no idle machine: they run beside the background's builds.
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --quick    GCC only: skip the clang builds, clang-tidy and the fuzzing
 set -euo pipefail
@@ -75,34 +75,56 @@ fi
 # Beside the integration tests, at the lowest priority so that the servers and clients get the cores
 # when they ask. Only what runs is built: first the clang-14 TSan build (zkverify, the unit tests),
 # then the ASan+UBSan one (zkverify, the unit tests, the fuzz targets; the second compiler's warnings
-# as errors in both), the lint with clang-tidy on its compile commands, 5 s of each fuzz target. Cheaper
-# flags than a release: -O0 (the tests' own code too), and line tables only (what the sanitizers'
-# stacks need): a third less to compile than -O1, and the tests take no longer.
+# as errors in both). Cheaper flags than a release: -O0 (the tests' own code too), and line tables
+# only (what the sanitizers' stacks need): a third less to compile than -O1, and the tests take no
+# longer. Both with precompiled headers (cmake/precompiled.cmake; the Release build, without them,
+# fails where a file misses an include).
 sanitizer_build() {
   local dir=$1; shift
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -gline-tables-only -DNDEBUG" -DZKVERIFY_TEST_OPTIMIZATION=-O0 \
     -DZKVERIFY_WERROR=ON "$@" >/dev/null
 }
+# sanitizer_unit_tests DIR NAME: DIR's unit tests (and, in build-clang, the install tests) under its
+# sanitizer, into $TMPDIR/NAME.out and NAME.rc. They mostly wait on fakes' deadlines, so they run
+# beside whatever else the background does.
+sanitizer_unit_tests() {
+  local dir=$1 name=$2 filter=(-R '^unit:')
+  [[ $dir == build-clang ]] && filter=(-LE integration)
+  local rc=0 top=$PWD
+  (cd "$dir" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp" \
+    ctest -j 2 --no-tests=error --output-on-failure "${filter[@]}") >"$TMPDIR/$name.out" 2>&1 || rc=$?
+  cp "$TMPDIR/$name.out" "$TMPDIR/ctest.$dir.log"
+  echo "$rc" >"$TMPDIR/$name.rc"
+}
+# The TSan build, then its unit tests beside the ASan+UBSan build, then that build's unit tests beside
+# the lint (clang-tidy) and 3 s of each fuzz target.
 background_work() {
   set -euo pipefail
-  # First the TSan build: the watch, roll and sidecar parts wait for its zkverify.
+  local unit_tests=()
   sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
   cmake --build build-tsan -j"$(nproc)" --target unit_tests zkverify
   echo "== tsan build done (at ${SECONDS}s of its own)"
   touch "$TMPDIR/tsan-built"
+  sanitizer_unit_tests build-tsan tsan-unit &
+  unit_tests+=($!)
   sanitizer_build build-clang -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON
   cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests fuzz
   echo "== clang build done (at ${SECONDS}s of its own)"
+  sanitizer_unit_tests build-clang asan-unit &
+  unit_tests+=($!)
   scripts/lint.sh build-clang
   echo "== lint done (at ${SECONDS}s of its own)"
-  BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 5
+  BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 3
   echo "== fuzz done (at ${SECONDS}s of its own)"
+  wait "${unit_tests[@]}"
+  echo "== sanitizers' unit tests done (at ${SECONDS}s of its own)"
 }
 background=
 if ((!quick)); then
   phase "background: build-tsan, then build-clang (ASan+UBSan, -Werror, fuzz targets), the lint, the fuzzing, at nice 19"
-  export -f sanitizer_build background_work
+  export -f sanitizer_build sanitizer_unit_tests background_work
   setsid -w nice -n 19 bash -c background_work >"$TMPDIR/background.log" 2>&1 &
   background=$!
 fi
@@ -157,22 +179,12 @@ if ((status != 0)); then
   echo "test.sh: the clang builds, the lint or the fuzzing failed (exit $status; its log is above)" >&2
   exit 1
 fi
-# The unit tests (and the install tests on the ASan build's binary: the integration tests run once,
-# above) under ASan+UBSan and under TSan, side by side: they mostly wait (a third of a core each).
-phase "test build-clang -LE integration, beside build-tsan -R ^unit:"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run_tests build-clang -LE integration >"$TMPDIR/asan-unit.out" 2>&1 &
-asan_unit=$!
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
-  run_tests build-tsan -R '^unit:' >"$TMPDIR/tsan-unit.out" 2>&1 &
-tsan_unit=$!
+# The sanitizers' unit tests (and the install tests on the ASan build's binary: the integration tests
+# run once, above), run by the background: the whole output of a failed run, else its summary.
 status=0
-wait "$asan_unit" || status=1
-wait "$tsan_unit" || status=1
 for out in asan-unit tsan-unit; do
-  # The whole output of a failed run (its failures are repeated at the end); else its summary.
-  if grep -q 'Errors while running' "$TMPDIR/$out.out"; then cat "$TMPDIR/$out.out"
-  else grep -E '^(== |[0-9]+% tests passed|Total Test time)' "$TMPDIR/$out.out"; fi
+  if [[ $(cat "$TMPDIR/$out.rc" 2>/dev/null) != 0 ]]; then cat "$TMPDIR/$out.out"; status=1
+  else grep -E '^([0-9]+% tests passed|Total Test time)' "$TMPDIR/$out.out"; fi
 done
 ((status == 0)) || exit 1
 phase "done"

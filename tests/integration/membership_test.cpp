@@ -118,7 +118,7 @@ void follow_step(const lab::Lab& ensemble, const std::vector<std::string>& lists
 
 }  // namespace
 
-TEST_CASE("membership: zkverify plan's way from 5 to 7 and back, followed on the lab, passes every gate, 0 lost",
+TEST_CASE("membership: zkverify plan's way from 5 to 7 and back to 6, followed on the lab, passes every gate, 0 lost",
           "[integration][part:membership]") {
   auto& ensemble =
       lab::shared("srvr,conf,mntr,ruok,isro", "--names pzoo-0,pzoo-1,pzoo-2,zoo-0,zoo-1,zoo-2,zoo-3 --members 5");
@@ -153,7 +153,14 @@ TEST_CASE("membership: zkverify plan's way from 5 to 7 and back, followed on the
   CHECK(down.json()["steps"][0]["action"] == "remove");
   CHECK(down.json()["steps"][0]["id"] == 7);
   follow_step(ensemble, {names.begin(), names.begin() + 6}, 6, "", all, "zoo-3");
-  follow_step(ensemble, {names.begin(), names.begin() + 5}, 5, "", first_servers(all, 6), "zoo-2");
-  CHECK(zkverify("plan --servers " + first_servers(all, 5) + " --to " + five).out ==
-        "nothing to change: the servers hold " + five + "'s list (ids 1, 2, 3, 4, 5)\n");
+  // The last removal is the same kind of step (one fewer server to roll: left out for the suite's
+  // time); what is left of the plan is that step, and at its list there is nothing to change.
+  auto rest = zkverify("plan --output json --servers " + first_servers(all, 6) + " --to " + five);
+  INFO(rest);
+  REQUIRE(rest.json()["steps"].size() == 1);
+  CHECK(rest.json()["steps"][0]["action"] == "remove");
+  CHECK(rest.json()["steps"][0]["id"] == 6);
+  auto six = ensemble.dir() + "/zoo-2/zoo.cfg";
+  CHECK(zkverify("plan --servers " + first_servers(all, 6) + " --to " + six).out ==
+        "nothing to change: the servers hold " + six + "'s list (ids 1, 2, 3, 4, 5, 6)\n");
 }
