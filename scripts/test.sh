@@ -58,22 +58,9 @@ failure_summary() {
   grep -h -E -A 30 ': FAILED:$' "$TMPDIR"/ctest.*.log | head -n 200
 }
 
-# docs/install.md's from-source commands, as a user runs them: a user's build never fails on a compiler's
-# warning (ZKVERIFY_WERROR is off by default), so this one fails on its log instead.
-phase "build build (docs/install.md: cmake -S . -B build -DCMAKE_BUILD_TYPE=Release)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-if ! cmake --build build -j"$(nproc)" >build/build.log 2>&1; then
-  grep -E -A8 'error' build/build.log | head -150 >&2
-  echo "test.sh: the Release build failed (log: build/build.log)" >&2
-  exit 1
-fi
-if grep -q 'warning:' build/build.log; then
-  grep -E -A8 'warning:' build/build.log | head -150 >&2
-  echo "test.sh: the Release build printed warnings (above); warnings are errors here" >&2
-  exit 1
-fi
-# Beside the integration tests, at the lowest priority so that the servers and clients get the cores
-# when they ask. Only what runs is built: first the clang-14 TSan build (zkverify, the unit tests),
+# From the start, beside the Release build and then the tests, at the lowest priority so that they get
+# the cores when they ask (the background is the longer path: it uses what they leave idle, such as
+# the Release build's links and the JVMs' waits). Only what runs is built: first the clang-14 TSan build (zkverify, the unit tests),
 # then the ASan+UBSan one (zkverify, the unit tests, the fuzz targets; the second compiler's warnings
 # as errors in both). Cheaper flags than a release: -O0 (the tests' own code too), and line tables
 # only (what the sanitizers' stacks need): a third less to compile than -O1, and the tests take no
@@ -130,6 +117,21 @@ if ((!quick)); then
 fi
 stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null || true; }
 trap 'rc=$?; stop_background; ((rc == 0)) || failure_summary; cleanup' EXIT
+
+# docs/install.md's from-source commands, as a user runs them: a user's build never fails on a compiler's
+# warning (ZKVERIFY_WERROR is off by default), so this one fails on its log instead.
+phase "build build (docs/install.md: cmake -S . -B build -DCMAKE_BUILD_TYPE=Release)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+if ! cmake --build build -j"$(nproc)" >build/build.log 2>&1; then
+  grep -E -A8 'error' build/build.log | head -150 >&2
+  echo "test.sh: the Release build failed (log: build/build.log)" >&2
+  exit 1
+fi
+if grep -q 'warning:' build/build.log; then
+  grep -E -A8 'warning:' build/build.log | head -150 >&2
+  echo "test.sh: the Release build printed warnings (above); warnings are errors here" >&2
+  exit 1
+fi
 
 # The unit and install tests, beside the background's builds (both cores busy), then the integration
 # parts. The parts whose commands keep threads busy for long (watch and step, roll, the sidecar) run
