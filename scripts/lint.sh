@@ -2,7 +2,8 @@
 # The checks a compiler does not make, with zero findings allowed (the test command runs this):
 #   - clang-format: every C++ source formatted as .clang-format says;
 #   - the house rules (scripts/check-house.py): includes only downward, the model pure, no detached
-#     thread or sleep loop, functions of at most 60 lines, test names CTest can run;
+#     thread or sleep loop, functions of at most 60 lines, test names CTest can run; every mutant
+#     of scripts/mutate.py still finds its line;
 #   - the docs (scripts/check-docs.py): every link in README, CHANGELOG, ARCHITECTURE and docs/
 #     resolves, every JSON Schema parses;
 #   - with a build directory configured with clang (its compile_commands.json), clang-tidy over
@@ -22,6 +23,7 @@ fi
 
 echo "== house rules"
 python3 scripts/check-house.py || failed=1
+python3 scripts/mutate.py --check || failed=1
 
 echo "== docs"
 python3 scripts/check-docs.py || failed=1

@@ -7,6 +7,8 @@ scratch copy of the tree: apply it, rebuild the unit tests, run them; "killed" w
 test passes. Not part of CI (about a minute a mutant); README's testing notes give the last result.
 
   scripts/mutate.py [--only 'NAME_SUBSTRING|...'] [--keep]    (scripts/mutate.sh is the same)
+  scripts/mutate.py --check    only that each mutant's text occurs once (scripts/lint.sh runs it, so a
+                               refactor that moves a rule's line updates its mutant in the same commit)
 """
 import os
 import shutil
@@ -31,7 +33,7 @@ MUTANTS = [
      "derived.majority = majority(derived.voters.voters);", "derived.majority = (derived.voters.voters + 1) / 2;"),
     ("safe-to-restart: the quorum weakened for even counts only (2 of 4 left is enough)",
      "model/judge/restart_plan.cpp",
-     "int majority = zkverify::majority(voters);", "int majority = (voters + 1) / 2;"),
+     "count.majority = zkverify::majority(count.voters);", "count.majority = (count.voters + 1) / 2;"),
     ("smoke's quorum case: half of an even count passes", "model/judge/smoke_judge.cpp",
      "report.serving_voters >= majority(report.expected_voters)", "report.serving_voters * 2 >= report.expected_voters"),
     ("a committed write overrides no-quorum even when the voter count is known", "model/judge/derived.cpp",
@@ -62,10 +64,11 @@ MUTANTS = [
      "return timed_out && derived.leaders.size() == 1 && !derived.no_quorum;",
      "return timed_out && derived.leaders.size() == 1;"),
     ("safe-to-restart: a quorum may be left short by one", "model/judge/restart_plan.cpp",
-     "  if (remaining < majority) {", "  if (remaining + 1 < majority) {"),
+     "count.remaining = count.synced - taken - static_cast<int>(count.leaving.size());",
+     "count.remaining = count.synced - taken - static_cast<int>(count.leaving.size()) + 1;"),
     ("safe-to-restart: approvals in flight are not counted as going down", "model/judge/restart_plan.cpp",
-     "if (row.name != name && going_down.contains(row.name) && is_synced_voter(row)) leaving.push_back(row.name);",
-     "if (row.name != name && going_down.contains(row.name) && is_synced_voter(row)) {}"),
+     "else if (going_down.contains(row.name)) count.leaving.push_back(row.name);",
+     "else if (going_down.contains(row.name)) {}"),
     ("order: the leader is not last", "model/judge/restart_plan.cpp",
      "    case ServerState::leader: return 3;", "    case ServerState::leader: return 0;"),
     ("a restart round forgets a server seen down and back", "model/judge/restart_plan.cpp",
@@ -179,7 +182,7 @@ MUTANTS = [
     ("split brain: the shared voters are counted twice (5 to 7 looks safe)", "model/judge/views.cpp",
      "  take(second, witness.first, second_needs, witness.second);", "  take(second, {}, second_needs, witness.second);"),
     ("views: a follower outside the leader's list counted as a serving voter", "model/judge/derived.cpp",
-     "(voter_ids.empty() || !id || voter_ids.contains(*id))", "(voter_ids.empty() || !id || true)"),
+     "(voters.empty() || !id || voters.contains(*id))", "(voters.empty() || !id || true)"),
     ("TLS: the server's chain is not verified (any CA, any dates)", "probes/tls.hpp",
      "  stream.set_verify_mode(boost::asio::ssl::verify_peer);", "  stream.set_verify_mode(boost::asio::ssl::verify_none);"),
     ("TLS: an expired server certificate is not named as expired", "probes/tls.cpp",
@@ -220,7 +223,21 @@ def build_and_test(scratch):
     return ("passed" if tested.returncode == 0 else "failed"), tested.stdout[-3000:]
 
 
+def stale(mutants, top):
+    """The mutants whose original text does not occur exactly once in `top`'s copy of their file."""
+    found = []
+    for name, path, original, _ in mutants:
+        count = (top / path).read_text().count(original) if (top / path).is_file() else 0
+        if count != 1:
+            found.append((name, "stale", f"{path}: the original text occurs {count} times"))
+    return found
+
+
 def main():
+    if "--check" in sys.argv:
+        for name, _, detail in stale(MUTANTS, TOP):
+            print(f"mutate: stale mutant '{name}': {detail}", file=sys.stderr)
+        sys.exit(1 if stale(MUTANTS, TOP) else 0)
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     keep = "--keep" in sys.argv
     wanted = only.split("|") if only else []  # --only 'a|b': the mutants whose name contains a or b

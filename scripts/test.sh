@@ -89,6 +89,11 @@ sanitizer_unit_tests() {
 # the lint (clang-tidy) and 3 s of each fuzz target.
 background_work() {
   set -euo pipefail
+  # setsid made a new session, and with it a new scheduling autogroup (kernel.sched_autogroup_enabled),
+  # in which nice only ranks processes against each other: the group as a whole would get half the
+  # CPU against the foreground's, starving the servers under test. The group's own nice value makes
+  # it yield to them.
+  echo 19 >/proc/self/autogroup 2>/dev/null || true
   local unit_tests=()
   sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
   cmake --build build-tsan -j"$(nproc)" --target unit_tests zkverify

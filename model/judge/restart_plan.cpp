@@ -74,77 +74,92 @@ std::optional<RestartSafety> refuse_leader(const Report& report, const std::stri
 
 }  // namespace
 
+namespace {
+
+// The refusals before any count: a name not listed, an ensemble already critical.
+std::optional<RestartSafety> refuse_outright(const Report& report, const std::vector<std::string>& names) {
+  for (const auto& name : names)
+    if (std::ranges::find(report.servers, name, &ServerRow::name) == report.servers.end())
+      return RestartSafety{false, fmt::format("{} is not one of the listed servers", name)};
+  if (report.verdict == Verdict::critical)
+    return RestartSafety{
+        false, "the ensemble is critical now (zkverify quorum says why): restart nothing until it is healthy"};
+  return std::nullopt;
+}
+
+// The synced voters now, and how many a restart of `together` leaves: synced voters that other
+// calls approved to restart and that are not yet back (`going_down`) count as gone too.
+struct SyncedAfter {
+  int voters = 0, majority = 0, synced = 0, remaining = 0;
+  std::vector<std::string> leaving;  // the synced voters of going_down, but those of `together`
+  [[nodiscard]] std::string also() const {
+    return leaving.empty() ? ""
+                           : fmt::format(" and {} (approved to restart, not yet seen back)", fmt::join(leaving, ", "));
+  }
+};
+
+SyncedAfter synced_after(const Report& report, const std::set<std::string>& together,
+                         const std::set<std::string>& going_down) {
+  SyncedAfter count;
+  count.voters = report.expected_voters;
+  count.majority = zkverify::majority(count.voters);
+  int taken = 0;
+  for (const auto& row : report.servers) {
+    if (!is_synced_voter(row)) continue;
+    ++count.synced;
+    if (together.contains(row.name)) ++taken;
+    else if (going_down.contains(row.name)) count.leaving.push_back(row.name);
+  }
+  count.remaining = count.synced - taken - static_cast<int>(count.leaving.size());
+  return count;
+}
+
+}  // namespace
+
 RestartSafety restart_safety(const Report& report, const std::string& name,
                              const std::set<std::string>& already_restarted, const std::set<std::string>& going_down) {
-  auto target = std::ranges::find(report.servers, name, &ServerRow::name);
-  if (target == report.servers.end()) return {false, fmt::format("{} is not one of the listed servers", name)};
-  if (report.verdict == Verdict::critical)
-    return {false, "the ensemble is critical now (zkverify quorum says why): restart nothing until it is healthy"};
-
-  int voters = report.expected_voters;
-  int majority = zkverify::majority(voters);
-  int synced = static_cast<int>(std::ranges::count_if(report.servers, is_synced_voter));
-  std::vector<std::string> leaving;  // synced voters approved by others, not yet back
-  for (const auto& row : report.servers)
-    if (row.name != name && going_down.contains(row.name) && is_synced_voter(row)) leaving.push_back(row.name);
-  int remaining = synced - static_cast<int>(leaving.size()) - (is_synced_voter(*target) ? 1 : 0);
-  std::string also =
-      leaving.empty() ? "" : fmt::format(" and {} (approved to restart, not yet seen back)", fmt::join(leaving, ", "));
-  if (remaining < majority) {
-    int down = voters - synced;
+  if (auto refusal = refuse_outright(report, {name})) return *refusal;
+  const auto& target = *std::ranges::find(report.servers, name, &ServerRow::name);
+  auto count = synced_after(report, {name}, going_down);
+  if (count.remaining < count.majority)
     return {false, fmt::format("{} of {} voters down or not proven synced: restarting {}{} would leave {} synced; a "
                                "quorum needs {}",
-                               down, voters, name, also, remaining, majority)};
-  }
-  if (target->state == ServerState::leader) {
+                               count.voters - count.synced, count.voters, name, count.also(), count.remaining,
+                               count.majority)};
+  if (target.state == ServerState::leader) {
     if (auto refusal = refuse_leader(report, name, already_restarted)) return *refusal;
     return {true,
             fmt::format("{} synced voters of {}; without the leader {}{} {} remain, a quorum needs {}. An election "
                         "follows; in a rolling restart the leader goes last",
-                        synced, voters, name, also, remaining, majority)};
+                        count.synced, count.voters, name, count.also(), count.remaining, count.majority)};
   }
-  if (!is_synced_voter(*target))
+  if (!is_synced_voter(target))
     return {true, fmt::format("{} is {}: restarting it does not lower the {} synced voters (quorum {})", name,
-                              to_string(target->state), synced, majority)};
-  return {true, fmt::format("{} synced voters of {}; without {}{} {} remain, a quorum needs {}", synced, voters, name,
-                            also, remaining, majority)};
+                              to_string(target.state), count.synced, count.majority)};
+  return {true, fmt::format("{} synced voters of {}; without {}{} {} remain, a quorum needs {}", count.synced,
+                            count.voters, name, count.also(), count.remaining, count.majority)};
 }
 
 RestartSafety restart_safety(const Report& report, const std::vector<std::string>& names,
                              const std::set<std::string>& already_restarted, const std::set<std::string>& going_down) {
   if (names.size() == 1) return restart_safety(report, names.front(), already_restarted, going_down);
-  for (const auto& name : names)
-    if (std::ranges::find(report.servers, name, &ServerRow::name) == report.servers.end())
-      return {false, fmt::format("{} is not one of the listed servers", name)};
-  if (report.verdict == Verdict::critical)
-    return {false, "the ensemble is critical now (zkverify quorum says why): restart nothing until it is healthy"};
-  int voters = report.expected_voters;
-  int majority = zkverify::majority(voters);
-  int synced = static_cast<int>(std::ranges::count_if(report.servers, is_synced_voter));
+  if (auto refusal = refuse_outright(report, names)) return *refusal;
   std::set<std::string> together(names.begin(), names.end());
-  std::vector<std::string> leaving;  // synced voters approved by others, not yet back
-  int taken = 0;
-  for (const auto& row : report.servers) {
-    if (!is_synced_voter(row)) continue;
-    if (together.contains(row.name)) ++taken;
-    else if (going_down.contains(row.name)) leaving.push_back(row.name);
-  }
-  int remaining = synced - taken - static_cast<int>(leaving.size());
-  auto all = fmt::format(
-      "{}{}", fmt::join(names, ", "),
-      leaving.empty() ? "" : fmt::format(" and {} (approved to restart, not yet seen back)", fmt::join(leaving, ", ")));
-  if (remaining < majority)
+  auto count = synced_after(report, together, going_down);
+  auto all = fmt::format("{}{}", fmt::join(names, ", "), count.also());
+  if (count.remaining < count.majority)
     return {false, fmt::format("{} synced voters of {}: restarting {} together would leave {}; a quorum needs {}",
-                               synced, voters, all, remaining, majority)};
+                               count.synced, count.voters, all, count.remaining, count.majority)};
   for (const auto& row : report.servers)
     if (row.state == ServerState::leader && together.contains(row.name))
       if (auto refusal = refuse_leader(report, row.name, already_restarted)) return *refusal;
-  return {true, fmt::format("{} synced voters of {}; without {} {} remain, a quorum needs {}", synced, voters, all,
-                            remaining, majority)};
+  return {true, fmt::format("{} synced voters of {}; without {} {} remain, a quorum needs {}", count.synced,
+                            count.voters, all, count.remaining, count.majority)};
 }
 
 std::optional<RestartSafety> membership_refusal(const Report& report, const std::vector<std::string>& names,
-                                                const std::set<int>& returns_with) {
+                                                const std::set<int>& returns_with,
+                                                const std::set<std::string>& back_on_it) {
   auto who = fmt::format("{}", fmt::join(names, ", "));
   if (report.membership_views.empty())
     return RestartSafety{false,
@@ -153,8 +168,9 @@ std::optional<RestartSafety> membership_refusal(const Report& report, const std:
                                      who)};
   for (const auto& view : report.membership_views) {
     std::vector<std::string> holders;
-    std::ranges::copy_if(view.holders, std::back_inserter(holders),
-                         [&](const auto& holder) { return std::ranges::find(names, holder) == names.end(); });
+    std::ranges::copy_if(view.holders, std::back_inserter(holders), [&](const auto& holder) {
+      return std::ranges::find(names, holder) == names.end() && !back_on_it.contains(holder);
+    });
     if (holders.empty()) continue;
     std::set<int> voters(view.voters.begin(), view.voters.end());
     if (auto witness = disjoint_majorities(returns_with, voters))

@@ -45,9 +45,11 @@ RestartSafety restart_safety(const Report& report, const std::vector<std::string
 // refusal when `names`, holding the list whose voters are `returns_with`, could be in one majority
 // and servers holding another list (report.membership_views, `names` no longer among them) in a
 // disjoint one; also when no server reported its list (nothing to compare with). nullopt: no two
-// leaders possible.
+// leaders possible. `back_on_it`: servers already restarted onto that list (a roll's earlier steps),
+// no longer holders of the one they reported.
 std::optional<RestartSafety> membership_refusal(const Report& report, const std::vector<std::string>& names,
-                                                const std::set<int>& returns_with);
+                                                const std::set<int>& returns_with,
+                                                const std::set<std::string>& back_on_it = {});
 
 // The restart round in the ledger. An approval is in flight from the moment it is given until a check
 // sees its server down and then serving again, step confirms the restart, or the lease runs out

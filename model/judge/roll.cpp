@@ -39,7 +39,8 @@ bool RollPlan::all_safe() const {
   return std::ranges::all_of(steps, [](const RollPlanStep& step) { return step.safety.safe; });
 }
 
-RollPlan plan_roll(const Report& report, const std::set<std::string>& skipped) {
+RollPlan plan_roll(const Report& report, const std::set<std::string>& skipped,
+                   const std::optional<std::set<int>>& returns_with) {
   RollPlan plan;
   std::set<std::string> before = skipped;  // the round as it will be when each step comes
   for (const auto& step : restart_order(report)) {
@@ -47,7 +48,10 @@ RollPlan plan_roll(const Report& report, const std::set<std::string>& skipped) {
       plan.skipped.push_back(step.name);
       continue;
     }
-    plan.steps.push_back({step.name, step.reason, restart_safety(report, step.name, before)});
+    auto safety = restart_safety(report, step.name, before);
+    if (safety.safe && returns_with)
+      if (auto refusal = membership_refusal(report, {step.name}, *returns_with, before)) safety = *refusal;
+    plan.steps.push_back({step.name, step.reason, std::move(safety)});
     before.insert(step.name);
   }
   return plan;

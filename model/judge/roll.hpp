@@ -79,8 +79,10 @@ struct RollPlan {
   std::vector<std::string> skipped;
   [[nodiscard]] bool all_safe() const;
 };
-// --dry-run: the order, and whether each server would be safe in turn, each earlier one back.
-RollPlan plan_roll(const Report& report, const std::set<std::string>& skipped);
+// --dry-run: the order, and whether each server would be safe in turn, each earlier one back (with
+// --to: back on the list whose voters are `returns_with`, as the real steps judge it).
+RollPlan plan_roll(const Report& report, const std::set<std::string>& skipped,
+                   const std::optional<std::set<int>>& returns_with = std::nullopt);
 
 // critical when a step or the watch had a critical finding; degraded when the roll did not complete
 // or any step had a finding; else healthy.

@@ -140,6 +140,11 @@ TEST_CASE("membership: zkverify plan's way from 5 to 7 and back to 6, followed o
   INFO(straight);
   CHECK(straight.exit_code == 1);
   CHECK_THAT(straight.out + straight.err, Contains("pzoo-0 would start again on a list of 7 voters"));
+  auto dry = zkverify("roll --dry-run --servers " + first_servers(all, 5) + " --state " + ensemble.dir() +
+                      "/dry-run.json --to " + seven + " -- false");
+  INFO(dry);
+  CHECK(dry.exit_code == 1);
+  CHECK_THAT(dry.out, Contains("would start again on a list of 7 voters"));
   const std::vector<std::string> names{"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1", "zoo-2", "zoo-3"};
   follow_step(ensemble, {names.begin(), names.begin() + 6}, 6, "zoo-2", first_servers(all, 6), "");
   follow_step(ensemble, names, 7, "zoo-3", all, "");

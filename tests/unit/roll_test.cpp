@@ -60,6 +60,22 @@ TEST_CASE("roll --dry-run: each server safe in turn, the leader once the others 
                        Contains("skipped (done in this restart round): zoo-0"));
 }
 
+TEST_CASE("roll --dry-run --to: a list whose majority can miss the servers' is refused, one more voter is not") {
+  auto report = judge(healthy_five());  // pzoo-1 leads
+  report.membership_views = {{std::nullopt, {1, 2, 3, 4, 5}, {}, {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}}};
+  auto seven = plan_roll(report, {}, std::set<int>{1, 2, 3, 4, 5, 6, 7});
+  REQUIRE(seven.steps.size() == 5);
+  CHECK_FALSE(seven.steps.front().safety.safe);
+  CHECK_THAT(seven.steps.front().safety.reason, Contains("pzoo-0 would start again on a list of 7 voters"));
+  CHECK_FALSE(seven.all_safe());
+  CHECK(plan_roll(report, {}, std::set<int>{1, 2, 3, 4, 5, 6}).all_safe());
+  CHECK(plan_roll(report, {}).all_safe());  // without --to: the plain dry run
+  // The last one: the others are back on the 7-list, so it is the 5-list's only holder left.
+  auto last = plan_roll(report, {"pzoo-0", "pzoo-2", "zoo-0", "zoo-1"}, std::set<int>{1, 2, 3, 4, 5, 6, 7});
+  REQUIRE(last.steps.size() == 1);
+  CHECK(last.steps.front().safety.safe);
+}
+
 TEST_CASE("roll: the verdict and what stopped it") {
   auto roll = complete_roll();
   CHECK(roll_verdict(roll) == Verdict::healthy);

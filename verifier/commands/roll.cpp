@@ -142,7 +142,7 @@ probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) c
 
 int RollCommand::dry_run(const Context& context, const std::set<std::string>& skipped) {
   auto report = judge(gather(check_options(plan_), context.executor, context.keepers, tls_client_of(context)));
-  auto plan = plan_roll(report, skipped);
+  auto plan = plan_roll(report, skipped, plan_.returns_with);
   context.out << render_roll_plan(report, plan, output_);
   return report.verdict == Verdict::healthy && plan.all_safe() ? kExitHealthy : kExitDegraded;
 }
