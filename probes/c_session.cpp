@@ -113,21 +113,28 @@ void CSession::opened(zhandle_t* handle) {
     return close_handles(std::move(handles));
   }
   handle_ = handle;
-  if (!handle_) {
-    open_failed_ = true;
-    resolve_waiters();
-  }
+  if (!handle_) open_failed_ = true;
+  release_held();
+  resolve_waiters();
 }
 
 // A refusal is final (the client closes the connection and its watcher reports
-// ZOO_AUTH_FAILED_STATE as well). The connected event held back by event() is announced now, so a
-// listener waiting for the session to be usable (the round trip's) hears it when it is.
+// ZOO_AUTH_FAILED_STATE as well). The answer can come before opened(): the client's threads run
+// as soon as zookeeper_init has started them.
 void CSession::authenticated(int rc) {
   auth_pending_ = false;
-  auto held = std::exchange(held_, std::nullopt);
-  if (rc != ZOK && state_ != SessionState::closed) publish(SessionEvent{SessionState::auth_failed, {}, {}});
-  else if (held && state_ == SessionState::connected) publish(*held);
+  if (rc != ZOK && state_ != SessionState::closed) {
+    held_.reset();
+    publish(SessionEvent{SessionState::auth_failed, {}, {}});
+  }
+  release_held();
   resolve_waiters();
+}
+
+// The connected event held back by event() is announced once the session is usable, so a listener
+// waiting for that (the round trip's) hears it when a request can be sent.
+void CSession::release_held() {
+  if (held_ && usable()) publish(*std::exchange(held_, std::nullopt));
 }
 
 void CSession::event(const Event& event) {
@@ -140,7 +147,10 @@ void CSession::event(const Event& event) {
   }
   set_state(event.state);
   connected_to_ = event.state == SessionState::connected ? announced.server : std::string();
-  if (event.state == SessionState::connected && auth_pending_) held_ = announced;  // announced by authenticated()
+  held_.reset();  // a later event makes a held connected one stale
+  // The client's threads can connect before zookeeper_init has returned on its worker, i.e. before
+  // opened() has the handle; a request sent meanwhile would find none (connection_loss).
+  if (event.state == SessionState::connected && !usable()) held_ = announced;  // see release_held()
   else publish(announced);
   resolve_waiters();
 }

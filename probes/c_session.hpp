@@ -77,7 +77,8 @@ class CSession : public ActorCore {
   void close(std::promise<void> done);
 
  private:
-  struct Event {  // a watcher's event, read on the client's thread while the handle was valid
+  friend struct CSessionTestAccess;  // drives the strand's steps in an order a test chooses
+  struct Event {                     // a watcher's event, read on the client's thread while the handle was valid
     zhandle_t* handle = nullptr;
     SessionState state = SessionState::connecting;
     std::optional<boost::asio::ip::tcp::endpoint> peer;
@@ -91,7 +92,9 @@ class CSession : public ActorCore {
   void resolve_waiters();
   void close_handles(std::vector<zhandle_t*> handles);
   [[nodiscard]] std::string name_of(const std::optional<boost::asio::ip::tcp::endpoint>& peer) const;
-  [[nodiscard]] bool usable() const { return state_ == SessionState::connected && !auth_pending_; }
+  void release_held();
+  // Connected, with the handle that opened() keeps, and the credentials accepted.
+  [[nodiscard]] bool usable() const { return state_ == SessionState::connected && handle_ && !auth_pending_; }
 
   const Keeper::Listener listener_;
   const KeeperOptions options_;
@@ -110,7 +113,7 @@ class CSession : public ActorCore {
   std::atomic<SessionState> published_state_{SessionState::connecting};
   std::string connected_to_;  // the listed server of the last connected event, while connected
   bool auth_pending_ = false;
-  std::optional<SessionEvent> held_;  // the connected event, until the credentials are accepted
+  std::optional<SessionEvent> held_;  // the connected event, until usable() (handle, credentials)
   std::vector<std::unique_ptr<WatchSlot>> watches_;
   std::vector<std::promise<ZkError>> connected_waiters_;
   std::vector<std::pair<std::string, std::promise<bool>>> connected_to_waiters_;

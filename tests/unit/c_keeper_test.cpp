@@ -14,6 +14,7 @@
 #include "loopback_port.hpp"
 
 #include "probes/c_keeper.hpp"
+#include "probes/c_session.hpp"
 #include "probes/round_trip.hpp"
 #include "test_executor.hpp"
 
@@ -32,6 +33,59 @@ constexpr auto kSlack = 1s;
 using loopback::RefusingPort;
 
 }  // namespace
+
+namespace zkverify::probes::c_client {
+
+// The session's strand steps, in the order the C client's threads may produce them.
+struct CSessionTestAccess {
+  static void opening(CSession& session) { session.opening_ = true; }
+  static void connected(CSession& session) { session.event({nullptr, SessionState::connected, std::nullopt, 10s}); }
+  static void opened(CSession& session, zhandle_t* handle) { session.opened(handle); }
+};
+
+}  // namespace zkverify::probes::c_client
+
+namespace {
+
+void ignore_watch(zhandle_t* /*zh*/, int /*type*/, int /*state*/, const char* /*path*/, void* /*context*/) {}
+
+}  // namespace
+
+// Seen in CI under load: the client's threads connected before zookeeper_init had returned on its
+// worker, the round trip's writer was told "connected", and its first request found no handle
+// (connection_loss on a healthy ensemble, a false critical).
+TEST_CASE("C session: connected before zookeeper_init returned is not usable until the handle is there", "[c_keeper]") {
+  using c_client::CSessionTestAccess;
+  RefusingPort refusing;
+  std::vector<SessionState> heard;  // touched on the strand only; read after an ask
+  auto session = std::make_shared<c_client::CSession>(
+      test_executor(), [&heard](const SessionEvent& event) { heard.push_back(event.state); }, KeeperOptions{},
+      c_client::configure(std::nullopt));
+  auto connected = ask_now(session, [](c_client::CSession& self) {
+    CSessionTestAccess::opening(self);
+    CSessionTestAccess::connected(self);
+    return self.when_connected();
+  });
+  CHECK(ask_now(session, [&heard](c_client::CSession&) { return heard.size(); }) == 0);
+  CHECK(connected.wait_for(0s) == std::future_status::timeout);
+
+  auto hosts = "127.0.0.1:" + std::to_string(refusing.port());
+  auto* handle = zookeeper_init(hosts.c_str(), &ignore_watch, 10000, nullptr, nullptr, ZOO_NO_LOG_CLIENTENV);
+  REQUIRE(handle);
+  ask_now(session, [handle](c_client::CSession& self) {
+    CSessionTestAccess::opened(self, handle);
+    return true;
+  });
+  REQUIRE(connected.wait_for(1s) == std::future_status::ready);
+  CHECK(connected.get() == ZkError::ok);
+  CHECK(ask_now(session, [&heard](c_client::CSession&) { return heard; }) ==
+        std::vector<SessionState>{SessionState::connected});
+
+  std::promise<void> closed;
+  auto done = closed.get_future();
+  tell(session, [&closed](c_client::CSession& self) { self.close(std::move(closed)); });
+  CHECK(done.wait_for(5s) == std::future_status::ready);
+}
 
 TEST_CASE("round trip through the C client: a server that refuses connections fails the write by the deadline",
           "[round_trip][c_keeper]") {
