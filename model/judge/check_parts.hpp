@@ -33,6 +33,9 @@ void check_round_trip(const EnsembleFacts& facts, const Derived& derived, Findin
 // The report's summary of the round trip: none when it was skipped or impossible.
 std::optional<RoundTripSummary> round_trip_summary(const EnsembleFacts& facts, const Derived& derived);
 
+// id_checks.cpp: one id per server, every id in a list and at the host the lists give it.
+void check_ids(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
+
 // capability_checks.cpp: what zkverify could use, the servers' releases, the TLS certificates.
 void check_capabilities(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
 void check_versions(const EnsembleFacts& facts, const Derived& derived, Findings& findings);

@@ -129,11 +129,33 @@ std::string view_words(const MembershipView& view) {
                      counted(static_cast<int>(voters.size()), "voter"), fmt::join(voters, ", "));
 }
 
+// Versions other than 0 are the zxids of committed reconfigs (a static list reports 0). Each was
+// committed by a quorum of the list before it, so the holders of an older list are fewer than a
+// majority of it and cannot elect alone: they are behind, not a second ensemble.
+bool reconfig_history(const std::vector<MembershipView>& views) {
+  std::set<std::int64_t> versions;
+  for (const auto& view : views)
+    if (view.version.value_or(0) != 0) versions.insert(*view.version);
+  return versions.size() == views.size();  // one list per version: two lists under one are not a history
+}
+
+void check_config_behind(const std::vector<MembershipView>& views, Findings& findings) {
+  const auto& newest = *std::ranges::max_element(views, {}, [](const MembershipView& view) { return *view.version; });
+  for (const auto& view : views)
+    if (&view != &newest)
+      findings.add(FindingCode::config_behind, view.holders.front(),
+                   fmt::format("{}; the newest, {}: a reconfig not applied there yet (a server applies it when it "
+                               "syncs with the leader)",
+                               view_words(view), view_words(newest)));
+}
+
 // Views whose majorities can be disjoint can elect two leaders: critical, with the witness. Other
-// views are a change in progress (info), or the same voters with other addresses or roles (warning).
+// views are a change in progress (info), or the same voters with other addresses or roles (warning);
+// after a reconfig, servers behind it (warning).
 void check_membership_views(const EnsembleFacts& /*facts*/, const Derived& derived, Findings& findings) {
   const auto& views = derived.views;
   if (views.size() < 2) return;
+  if (reconfig_history(views)) return check_config_behind(views, findings);
   for (std::size_t i = 0; i < views.size(); ++i)
     for (std::size_t j = i + 1; j < views.size(); ++j)
       if (auto witness = disjoint_majorities(views[i].voters(), views[j].voters())) {
@@ -157,43 +179,6 @@ void check_membership_views(const EnsembleFacts& /*facts*/, const Derived& deriv
                  fmt::format("a membership change is in progress, its lists' majorities always meet (one leader at "
                              "a time): {}",
                              fmt::join(groups, "; ")));
-}
-
-std::map<int, std::vector<std::string>> names_by_id(const Derived& derived) {
-  std::map<int, std::vector<std::string>> names;
-  for (const auto& row : derived.rows)
-    if (row.id) names[*row.id].push_back(row.name);
-  return names;
-}
-
-void check_ids(const EnsembleFacts& facts, const Derived& derived, Findings& findings) {
-  auto by_id = names_by_id(derived);
-  for (const auto& [id, names] : by_id)
-    if (names.size() > 1)
-      findings.add(FindingCode::duplicate_id, "",
-                   fmt::format("server id {} is reported by {}: two servers with one id, or one server listed twice",
-                               id, fmt::join(names, " and ")));
-  if (!derived.membership) return;
-  // An id some list names is a member (of a change in progress, perhaps); one that no list names is not.
-  std::set<int> member_ids, in_some_view, listed_ids;
-  for (const auto& member : derived.membership->members) member_ids.insert(member.id);
-  for (const auto& view : derived.views)
-    for (const auto& member : view.members) in_some_view.insert(member.id);
-  for (const auto& [id, names] : by_id) {
-    listed_ids.insert(id);
-    auto row = std::ranges::find(derived.rows, names.front(), &ServerRow::name);
-    if (derived.membership->voters_only && row->state == ServerState::observer) continue;  // voting_view: no observers
-    if (!member_ids.contains(id) && !in_some_view.contains(id))
-      findings.add(FindingCode::membership_unknown, names.front(),
-                   fmt::format("{} has server id {}, which is not in the ensemble's membership", names.front(), id));
-  }
-  std::vector<int> unlisted;
-  for (int id : member_ids)
-    if (!listed_ids.contains(id)) unlisted.push_back(id);
-  if (!unlisted.empty() && listed_ids.size() == facts.probes.size())
-    findings.add(FindingCode::membership_unlisted, "",
-                 fmt::format("the membership has {} servers but {} are listed; ids not listed: {}",
-                             derived.membership->members.size(), facts.probes.size(), fmt::join(unlisted, ", ")));
 }
 
 void check_synced_followers(const EnsembleFacts& facts, const Derived& derived, Findings& findings) {

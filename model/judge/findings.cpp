@@ -60,10 +60,23 @@ constexpr std::array kTable{
                 "Servers hold different membership lists whose majorities always meet: a change in progress, one "
                 "leader at a time.",
                 "Go on with the change; each step's gate checks the lists again."},
-    FindingInfo{duplicate_id, "duplicate-id", Severity::warning, "Two listed servers report the same server id.",
+    FindingInfo{config_behind, "config-behind", Severity::warning,
+                "After a dynamic reconfig, servers still hold an older configuration version than the newest "
+                "one: they have not applied the reconfig yet.",
+                "Wait until every server reports the newest version (quorum --wait); a server applies it when it "
+                "syncs with the leader."},
+    FindingInfo{duplicate_id, "duplicate-id", Severity::warning,
+                "Two listed servers report the same server id (critical when they are provably two servers: "
+                "they hold other lists or run other releases).",
                 "Give each server its own myid, or list each server once."},
+    FindingInfo{id_address_mismatch, "id-address-mismatch", Severity::critical,
+                "A server reports an id that its list gives another server: the host it is listed at is that "
+                "other id's in the server.N lines.",
+                "Fix its myid (or the id offset that computes it) so that it matches its server.N line; restart "
+                "nothing else until it does."},
     FindingInfo{membership_unknown, "membership-unknown", Severity::warning,
-                "A listed server's id is not in the ensemble's membership.",
+                "A listed server's id is not in the ensemble's membership (a server started to join by reconfig "
+                "holds the leader's list until it is added).",
                 "The server is not a member: fix its myid or the server.N lines."},
     FindingInfo{membership_unlisted, "membership-unlisted", Severity::warning,
                 "The membership has servers that are not listed.",

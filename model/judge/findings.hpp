@@ -29,7 +29,9 @@ enum class FindingCode {
   membership_mismatch,
   split_brain_possible,
   membership_changing,
+  config_behind,
   duplicate_id,
+  id_address_mismatch,
   membership_unknown,
   membership_unlisted,
   // quorum: sync

@@ -104,7 +104,8 @@ CaseResult membership(const Report& report) {
   // A change in progress (membership-changing) is safe for a gate, not a consistent membership.
   auto why = findings_text(
       report, {FindingCode::membership_mismatch, FindingCode::split_brain_possible, FindingCode::membership_changing,
-               FindingCode::membership_unlisted, FindingCode::membership_unknown, FindingCode::duplicate_id});
+               FindingCode::membership_unlisted, FindingCode::membership_unknown, FindingCode::duplicate_id,
+               FindingCode::id_address_mismatch, FindingCode::config_behind});
   if (!why.empty()) return failed("membership-consistent", why);
   if (!report.membership_reported)
     return passed("membership-consistent",

@@ -146,7 +146,9 @@ std::string Lab::leader() const {
   return trimmed(out);
 }
 
-void Lab::act(const std::string& verb, const std::string& name) const { zklab(verb + " " + dir_ + " " + name); }
+std::string Lab::act(const std::string& verb, const std::string& name) const {
+  return zklab(verb + " " + dir_ + " " + name);
+}
 
 bool Lab::reset() const {
   std::string out, err;

@@ -44,7 +44,8 @@ class Lab {
   std::string admin_ports() const;  // P1,P2,...
   std::string leader() const;       // "" when none says it leads
   const std::string& dir() const { return dir_; }
-  void act(const std::string& verb, const std::string& name = "") const;  // zklab VERB DIR NAME, must succeed
+  // zklab VERB DIR NAME, must succeed; what it printed.
+  std::string act(const std::string& verb, const std::string& name = "") const;
   // `zklab reset`: stopped servers started, paused ones resumed, every znode but /zookeeper deleted
   // and the empty tree read back everywhere. False (saying why on stderr) when it could not, or when
   // a server's configuration or version is no longer what `up` made.

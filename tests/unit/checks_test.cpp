@@ -11,15 +11,6 @@ using namespace zkverify;
 using namespace synthetic;
 using Catch::Matchers::Contains;
 
-namespace {
-
-const Finding* find(const Report& report, const std::string& code) {
-  auto it = std::ranges::find_if(report.findings, [&](const Finding& f) { return to_string(f.code) == code; });
-  return it == report.findings.end() ? nullptr : &*it;
-}
-
-}  // namespace
-
 TEST_CASE("a healthy ensemble: exit 0, leader named, ids from the sessions") {
   auto report = judge(healthy_five());
   CHECK(report.verdict == Verdict::healthy);
@@ -214,6 +205,53 @@ TEST_CASE("membership: disagreement, unknown and unlisted ids, duplicate ids") {
   SECTION("the same id twice") {
     facts.round_trip->reads[4].session_server_id = 4;
     CHECK_THAT(find(judge(facts), "duplicate-id")->message, Contains("id 4 is reported by zoo-0 and zoo-1"));
+  }
+}
+
+// A reconfig's version is its zxid, committed by a quorum of the list before: whoever still holds
+// that list is behind it, too few to elect alone. Static lists all report version 0.
+TEST_CASE("membership after a dynamic reconfig: an older version is behind, not a second ensemble") {
+  auto facts = healthy_five();
+  auto list = [](int count, std::int64_t version) {
+    ConfFacts conf;
+    for (int id = 1; id <= count; ++id) conf.members.push_back({id, "h:1", "h:2", "participant", "h:3"});
+    conf.config_version = version;
+    return conf;
+  };
+  auto hold = [&](int count, std::int64_t newest, std::int64_t older) {
+    for (int i = 0; i < 5; ++i) {
+      auto conf = i == 4 ? list(5, older) : list(count, newest);
+      conf.server_id = i + 1;
+      facts.probes[i].conf = Reply<ConfFacts>{ProbeError::ok, conf, {}};
+    }
+  };
+  SECTION("5 to 7 by one reconfig, zoo-1 not yet on it: warning, named") {
+    hold(7, 0x100000009, 0x100000003);
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::degraded);
+    CHECK_FALSE(find(report, "split-brain-possible"));
+    REQUIRE(find(report, "config-behind"));
+    CHECK(find(report, "config-behind")->server == "zoo-1");
+    CHECK_THAT(find(report, "config-behind")->message,
+               Contains("zoo-1 holds version 100000003 (5 voters") &&
+                   Contains("the newest, pzoo-0, pzoo-1, pzoo-2, zoo-0 hold version 100000009 (7 voters"));
+  }
+  SECTION("two lists under one version: no history, the static rule") {
+    hold(7, 0x100000009, 0x100000009);
+    CHECK(find(judge(facts), "split-brain-possible"));
+  }
+  SECTION("the same lists written by hand (version 0 beside a reconfig's): the static rule") {
+    hold(7, 0x100000009, 0);
+    CHECK(find(judge(facts), "split-brain-possible"));
+    CHECK_FALSE(find(judge(facts), "config-behind"));
+  }
+  SECTION("all on the newest: one list") {
+    hold(7, 0x100000009, 0x100000009);
+    facts.probes[4].conf->facts.members = facts.probes[0].conf->facts.members;
+    auto report = judge(facts);
+    CHECK_FALSE(find(report, "config-behind"));
+    CHECK(report.membership_views.size() == 1);
+    CHECK(report.expected_voters == 7);
   }
 }
 

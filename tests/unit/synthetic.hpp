@@ -1,6 +1,7 @@
 #pragma once
 // Builders of synthetic facts for the pure checks: an ensemble as a test wants to see it.
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,12 @@ inline zkverify::EnsembleFacts healthy_five() {
                   server("zoo-1", Mode::follower, 0x100000006)};
   facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
   return facts;
+}
+
+// The report's first finding with the code named `code` ("duplicate-id"), or nullptr.
+inline const Finding* find(const Report& report, const std::string& code) {
+  auto it = std::ranges::find_if(report.findings, [&](const Finding& f) { return to_string(f.code) == code; });
+  return it == report.findings.end() ? nullptr : &*it;
 }
 
 }  // namespace synthetic
