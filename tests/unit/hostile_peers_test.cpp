@@ -430,8 +430,10 @@ TEST_CASE("hostile peers: a ZooKeeper peer that stalls or sends garbage in the C
     keeper->get("/", pending.callback());
     auto got = pending.await(Clock::now() + kShort);
     CHECK(got.error != ZkError::ok);
-    CHECK(keeper->close(Clock::now() + 2s));
-    CHECK(Clock::now() < start + kShort * 3 + 2s + kMargin);
+    // zookeeper_close joins the client's threads: milliseconds, or seconds for a process that gets no
+    // CPU (the sanitizers' unit tests run at the lowest priority beside the integration tests).
+    CHECK(keeper->close(Clock::now() + kMargin));
+    CHECK(Clock::now() < start + kShort * 3 + kMargin * 2);
     CHECK(peer.connections() >= 1);  // the client did reach it: the wait was the handshake's
   }
 }
