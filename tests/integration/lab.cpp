@@ -115,7 +115,10 @@ Lab::Lab(std::string whitelist, std::string up_options) : dir_((scratch_dir() / 
   try {
     zklab(args);
   } catch (...) {
-    zklab("down " + dir_);
+    // No destructor runs for a Lab that was never made: what it started and its scratch go here.
+    std::string out, err;
+    shell(std::string(ZKLAB) + " down " + dir_, out, err);
+    if (!std::getenv("ZKLAB_KEEP")) fs::remove_all(fs::path(dir_).parent_path());
     throw;
   }
 }

@@ -1,6 +1,8 @@
 // zkverify quorum against a real 5-server ZooKeeper 3.8.0 ensemble (tests/lab/zklab).
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 #include <thread>
 
 #include <sstream>
@@ -406,4 +408,24 @@ TEST_CASE("usage errors of --admin-port and order: 64 naming the problem", "[int
     CHECK(std::count(run.err.begin(), run.err.end(), '\n') == 1);
     CHECK(run.out.empty());
   }
+}
+
+namespace {
+
+// The lab scratch directories in the temporary directory (each Lab's, and each shell command's).
+std::set<std::string> scratch_dirs() {
+  std::set<std::string> dirs;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
+    if (entry.path().filename().string().starts_with("zkverify-test-")) dirs.insert(entry.path().string());
+  return dirs;
+}
+
+}  // namespace
+
+// A Lab whose `zklab up` fails is never made, so no destructor cleans up after it: its constructor
+// does (no server was started here: up refuses the option before any starts).
+TEST_CASE("a lab that cannot start leaves no scratch directory behind", "[integration][part:cli]") {
+  auto before = scratch_dirs();
+  CHECK_THROWS_WITH(lab::Lab("", "--members 99"), Catch::Matchers::Contains("--members takes a whole number"));
+  CHECK(scratch_dirs() == before);
 }
