@@ -39,11 +39,11 @@ const ServerRow& row_named(const Derived& derived, const std::string& name) {
 // One process holds one list and runs one release: servers that differ in either are two servers,
 // whatever else they share. Empty when nothing proves it (they may be one server listed twice).
 std::string two_processes(const Derived& derived, const std::vector<std::string>& names) {
+  const auto* first = view_held_by(derived, names.front());
+  const auto& first_version = row_named(derived, names.front()).version;
   for (std::size_t i = 1; i < names.size(); ++i) {
-    const auto* first = view_held_by(derived, names.front());
     const auto* other = view_held_by(derived, names[i]);
     if (first && other && first != other) return fmt::format("{} and {} hold other lists", names.front(), names[i]);
-    const auto& first_version = row_named(derived, names.front()).version;
     const auto& other_version = row_named(derived, names[i]).version;
     if (!first_version.empty() && !other_version.empty() && first_version != other_version)
       return fmt::format("{} runs {}, {} runs {}", names.front(), first_version, names[i], other_version);
