@@ -124,9 +124,11 @@ void check_quorum(const EnsembleFacts& facts, const Derived& derived, Findings& 
 // "pzoo-0, pzoo-1 hold version 100000000 (5 voters: ids 1, 2, 3, 4, 5)".
 std::string view_words(const MembershipView& view) {
   auto voters = view.voters();
-  return fmt::format("{} {}{} ({}: ids {})", fmt::join(view.holders, ", "), view.holders.size() == 1 ? "holds" : "hold",
+  return fmt::format("{} {}{} ({}: ids {}{})", fmt::join(view.holders, ", "),
+                     view.holders.size() == 1 ? "holds" : "hold",
                      view.version ? fmt::format(" version {:x}", *view.version) : std::string(" a list"),
-                     counted(static_cast<int>(voters.size()), "voter"), fmt::join(voters, ", "));
+                     counted(static_cast<int>(voters.size()), "voter"), fmt::join(voters, ", "),
+                     view.given.empty() ? "" : fmt::format("; by --zoo-cfg for {}", fmt::join(view.given, ", ")));
 }
 
 // Versions other than 0 are the zxids of committed reconfigs (a static list reports 0). Each was
@@ -261,7 +263,7 @@ Report judge(const EnsembleFacts& facts) {
   report.serving_voters = derived.serving_voters;
   report.membership_reported = derived.membership != nullptr;
   for (const auto& view : derived.views) {
-    ViewSummary summary{view.version, {}, {}, view.holders};
+    ViewSummary summary{view.version, {}, {}, view.holders, view.given};
     auto voters = view.voters();
     summary.voters.assign(voters.begin(), voters.end());
     for (const auto& member : view.members)

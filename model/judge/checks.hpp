@@ -1,8 +1,10 @@
 #pragma once
 // Pure checks: facts in, Report out. No sockets, no clocks, no printing.
 
+#include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "model/facts/facts.hpp"
@@ -26,6 +28,9 @@ struct EnsembleFacts {
   // when the voters can only be estimated.
   std::set<std::string> remembered_observers{};
   std::optional<TlsCheckFacts> tls{};  // none: plain TCP
+  // The list a server runs with as the operator gave it (--zoo-cfg), by name: used for a server that
+  // does not report its own (3.4, conf not whitelisted); a server's own report wins.
+  std::map<std::string, ConfFacts> given_lists{};
 };
 
 // Judges the ensemble: reachability, leaders, quorum, sync, membership, the round trip.

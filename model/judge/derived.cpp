@@ -88,9 +88,11 @@ VoterTally estimated_voters(const EnsembleFacts& facts) {
 }
 
 // Voters the ensemble is configured with: the participants of the reported membership; else mntr's
-// zk_quorum_size; else the participants of --zoo-cfg's configuration; else an estimate.
+// zk_quorum_size; else the participants of --zoo-cfg's configuration (the list given for the leader,
+// else the file's); else an estimate.
 VoterTally count_voters(const EnsembleFacts& facts, const ConfFacts* membership) {
-  if (membership) {
+  bool given = std::ranges::any_of(facts.given_lists, [&](const auto& entry) { return &entry.second == membership; });
+  if (membership && !given) {
     int voters =
         membership->voters_only
             ? static_cast<int>(membership->members.size())
@@ -100,6 +102,8 @@ VoterTally count_voters(const EnsembleFacts& facts, const ConfFacts* membership)
   for (const auto& probe : facts.probes)
     if (has_facts(probe.mntr) && probe.mntr->facts.quorum_size)
       return {static_cast<int>(*probe.mntr->facts.quorum_size), VoterSource::mntr, probe.address.name, 0, 0, {}};
+  if (membership)  // --zoo-cfg's list for the leader (or the first server), as the servers run it
+    return {static_cast<int>(voter_ids(membership->members, false).size()), VoterSource::zoo_cfg, "", 0, 0, {}};
   if (auto voters = configured_voters(facts)) return {*voters, VoterSource::zoo_cfg, "", 0, 0, {}};
   return estimated_voters(facts);
 }
@@ -140,17 +144,28 @@ bool sessions_refused(const RoundTrip& trip) {
   });
 }
 
-// The membership the voters are counted from: the one leader's own, as its view decides what commits
-// (with views that differ, the others' holders follow it); else the first one reported.
-const ConfFacts* membership_of(const EnsembleFacts& facts, const Derived& derived) {
-  auto reported = [](const ServerProbe& probe) { return has_facts(probe.conf) && !probe.conf->facts.members.empty(); };
+// The list `held` gives for the one leader, else for the first server it gives one for.
+template <class Held>
+const ConfFacts* leaders_else_first(const EnsembleFacts& facts, const Derived& derived, Held held) {
   if (derived.leaders.size() == 1) {
     auto leader = std::ranges::find(facts.probes, derived.leaders.front(),
                                     [](const ServerProbe& probe) { return probe.address.name; });
-    if (reported(*leader)) return &leader->conf->facts;
+    if (const auto* list = held(*leader)) return list;
   }
-  auto first = std::ranges::find_if(facts.probes, reported);
-  return first == facts.probes.end() ? nullptr : &first->conf->facts;
+  for (const auto& probe : facts.probes)
+    if (const auto* list = held(probe)) return list;
+  return nullptr;
+}
+
+// The membership the voters are counted from: the one leader's own, as its view decides what commits
+// (with views that differ, the others' holders follow it); else the first one reported. Only when no
+// server reports one, a list --zoo-cfg gave (a 3.4 ensemble's), the leader's else the first.
+const ConfFacts* membership_of(const EnsembleFacts& facts, const Derived& derived) {
+  auto reported = [](const ServerProbe& probe) -> const ConfFacts* {
+    return has_facts(probe.conf) && !probe.conf->facts.members.empty() ? &probe.conf->facts : nullptr;
+  };
+  if (const auto* list = leaders_else_first(facts, derived, reported)) return list;
+  return leaders_else_first(facts, derived, [&facts](const ServerProbe& probe) { return list_held(facts, probe); });
 }
 
 // Leaders and followers that vote in `membership`: a follower whose id it does not list as a voter

@@ -15,7 +15,8 @@ std::string why_no_plan(const Report& report) {
   if (report.verdict == Verdict::critical)
     return "the ensemble is critical now (zkverify quorum says why): change no membership until it is healthy";
   if (report.membership_views.empty())
-    return "no server reported the list it holds (whitelist conf, or give --admin-port): the plan starts from "
+    return "no server reported the list it holds (whitelist conf, give --admin-port, or for 3.4 --zoo-cfg): the plan "
+           "starts from "
            "that list";
   if (report.membership_views.size() > 1)
     return fmt::format(

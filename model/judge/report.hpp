@@ -86,6 +86,7 @@ struct ViewSummary {
   std::optional<std::int64_t> version;  // the dynamic config's version=, when reported
   std::vector<int> voters, observers;   // ids
   std::vector<std::string> holders;     // the listed servers that hold it
+  std::vector<std::string> given;       // those whose list --zoo-cfg gave (they report none)
 };
 
 struct Report {

@@ -162,10 +162,11 @@ std::optional<RestartSafety> membership_refusal(const Report& report, const std:
                                                 const std::set<std::string>& back_on_it) {
   auto who = fmt::format("{}", fmt::join(names, ", "));
   if (report.membership_views.empty())
-    return RestartSafety{false,
-                         fmt::format("no server reported the list it holds (whitelist conf, or give --admin-port): "
-                                     "whether {} on the new list could elect a second leader is not known",
-                                     who)};
+    return RestartSafety{
+        false,
+        fmt::format("no server reported the list it holds (whitelist conf, give --admin-port, or for 3.4 --zoo-cfg): "
+                    "whether {} on the new list could elect a second leader is not known",
+                    who)};
   for (const auto& view : report.membership_views) {
     std::vector<std::string> holders;
     std::ranges::copy_if(view.holders, std::back_inserter(holders), [&](const auto& holder) {
@@ -182,6 +183,17 @@ std::optional<RestartSafety> membership_refusal(const Report& report, const std:
                       who, counted(static_cast<int>(returns_with.size()), "voter"), fmt::join(returns_with, ", "),
                       fmt::join(holders, ", "), counted(static_cast<int>(voters.size()), "voter"),
                       fmt::join(voters, ", "), fmt::join(witness->first, ", "), fmt::join(witness->second, ", "))};
+  }
+  return std::nullopt;
+}
+
+std::optional<OrderRefusal> first_split(const Report& report, const std::vector<RestartStep>& steps,
+                                        const std::set<int>& returns_with) {
+  std::set<std::string> back_on_it;
+  for (const auto& step : steps) {
+    if (auto refusal = membership_refusal(report, {step.name}, returns_with, back_on_it))
+      return OrderRefusal{step.name, std::move(refusal->reason)};
+    back_on_it.insert(step.name);
   }
   return std::nullopt;
 }

@@ -51,6 +51,16 @@ std::optional<RestartSafety> membership_refusal(const Report& report, const std:
                                                 const std::set<int>& returns_with,
                                                 const std::set<std::string>& back_on_it = {});
 
+// order --to: the order's steps, each server restarted in turn onto the list whose voters are
+// `returns_with` (the ones before it already back on it), judged by membership_refusal. The first
+// step refused, with its refusal; nullopt when no step on the way could elect two leaders.
+struct OrderRefusal {
+  std::string server;
+  std::string reason;
+};
+std::optional<OrderRefusal> first_split(const Report& report, const std::vector<RestartStep>& steps,
+                                        const std::set<int>& returns_with);
+
 // The restart round in the ledger. An approval is in flight from the moment it is given until a check
 // sees its server down and then serving again, step confirms the restart, or the lease runs out
 // (an approval nobody acted on); while in flight the server counts as going down for other approvals,

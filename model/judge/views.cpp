@@ -42,18 +42,28 @@ void merge(MembershipView& into, MembershipView other) {
   }
   if (!into.version) into.version = other.version;
   into.holders.insert(into.holders.end(), other.holders.begin(), other.holders.end());
+  into.given.insert(into.given.end(), other.given.begin(), other.given.end());
 }
 
 }  // namespace
 
+const ConfFacts* list_held(const EnsembleFacts& facts, const ServerProbe& probe) {
+  if (has_facts(probe.conf) && !probe.conf->facts.members.empty()) return &probe.conf->facts;
+  auto given = facts.given_lists.find(probe.address.name);
+  return given == facts.given_lists.end() || given->second.members.empty() ? nullptr : &given->second;
+}
+
 std::vector<MembershipView> views_of(const EnsembleFacts& facts) {
   std::vector<MembershipView> views;
   for (const auto& probe : facts.probes) {
-    if (!probe.conf || probe.conf->error != ProbeError::ok || probe.conf->facts.members.empty()) continue;
-    const auto& conf = probe.conf->facts;
-    MembershipView view{{}, conf.config_version, {probe.address.name}, conf.voters_only};
+    const auto* held = list_held(facts, probe);
+    if (!held) continue;
+    const auto& conf = *held;
+    std::vector<std::string> given;
+    if (!has_facts(probe.conf) || &probe.conf->facts != held) given.push_back(probe.address.name);
+    MembershipView view{{}, conf.config_version, {probe.address.name}, std::move(given), conf.voters_only};
     for (const auto& member : conf.members) view.members.push_back(identity_of(member));
-    auto same = std::ranges::find_if(views, [&](const MembershipView& held) { return one_list(held, view); });
+    auto same = std::ranges::find_if(views, [&](const MembershipView& other) { return one_list(other, view); });
     if (same != views.end()) merge(*same, std::move(view));
     else views.push_back(std::move(view));
   }

@@ -18,7 +18,8 @@ namespace zkverify {
 struct MembershipView {
   std::vector<MemberIdentity> members;  // as the holders report them, sorted by id
   std::optional<std::int64_t> version;  // the dynamic config's version=, when reported
-  std::vector<std::string> holders;     // the listed servers that report this view, in list order
+  std::vector<std::string> holders;     // the listed servers that hold this view, in list order
+  std::vector<std::string> given;       // those of them whose list --zoo-cfg gave (they report none)
   bool voters_only = false;             // from voting_view: the members are the voters, observers unknown
 
   // The ids that vote in this view (its participants).
@@ -35,8 +36,11 @@ std::set<int> voter_ids(const Members& members, bool voters_only) {
   return ids;
 }
 
-// The views the listed servers report, in the order of their first holder; a server that reports no
-// membership (conf not whitelisted, 3.4) holds none.
+// The list `probe`'s server holds: the one it reported (conf, the AdminServer), else the one
+// --zoo-cfg gave for it (facts.given_lists), else none (conf not whitelisted, 3.4, nothing given).
+const ConfFacts* list_held(const EnsembleFacts& facts, const ServerProbe& probe);
+
+// The views the listed servers hold (list_held), in the order of their first holder.
 std::vector<MembershipView> views_of(const EnsembleFacts& facts);
 
 // Two majorities, one of each voter set, that share no voter.

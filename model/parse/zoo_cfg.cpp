@@ -48,8 +48,14 @@ void read_client_part(std::string_view client, ZooCfgServer& server, const Where
   if (!host.empty() && host != "0.0.0.0" && host != "::") server.client_host = std::string(host);
 }
 
-// One address of a server line, "host:quorumPort:electionPort[:role]": its host, and its role when written.
-std::pair<std::string_view, std::optional<bool>> read_address(int id, std::string_view address, const Where& where) {
+// One address of a server line, "host:quorumPort:electionPort[:role]".
+struct Address {
+  std::string_view host;         // without brackets
+  std::string quorum, election;  // "host:port" as conf prints them ("[v6]:port")
+  std::optional<bool> observer;  // the role, when written
+};
+
+Address read_address(int id, std::string_view address, const Where& where) {
   auto [host, rest] = host_and_rest(address, where);
   if (host.empty()) throw BadInput(where(fmt::format("server.{} has no host", id)));
   // Names become parts of znode names and the host a connect string's: no '/', blank or bracket.
@@ -66,13 +72,16 @@ std::pair<std::string_view, std::optional<bool>> read_address(int id, std::strin
     throw BadInput(where(fmt::format("server.{}: '{}' is not host:quorumPort:electionPort[:role]", id, address)));
   parse_port(fields[0], where("the quorum port"));
   parse_port(fields[1], where("the election port"));
-  if (fields.size() == 2) return {host, std::nullopt};
+  auto bracketed = host.find(':') != std::string_view::npos ? fmt::format("[{}]", host) : std::string(host);
+  Address read{host, fmt::format("{}:{}", bracketed, fields[0]), fmt::format("{}:{}", bracketed, fields[1]), {}};
+  if (fields.size() == 2) return read;
   std::string role(fields[2]);
   std::ranges::transform(role, role.begin(),
                          [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
   if (role != "participant" && role != "observer")
     throw BadInput(where(fmt::format("server.{}: role '{}' is neither participant nor observer", id, fields[2])));
-  return {host, role == "observer"};
+  read.observer = role == "observer";
+  return read;
 }
 
 // "host:quorumPort:electionPort[:role][;[clientAddress:]clientPort]". 3.6+ may list several
@@ -85,14 +94,21 @@ ZooCfgServer read_server(int id, std::string_view value, const Where& where) {
   if (parts.size() > 2) throw BadInput(where(fmt::format("'{}' has more than one ';'", value)));
   std::optional<bool> role;
   for (auto address : split(parts[0], '|')) {
-    auto [host, observer] = read_address(id, address, where);
-    if (server.host.empty()) server.host = std::string(host);
-    if (observer && role && *observer != *role)
+    auto read = read_address(id, address, where);
+    if (server.host.empty()) {
+      server.host = std::string(read.host);
+      server.quorum_address = std::move(read.quorum);
+      server.election_address = std::move(read.election);
+    }
+    if (read.observer && role && *read.observer != *role)
       throw BadInput(where(fmt::format("server.{}: its addresses give it two roles", id)));
-    if (observer) role = observer;
+    if (read.observer) role = read.observer;
   }
   server.observer = role.value_or(false);
-  if (parts.size() == 2) read_client_part(parts[1], server, where);
+  if (parts.size() == 2) {
+    read_client_part(parts[1], server, where);
+    server.client_address = std::string(parts[1]);
+  }
   return server;
 }
 
@@ -205,6 +221,15 @@ std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* d
     servers.push_back(std::move(server));
   }
   return servers;
+}
+
+std::vector<Member> zoo_cfg_members(const ZooCfg& config, const ZooCfg* dynamic) {
+  std::vector<Member> members;
+  for (const auto& line : dynamic ? dynamic->servers : config.servers)
+    members.push_back({line.id, line.quorum_address, line.election_address, line.observer ? "observer" : "participant",
+                       line.client_address});
+  std::ranges::sort(members, {}, &Member::id);
+  return members;
 }
 
 }  // namespace zkverify

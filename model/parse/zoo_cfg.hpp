@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/facts/addresses.hpp"
+#include "model/facts/facts.hpp"
 
 namespace zkverify {
 
@@ -21,6 +22,8 @@ struct ZooCfgServer {
   bool observer = false;
   std::optional<std::string> client_host;  // "" stays unset: 0.0.0.0 and :: mean the server's host
   std::optional<std::uint16_t> client_port;
+  std::string quorum_address, election_address;  // the first address's, as conf prints them: "host:2888"
+  std::string client_address;                    // after ';' as written, "" when none
   int line = 0;
 };
 
@@ -46,5 +49,9 @@ std::vector<ServerAddress> zoo_cfg_servers(const ZooCfg& config, const ZooCfg* d
 // The voters of `config`'s membership (`dynamic`'s when given), by id, each named as
 // zoo_cfg_servers names it (its host's first label, else server.N): what a plan calls them.
 std::map<int, std::string> zoo_cfg_voter_names(const ZooCfg& config, const ZooCfg* dynamic);
+
+// The membership of `config` (`dynamic`'s when given) as a server's conf reports it, sorted by id:
+// the list a server started on this file holds (for a 3.4 server, which does not report its own).
+std::vector<Member> zoo_cfg_members(const ZooCfg& config, const ZooCfg* dynamic);
 
 }  // namespace zkverify

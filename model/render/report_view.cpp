@@ -82,11 +82,12 @@ std::string render_text(const Report& report) {
   if (report.membership_views.size() > 1) {  // one list needs no words; more are a change under way
     out += "\nmembership lists:\n";
     for (const auto& view : report.membership_views)
-      out += fmt::format("  {}: {} voters (ids {}){}, held by {}\n",
+      out += fmt::format("  {}: {} voters (ids {}){}, held by {}{}\n",
                          view.version ? fmt::format("version {:x}", *view.version) : std::string("no version"),
                          view.voters.size(), fmt::join(view.voters, ", "),
                          view.observers.empty() ? "" : fmt::format(", observers {}", fmt::join(view.observers, ", ")),
-                         fmt::join(view.holders, ", "));
+                         fmt::join(view.holders, ", "),
+                         view.given.empty() ? "" : fmt::format(" ({}: by --zoo-cfg)", fmt::join(view.given, ", ")));
   }
   if (!report.findings.empty()) {
     out += "\nfindings:\n";
@@ -106,6 +107,17 @@ nlohmann::json certificate_json(const std::optional<CertificateFacts>& certifica
           {"not_after", iso8601(certificate->not_after)},
           {"days_left", days},
           {"names", certificate->names}};
+}
+
+nlohmann::json views_json(const std::vector<ViewSummary>& views) {
+  auto out = nlohmann::json::array();
+  for (const auto& view : views)
+    out.push_back({{"version", view.version ? nlohmann::json(fmt::format("{:x}", *view.version)) : nullptr},
+                   {"voters", view.voters},
+                   {"observers", view.observers},
+                   {"holders", view.holders},
+                   {"given", view.given}});
+  return out;
 }
 
 }  // namespace
@@ -138,12 +150,6 @@ nlohmann::json to_json(const Report& report) {
         {"message", finding.message},
     });
   }
-  json views = json::array();
-  for (const auto& view : report.membership_views)
-    views.push_back({{"version", view.version ? json(fmt::format("{:x}", *view.version)) : json(nullptr)},
-                     {"voters", view.voters},
-                     {"observers", view.observers},
-                     {"holders", view.holders}});
   json round_trip = nullptr;
   if (report.round_trip) {
     const auto& trip = *report.round_trip;
@@ -160,7 +166,7 @@ nlohmann::json to_json(const Report& report) {
       {"leader", report.leader ? json(*report.leader) : json(nullptr)},
       {"expected_voters", report.expected_voters},
       {"serving_voters", report.serving_voters},
-      {"membership_views", std::move(views)},
+      {"membership_views", views_json(report.membership_views)},
       {"servers", std::move(servers)},
       {"findings", std::move(findings)},
       {"round_trip", std::move(round_trip)},

@@ -9,7 +9,8 @@
 
 namespace zkverify {
 
-std::string render_order(const Report& report, const std::vector<RestartStep>& steps, OutputFormat output) {
+std::string render_order(const Report& report, const std::vector<RestartStep>& steps, OutputFormat output,
+                         const std::optional<OrderTo>& to) {
   if (output == OutputFormat::json) {
     nlohmann::json json{{"order", nlohmann::json::array()}, {"servers", nlohmann::json::array()}};
     for (const auto& step : steps) {
@@ -17,6 +18,10 @@ std::string render_order(const Report& report, const std::vector<RestartStep>& s
       json["servers"].push_back({{"name", step.name}, {"reason", step.reason}});
     }
     json["verdict"] = to_string(report.verdict);
+    if (to) {
+      json["to"] = {{"voters", to->voters}, {"refusal", nullptr}};
+      if (to->refusal) json["to"]["refusal"] = {{"server", to->refusal->server}, {"reason", to->refusal->reason}};
+    }
     return json_text(json) + "\n";
   }
   std::string text;

@@ -144,6 +144,19 @@ namespace {
 // One step of a plan followed on the lab: `lists` servers get the list of the first `count`
 // (relist), `started` (if any) starts on it, then zkverify roll restarts `rolled` (a --servers list)
 // one at a time with its gates, and `stopped` (if any) stops. Then the first `count` hold one list.
+// order --to looks at the steps a roll would take: onto the 7-list the order is printed and its
+// first step refused; onto zoo-2's list (ids 1-6, one voter more) every step is safe.
+void check_order_to(const lab::Lab& ensemble, const std::string& five, const std::string& seven) {
+  auto order = zkverify("order --servers " + five + " --to " + seven);
+  INFO(order);
+  CHECK(order.exit_code == 1);
+  CHECK(std::ranges::count(order.out, '\n') == 5);
+  CHECK_THAT(order.err, Contains("zkverify order: restarting " + order.out.substr(0, order.out.find('\n')) +
+                                 " in this order onto --to's list is not safe"));
+  ensemble.act("relist", "zoo-2 6");
+  CHECK(zkverify("order --servers " + five + " --to " + ensemble.dir() + "/zoo-2/zoo.cfg").exit_code == 0);
+}
+
 void follow_step(const lab::Lab& ensemble, const std::vector<std::string>& lists, int count, const std::string& started,
                  const std::string& rolled, const std::string& stopped) {
   INFO("the step to " << count << " voters");
@@ -203,6 +216,7 @@ TEST_CASE("membership: zkverify plan's way from 5 to 7 and back to 6, followed o
   INFO(dry);
   CHECK(dry.exit_code == 1);
   CHECK_THAT(dry.out, Contains("would start again on a list of 7 voters"));
+  check_order_to(ensemble, first_servers(all, 5), seven);
   const std::vector<std::string> names{"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1", "zoo-2", "zoo-3"};
   follow_step(ensemble, {names.begin(), names.begin() + 6}, 6, "zoo-2", first_servers(all, 6), "");
   follow_step(ensemble, names, 7, "zoo-3", all, "");

@@ -104,6 +104,10 @@ void check_zoo_cfg(const lab::Lab& ensemble) {
   CHECK(from_config.exit_code == 0);
   CHECK(from_config.json()["servers"][0]["name"] == "server.1");
   CHECK(from_config.json()["round_trip"]["reads_ok"] == 5);
+  // The file's list is the one each server reports (conf): one view, no holder's list taken from the file.
+  REQUIRE(from_config.json()["membership_views"].size() == 1);
+  CHECK(from_config.json()["membership_views"][0]["given"].empty());
+  CHECK(from_config.json()["membership_views"][0]["holders"].size() == 5);
 }
 
 }  // namespace

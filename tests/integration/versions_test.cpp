@@ -2,6 +2,8 @@
 // fetched by scripts/fetch-zookeeper.sh and started by the lab, give the same verdicts as 3.8.0; and a
 // real upgrade, 3.8.0 -> 3.9.3, and its rollback, under roll's watch.
 
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,52 @@ lab::Run quorum_says(const std::string& servers, int exit_code, const std::strin
   return run;
 }
 
+// A zoo.cfg naming the lab's servers as a ConfigMap names pods: the lab's own lines (3.4 reads no
+// client part, so they have none) with each server's client port, and `extra` lines after them.
+std::string given_list_file(const lab::Lab& ensemble, const std::string& name, const std::string& extra) {
+  std::ifstream lines(ensemble.dir() + "/server-lines");
+  std::istringstream servers(ensemble.servers());  // pzoo-0=127.0.0.1:PORT,...
+  std::string line, server, text = "tickTime=500\n";
+  while (std::getline(lines, line) && std::getline(servers, server, ','))
+    text += line + ";" + server.substr(server.rfind(':') + 1) + "\n";
+  auto path = ensemble.dir() + "/" + name;
+  std::ofstream(path) << text << extra;
+  return path;
+}
+
+// 3.4 reports no list (its conf has no server.N lines): --zoo-cfg gives each server's, and the
+// membership checks, safe-to-restart --to and plan work from it (named server.N: the lab's hosts are IPs).
+void lists_given_on_34(const lab::Lab& ensemble) {
+  auto five = given_list_file(ensemble, "given-5.cfg", "");
+  auto six = given_list_file(ensemble, "given-6.cfg", "server.6=127.0.0.6:2888:3888:participant;2181\n");
+  auto seven = given_list_file(ensemble, "given-7.cfg",
+                               "server.6=127.0.0.6:2888:3888:participant;2181\n"
+                               "server.7=127.0.0.7:2888:3888:participant;2181\n");
+  auto unknown = zkverify("quorum --output json --servers " + ensemble.servers());
+  CHECK(unknown.json()["membership_views"].empty());  // what 3.4 says by itself
+  auto given = zkverify("quorum --output json --zoo-cfg " + five);
+  INFO(given);
+  CHECK(given.exit_code == 0);
+  REQUIRE(given.json()["membership_views"].size() == 1);
+  CHECK(given.json()["membership_views"][0]["given"].size() == 5);
+  CHECK(given.json()["expected_voters"] == 5);
+  // The operator says server.4 and server.5 were restarted onto the 7-list: two leaders are possible.
+  auto split =
+      zkverify("quorum --no-write --zoo-cfg " + five + " --zoo-cfg server.4=" + seven + " --zoo-cfg server.5=" + seven);
+  INFO(split);
+  CHECK(split.exit_code == 2);
+  CHECK_THAT(split.out, Contains("split-brain-possible") && Contains("by --zoo-cfg for server.4, server.5"));
+  auto refused = zkverify("safe-to-restart server.1 --zoo-cfg " + five + " --to " + seven);
+  INFO(refused);
+  CHECK(refused.exit_code == 1);
+  CHECK_THAT(refused.out, Contains("server.1 would start again on a list of 7 voters"));
+  CHECK(zkverify("safe-to-restart server.1 --zoo-cfg " + five + " --to " + six).exit_code == 0);
+  auto plan = zkverify("plan --zoo-cfg " + five + " --to " + six);
+  INFO(plan);
+  CHECK(plan.exit_code == 0);
+  CHECK_THAT(plan.out, Contains("step 1 of 1: add server.6 (id 6)"));
+}
+
 // Healthy, then each verdict 3.8.0 gives: quorum, smoke, probe, serve's /readyz, order and
 // safe-to-restart; one follower down: degraded and not safe; three down: critical.
 void verdicts_on(const std::string& version) {
@@ -41,6 +89,7 @@ void verdicts_on(const std::string& version) {
   CHECK(healthy.json()["verdict"] == "healthy");
   CHECK(healthy.json()["round_trip"]["reads_ok"] == 5);
   every_server_on(healthy.json(), version);
+  if (version == "3.4.13") lists_given_on_34(ensemble);
 
   auto smoke = zkverify("smoke --servers " + servers);
   INFO(smoke);

@@ -143,7 +143,7 @@ TEST_CASE("plan: between every two voter sets of up to 7, each step changes one 
 
 TEST_CASE("plan: refused while servers hold two lists, when none reported its list, and when critical") {
   auto changing = holding({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5}, 5);
-  changing.membership_views.push_back({std::nullopt, {1, 2, 3, 4, 5, 6}, {}, {"zoo-2"}});
+  changing.membership_views.push_back({std::nullopt, {1, 2, 3, 4, 5, 6}, {}, {"zoo-2"}, {}});
   auto refused = plan_membership(changing, target({1, 2, 3, 4, 5, 6, 7}));
   CHECK(refused.steps.empty());
   CHECK_THAT(refused.refusal, Contains("the servers hold 2 lists") && Contains("finish it"));
@@ -151,7 +151,8 @@ TEST_CASE("plan: refused while servers hold two lists, when none reported its li
 
   auto unknown = holding({1, 2, 3}, {1, 2, 3}, 1);
   unknown.membership_views.clear();
-  CHECK_THAT(plan_membership(unknown, target({1, 2, 3, 4})).refusal, Contains("whitelist conf, or give --admin-port"));
+  CHECK_THAT(plan_membership(unknown, target({1, 2, 3, 4})).refusal,
+             Contains("whitelist conf, give --admin-port, or for 3.4 --zoo-cfg"));
 
   auto critical = holding({1, 2, 3}, {1, 2, 3}, 1);
   critical.verdict = Verdict::critical;

@@ -62,7 +62,7 @@ TEST_CASE("roll --dry-run: each server safe in turn, the leader once the others 
 
 TEST_CASE("roll --dry-run --to: a list whose majority can miss the servers' is refused, one more voter is not") {
   auto report = judge(healthy_five());  // pzoo-1 leads
-  report.membership_views = {{std::nullopt, {1, 2, 3, 4, 5}, {}, {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}}};
+  report.membership_views = {{std::nullopt, {1, 2, 3, 4, 5}, {}, {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"}, {}}};
   auto seven = plan_roll(report, {}, std::set<int>{1, 2, 3, 4, 5, 6, 7});
   REQUIRE(seven.steps.size() == 5);
   CHECK_FALSE(seven.steps.front().safety.safe);

@@ -6,11 +6,13 @@
 #include <vector>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "model/judge/checks.hpp"
 #include "model/judge/restart_plan.hpp"
 #include "model/judge/views.hpp"
 #include "model/render/report_view.hpp"
+#include "model/render/restart_view.hpp"
 #include "synthetic.hpp"
 
 using namespace zkverify;
@@ -184,4 +186,88 @@ TEST_CASE(
   REQUIRE(membership_refusal(unknown, {"zoo-1"}, {1, 2, 3}));
   CHECK_THAT(membership_refusal(unknown, {"zoo-1"}, {1, 2, 3})->reason,
              Contains("no server reported the list it holds"));
+}
+
+namespace {
+
+// The same servers as 3.4 runs them: conf says its id but no list; --zoo-cfg gives each one's list.
+EnsembleFacts as_given(EnsembleFacts facts) {
+  for (auto& probe : facts.probes) {
+    facts.given_lists[probe.address.name] = ConfFacts{std::nullopt, probe.conf->facts.members, false, std::nullopt};
+    probe.conf->facts.members.clear();
+    probe.conf->facts.config_version.reset();
+  }
+  return facts;
+}
+
+}  // namespace
+
+TEST_CASE("3.4: the lists --zoo-cfg gives stand in for the servers' own, and the split is seen in them") {
+  auto settled = judge(as_given(ensemble({5, 5, 5, 5, 5})));
+  REQUIRE(settled.membership_views.size() == 1);
+  CHECK(settled.membership_views[0].given == settled.membership_views[0].holders);
+  CHECK(settled.expected_voters == 5);
+  CHECK(settled.verdict == Verdict::healthy);
+  // Nothing given, nothing reported: no views (the gate cannot judge a membership change).
+  auto unknown = ensemble({5, 5, 5, 5, 5});
+  for (auto& probe : unknown.probes) probe.conf->facts.members.clear();
+  CHECK(judge(unknown).membership_views.empty());
+
+  // The thread's +2 flow on 3.4: zoo-2 and zoo-3 given the 7-list beside five given the 5-list.
+  auto split = judge(as_given(ensemble({5, 5, 5, 5, 5, 7, 7})));
+  const auto* brain = find(split, FindingCode::split_brain_possible);
+  REQUIRE(brain);
+  CHECK(split.verdict == Verdict::critical);
+  CHECK_THAT(brain->message, Contains("zoo-2, zoo-3 hold a list (7 voters: ids 1, 2, 3, 4, 5, 6, 7; by --zoo-cfg for "
+                                      "zoo-2, zoo-3)"));
+  CHECK_THAT(render_text(split), Contains("held by zoo-2, zoo-3 (zoo-2, zoo-3: by --zoo-cfg)"));
+  // safe-to-restart --to reads the same views: one server onto a 7-list among 5-list holders is refused.
+  auto five = judge(as_given(ensemble({5, 5, 5, 5, 5})));
+  CHECK(membership_refusal(five, {"zoo-1"}, {1, 2, 3, 4, 5, 6, 7}));
+  CHECK_FALSE(membership_refusal(five, {"zoo-1"}, {1, 2, 3, 4, 5, 6}));
+}
+
+TEST_CASE("a server's own list wins over the one --zoo-cfg gives for it") {
+  auto facts = ensemble({5, 5, 5, 5, 5});  // every server reports the 5-list (3.5+)
+  auto seven = ensemble({7, 7, 7, 7, 7, 7, 7});
+  for (auto& probe : facts.probes)  // the operator's files say 7
+    facts.given_lists[probe.address.name] = seven.probes.front().conf->facts;
+  auto report = judge(facts);
+  REQUIRE(report.membership_views.size() == 1);
+  CHECK(report.membership_views[0].voters == std::vector<int>{1, 2, 3, 4, 5});
+  CHECK(report.membership_views[0].given.empty());
+  // One server reports none (conf refused): its given list is used, the others' own.
+  facts.probes[4].conf->facts.members.clear();
+  auto mixed = judge(facts);
+  REQUIRE(mixed.membership_views.size() == 2);
+  CHECK(mixed.membership_views[1].given == std::vector<std::string>{"zoo-1"});
+}
+
+TEST_CASE("order --to: the first server whose restart onto the new list could elect two leaders is named") {
+  auto five = judge(ensemble({5, 5, 5, 5, 5}));
+  auto steps = restart_order(five);
+  REQUIRE(steps.size() == 5);
+  CHECK(steps.back().name == "zoo-1");  // the leader last
+  // The thread's ConfigMap: the very first restart puts one server on the 7-list beside four on the 5-list.
+  auto seven = first_split(five, steps, {1, 2, 3, 4, 5, 6, 7});
+  REQUIRE(seven);
+  CHECK(seven->server == steps.front().name);
+  CHECK_THAT(seven->reason, Contains("share no server"));
+  CHECK_FALSE(first_split(five, steps, {1, 2, 3, 4, 5, 6}));  // one voter more: every step is safe
+  // Half way through a one-voter change (two servers already on the 6-list): the rest follow safely.
+  auto half = judge(ensemble({6, 6, 5, 5, 5}));
+  CHECK_FALSE(first_split(half, restart_order(half), {1, 2, 3, 4, 5, 6}));
+  // ... but not onto a 7-list from there: the 5-list's holders and the 7-list can be disjoint.
+  REQUIRE(first_split(half, restart_order(half), {1, 2, 3, 4, 5, 6, 7}));
+
+  auto json =
+      nlohmann::json::parse(render_order(five, steps, OutputFormat::json, OrderTo{{1, 2, 3, 4, 5, 6, 7}, seven}));
+  CHECK(json["to"]["voters"] == nlohmann::json::array({1, 2, 3, 4, 5, 6, 7}));
+  CHECK(json["to"]["refusal"]["server"] == steps.front().name);
+  auto safe = nlohmann::json::parse(render_order(five, steps, OutputFormat::json, OrderTo{{1, 2, 3, 4, 5, 6}, {}}));
+  CHECK(safe["to"]["refusal"].is_null());
+  CHECK_FALSE(nlohmann::json::parse(render_order(five, steps, OutputFormat::json)).contains("to"));
+  // Nothing reported (conf not whitelisted, 3.4): not known, so the first step is refused.
+  auto unknown = judge(healthy_five());
+  REQUIRE(first_split(unknown, restart_order(unknown), {1, 2, 3}));
 }

@@ -5,10 +5,12 @@
 #include <filesystem>
 #include <fstream>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "model/facts/errors.hpp"
 #include "model/judge/checks.hpp"
+#include "model/parse/parsers.hpp"
 #include "model/parse/zoo_cfg.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/store/zoo_cfg_file.hpp"
@@ -97,6 +99,33 @@ TEST_CASE("zoo.cfg: kubernetes-kafka's, without client addresses: pod names, cli
   CHECK_THROWS_WITH(verifier::read_zoo_cfg_servers(data("kubernetes_kafka_pzoo-1_conf.cfg")),
                     Contains("kubernetes_kafka_pzoo-1_conf.cfg:14: server.2's host is 0.0.0.0: a pod's own copy") &&
                         Contains("give the ConfigMap's"));
+}
+
+TEST_CASE("zoo.cfg: its membership as a server's conf reports it, to stand in for a 3.4 server's list") {
+  using Lines = std::vector<std::string>;
+  auto lines = [](const std::vector<Member>& members) {
+    Lines out;
+    for (const auto& m : members)
+      out.push_back(
+          fmt::format("{} {} {} {} '{}'", m.id, m.quorum_address, m.election_address, m.role, m.client_address));
+    return out;
+  };
+  CHECK(lines(verifier::read_zoo_cfg_members(data("kubernetes_kafka.cfg")))[0] ==
+        "1 pzoo-0.pzoo:2888 pzoo-0.pzoo:3888 participant ''");
+  CHECK(lines(verifier::read_zoo_cfg_members(data("lab_ipv6.cfg")))[0] ==
+        "1 [::1]:36403 [::1]:44145 participant '[::1]:40157'");
+  auto observers = lines(verifier::read_zoo_cfg_members(data("lab_observers.cfg")));
+  CHECK(observers[3] == "4 127.0.0.1:36005 127.0.0.1:36569 observer '127.0.0.1:36657'");
+  // The same line read from a server's conf is the same member: a given list and a reported one agree.
+  Member reported;
+  REQUIRE(parse_member_line("server.1=[::1]:36403:44145:participant;[::1]:40157", reported));
+  CHECK(identity_of(reported) == identity_of(verifier::read_zoo_cfg_members(data("lab_ipv6.cfg"))[0]));
+  // 3.5+: the dynamic file's list, sorted by id; one without the role is a participant.
+  auto dynamic = verifier::read_zoo_cfg_members(data("dynamic/zoo.cfg"));
+  CHECK(dynamic[0].quorum_address == "zk-0.zk-hs.default.svc.cluster.local:2888");
+  CHECK(std::ranges::is_sorted(dynamic, {}, &Member::id));
+  CHECK(parse_zoo_cfg("server.2=b:1:2\nserver.1=a:1:2\n", "zoo.cfg").servers.size() == 2);
+  CHECK(zoo_cfg_members(parse_zoo_cfg("server.2=b:1:2\nserver.1=a:1:2\n", "zoo.cfg"), nullptr)[0].id == 1);
 }
 
 TEST_CASE("zoo.cfg: as Java reads properties, 3.6+ multiple addresses, roles in any case, CRLF lines") {

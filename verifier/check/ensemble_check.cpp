@@ -174,6 +174,7 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   auto probe_span = std::chrono::duration_cast<std::chrono::milliseconds>(probe_end - start);
 
   EnsembleFacts facts;
+  facts.given_lists = options.given_lists;
   auto limits = probe_limits(options, tls, probe_end, probe_span);
   if (tls)
     facts.tls = TlsCheckFacts{tls->client_certificate(), options.connection.tls_expiry_warning,

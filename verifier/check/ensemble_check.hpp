@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -20,7 +21,9 @@ namespace zkverify::verifier {
 
 // What every command that looks at the ensemble takes.
 struct EnsembleOptions {
-  std::vector<ServerAddress> servers;       // --servers, with --admin-port applied
+  std::vector<ServerAddress> servers;  // --servers, with --admin-port applied
+  // --zoo-cfg: the list each server runs with, for those that do not report theirs (3.4), by name.
+  std::map<std::string, ConfFacts> given_lists;
   std::chrono::milliseconds timeout{5000};  // one check: probes and round trip together
   OutputFormat output = OutputFormat::text;
   std::string namespace_path = "/zkverify";  // checked by parse_namespace

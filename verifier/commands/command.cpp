@@ -10,6 +10,7 @@
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/help_text.hpp"
 #include "verifier/commands/option_layers.hpp"
+#include "verifier/commands/options.hpp"
 
 namespace zkverify::verifier {
 namespace {
@@ -103,11 +104,16 @@ std::vector<std::unique_ptr<Command>> all_commands() {
 
 namespace {
 
-// --zoo-cfg stands in for the required --servers (ours: COMMAND after -- is not looked at).
+// --zoo-cfg FILE stands in for the required --servers (ours: COMMAND after -- is not looked at);
+// --zoo-cfg NAME=FILE (one server's list) does not.
 void servers_from_zoo_cfg(CLI::App& app, const std::vector<std::string>& words) {
   auto end = std::find(words.begin(), words.end(), std::string("--"));
-  auto zoo_cfg = [](const std::string& word) { return word == "--zoo-cfg" || word.starts_with("--zoo-cfg="); };
-  if (std::none_of(words.begin(), end, zoo_cfg)) return;
+  bool file = false;
+  for (auto word = words.begin(); word != end; ++word) {
+    if (*word == "--zoo-cfg" && word + 1 != end) file = file || !held_list_entry(*(word + 1));
+    if (word->starts_with("--zoo-cfg=")) file = file || !held_list_entry(word->substr(10));
+  }
+  if (!file) return;
   for (auto* command : app.get_subcommands({}))
     if (auto* servers = command->get_option_no_throw("--servers")) servers->required(false);
 }

@@ -37,8 +37,13 @@ constexpr std::array kFooters{
            "  2   critical: no quorum, no leader or several, the round trip failed, or data loss\n"},
     Footer{"order",
            "  $ zkverify order --servers \"$ZK\"\n"
-           "      the order to restart in: down servers first, then observers, followers, the leader last\n",
-           "  0   the order was printed (a warning on stderr when the ensemble is not healthy)\n", false},
+           "      the order to restart in: down servers first, then observers, followers, the leader last\n"
+           "  $ zkverify order --servers \"$ZK\" --to new/zoo.cfg\n"
+           "      the same, and exit 1 when restarting in it onto new/zoo.cfg's list could elect two leaders\n",
+           "  0   the order was printed (a warning on stderr when the ensemble is not healthy)\n"
+           "  1   with --to: a step of the order could elect two leaders, or no server reported its list\n"
+           "      (the order is still printed; the step and the reason on stderr)\n",
+           false},
     Footer{"safe-to-restart",
            "  $ for s in $(zkverify order --servers \"$ZK\"); do\n"
            "  >   zkverify safe-to-restart --servers \"$ZK\" \"$s\" && kubectl delete pod \"$s\" &&\n"

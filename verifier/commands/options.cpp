@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <map>
 #include <ostream>
 #include <stdexcept>
 
@@ -60,19 +62,73 @@ std::string parse_ensemble_name(std::string_view name) {
   return std::string(name);
 }
 
-void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers) {
+std::optional<std::pair<std::string, std::string>> held_list_entry(const std::string& value) {
+  auto eq = value.find('=');
+  if (eq == 0 || eq == std::string::npos) return std::nullopt;
+  auto name = value.substr(0, eq);
+  auto in_a_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || std::strchr("-_.:[]", c); };
+  if (!std::ranges::all_of(name, in_a_name)) return std::nullopt;  // "./a=b.cfg": a FILE
+  return std::pair{name, value.substr(eq + 1)};
+}
+
+namespace {
+
+// --zoo-cfg's values: one FILE, which names the servers and is the list each holds, and beside it
+// NAME=FILE for each server that runs with another list (a ConfigMap changed, the pod not yet
+// restarted). Lists go to `given`, for servers that do not report their own (3.4).
+void read_zoo_cfg_values(const std::vector<std::string>& values, std::vector<ServerAddress>& servers,
+                         std::map<std::string, ConfFacts>* given) {
+  std::map<std::string, ConfFacts> own;  // NAME=FILE's, which win over FILE's whatever their order
+  bool plain = false;
+  for (const auto& value : values) {
+    if (auto entry = held_list_entry(value)) {
+      if (!given)
+        throw BadInput(
+            fmt::format("--zoo-cfg {}: a server's own list (NAME=FILE) is for quorum, safe-to-restart, "
+                        "order and plan",
+                        value));
+      own[entry->first] = ConfFacts{std::nullopt, read_zoo_cfg_members(entry->second), false, std::nullopt};
+      continue;
+    }
+    if (plain) throw BadInput("--zoo-cfg FILE given twice: one file names the servers (NAME=FILE: one server's list)");
+    plain = true;
+    servers = read_zoo_cfg_servers(value);
+    if (given)
+      for (const auto& server : servers)
+        (*given)[server.name] = ConfFacts{std::nullopt, read_zoo_cfg_members(value), false, std::nullopt};
+  }
+  if (!plain && !own.empty())
+    throw BadInput("--zoo-cfg NAME=FILE gives one server's list beside --zoo-cfg FILE, which names the servers");
+  for (auto& [name, list] : own) {
+    require_listed(servers, name, "--zoo-cfg ");
+    (*given)[name] = std::move(list);
+  }
+}
+
+}  // namespace
+
+void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers,
+                        std::map<std::string, ConfFacts>* given) {
   auto* list = command
                    .add_option_function<std::string>(
                        "--servers", [&servers](const std::string& text) { servers = parse_server_list(text); },
                        "The servers, comma-separated; each NAME=HOST:PORT or HOST:PORT (named HOST:PORT); or --zoo-cfg")
                    ->type_name("[NAME=]HOST:PORT,...");
-  auto* config = command
-                     .add_option_function<std::string>(
-                         "--zoo-cfg", [&servers](const std::string& path) { servers = read_zoo_cfg_servers(path); },
-                         "Instead of --servers: ZooKeeper's zoo.cfg (and its dynamicConfigFile); each server named by "
-                         "its host's first label (pzoo-0.pzoo: pzoo-0), else server.N")
-                     ->type_name("FILE");
-  // Required unless --zoo-cfg is on the line (command.cpp lifts it then: CLI11 cannot require one
+  auto* config =
+      command
+          .add_option_function<std::vector<std::string>>(
+              "--zoo-cfg",
+              [&servers, given](const std::vector<std::string>& values) {
+                read_zoo_cfg_values(values, servers, given);
+              },
+              given ? "Instead of --servers: ZooKeeper's zoo.cfg (and its dynamicConfigFile); each server named by "
+                      "its host's first label (pzoo-0.pzoo: pzoo-0), else server.N. Also the list a server that "
+                      "does not report its own (3.4) runs with; NAME=FILE (repeatable, beside FILE): NAME's own"
+                    : "Instead of --servers: ZooKeeper's zoo.cfg (and its dynamicConfigFile); each server named by "
+                      "its host's first label (pzoo-0.pzoo: pzoo-0), else server.N")
+          ->type_name(given ? "FILE|NAME=FILE" : "FILE")
+          ->allow_extra_args(false);
+  // Required unless --zoo-cfg FILE is on the line (command.cpp lifts it then: CLI11 cannot require one
   // of two options without grouping them apart in --help).
   list->excludes(config)->required();
 }
@@ -174,7 +230,7 @@ void add_connection_options(CLI::App& command, ConnectionOptions& connection) {
 }
 
 void add_ensemble_options(CLI::App& command, EnsembleOptions& options, bool with_write_flags) {
-  add_servers_option(command, options.servers);
+  add_servers_option(command, options.servers, &options.given_lists);
   add_connection_options(command, options.connection);
   add_duration_option(command, "--timeout", options.timeout, "Deadline for one check, e.g. 500ms, 2s, 5m (default 5s)");
   add_output_option(command, options.output);

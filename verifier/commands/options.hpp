@@ -5,10 +5,12 @@
 
 #include <chrono>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -29,8 +31,14 @@ std::string parse_namespace(std::string_view path);
 // throws BadInput naming --ensemble.
 std::string parse_ensemble_name(std::string_view name);
 
-// --servers LIST (required).
-void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers);
+// --servers LIST (required), or --zoo-cfg FILE. With `given` (the gates: quorum, safe-to-restart,
+// order, plan), --zoo-cfg also gives the list each server runs with, for servers that do not report
+// their own (3.4): FILE's for every server, NAME=FILE's (repeatable, beside FILE) for NAME.
+void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers,
+                        std::map<std::string, ConfFacts>* given = nullptr);
+// "NAME=FILE" as --zoo-cfg reads it (a server's own list): the name and the file; nullopt for a FILE
+// (no '=', or a character no server name has before it: "./a=b.cfg").
+std::optional<std::pair<std::string, std::string>> held_list_entry(const std::string& value);
 // --admin-port PORT[,PORT...], applied to `servers`; add it after add_servers_option.
 void add_admin_port_option(CLI::App& command, std::vector<ServerAddress>& servers);
 // A DURATION flag ("500ms", "2s", "5m", "1h").

@@ -52,6 +52,14 @@ std::vector<ServerAddress> read_zoo_cfg_servers(const std::string& path) {
   return zoo_cfg_servers(files.config, files.dynamic ? &*files.dynamic : nullptr, files.membership_file);
 }
 
+std::vector<Member> read_zoo_cfg_members(const std::string& path) {
+  auto files = read_config_files("--zoo-cfg", path);
+  auto members = zoo_cfg_members(files.config, files.dynamic ? &*files.dynamic : nullptr);
+  if (members.empty())
+    throw BadInput(fmt::format("{}: no server.N lines: not an ensemble's configuration", files.membership_file));
+  return members;
+}
+
 std::map<int, std::string> read_zoo_cfg_voter_names(const std::string& path) {
   auto files = read_config_files("--to", path);
   auto voters = zoo_cfg_voter_names(files.config, files.dynamic ? &*files.dynamic : nullptr);
