@@ -283,3 +283,21 @@ TEST_CASE("membership: a reconfig adds zoo-2 and removes it, the gate names the 
     CHECK(removed.json()["membership_views"][0]["version"] != added.json()["membership_views"][0]["version"]);
   }
 }
+
+// An id collision (a wrong ID_OFFSET, a copied myid): zoo-0 restarted with pzoo-2's id 3, its own
+// zoo.cfg naming it server.3. On the lab it joins and follows (the leader counts 4 synced followers),
+// two servers voting as server 3: critical, both named, before anything else is restarted.
+TEST_CASE("membership: zoo-0 restarted with pzoo-2's id follows as a second server 3: duplicate-id, critical",
+          "[integration][part:membership]") {
+  auto& ensemble = lab::shared("srvr,conf,mntr,ruok,isro");
+  ensemble.act("set-id", "zoo-0 3");
+  ensemble.act("restart", "zoo-0");
+  ensemble.act("wait", "zoo-0");
+  auto collided = zkverify("quorum --output json --servers " + ensemble.servers());
+  INFO(collided);
+  CHECK(collided.exit_code == 2);
+  CHECK_THAT(finding_message(collided.json(), "duplicate-id"),
+             Contains("server id 3 is reported by pzoo-2 and zoo-0, and they are two servers"));
+  for (const auto& server : collided.json()["servers"])
+    if (server["name"] == "zoo-0") CHECK(server["id"] == 3);
+}

@@ -164,7 +164,7 @@ TEST_CASE("roll through a real upgrade 3.8.0 -> 3.9.3 and its rollback: mixed on
     auto state = ensemble.dir() + "/../roll-to-" + version + ".json";
     auto roll = zkverify("roll --servers " + servers + " --state " + state + " --step-timeout 2m --output json -- " +
                          ZKLAB " upgrade " + ensemble.dir() + " {} " + version);
-    INFO("to " << version << ": " << roll.err);
+    INFO("to " << version << ": " << roll.err << roll.out);  // out: the roll's JSON, its steps' findings
     REQUIRE(roll.exit_code == 0);
     const auto& report = roll.json();
     CHECK(report["complete"] == true);
