@@ -44,6 +44,7 @@ void healthy_over_tls(const TlsLab& lab) {
   CHECK(report["tls"]["client_certificate"]["subject"] == "CN=zkverify-client");
   // Within 40 days every certificate of the lab (30 days) expires: each is named.
   auto warned = zkverify(lab.with("quorum --output json --tls-expiry-warning 40d"));
+  INFO(warned);
   CHECK(warned.exit_code == 1);
   int expiring = 0;
   for (const auto& finding : warned.json()["findings"]) expiring += finding["code"] == "tls-cert-expiring";
