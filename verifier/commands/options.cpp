@@ -93,9 +93,9 @@ void read_zoo_cfg_values(const std::vector<std::string>& values, std::vector<Ser
     if (plain) throw BadInput("--zoo-cfg FILE given twice: one file names the servers (NAME=FILE: one server's list)");
     plain = true;
     servers = read_zoo_cfg_servers(value);
-    if (given)
-      for (const auto& server : servers)
-        (*given)[server.name] = ConfFacts{std::nullopt, read_zoo_cfg_members(value), false, std::nullopt};
+    if (!given) continue;
+    ConfFacts list{std::nullopt, read_zoo_cfg_members(value), false, std::nullopt};  // read once, for all
+    for (const auto& server : servers) (*given)[server.name] = list;
   }
   if (!plain && !own.empty())
     throw BadInput("--zoo-cfg NAME=FILE gives one server's list beside --zoo-cfg FILE, which names the servers");
