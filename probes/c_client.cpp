@@ -29,29 +29,40 @@ int configure(const std::optional<std::string>& log_path) {
 std::vector<KnownServer> known_servers(const std::vector<ServerAddress>& servers, std::vector<Resolution> found) {
   std::vector<KnownServer> known;
   for (std::size_t i = 0; i < servers.size() && i < found.size(); ++i)
-    if (found[i].ok()) known.push_back({servers[i].name, servers[i].port, std::move(found[i].addresses)});
+    if (found[i].ok())
+      known.push_back({servers[i].name, servers[i].host, servers[i].port, std::move(found[i].addresses)});
   return known;
 }
 
+namespace {
+
+bool is_name(const std::string& host) { return !host.empty() && !numeric_resolution(host); }
+
+}  // namespace
+
 std::string connect_string(const std::vector<KnownServer>& servers) {
   std::string hosts;
+  auto add = [&hosts](const std::string& host, std::uint16_t port) {
+    if (!hosts.empty()) hosts += ',';
+    hosts += host + ':' + std::to_string(port);
+  };
   for (const auto& server : servers) {
-    for (const auto& address : server.addresses) {
-      if (!hosts.empty()) hosts += ',';
-      hosts += address.to_string() + ':' + std::to_string(server.port);
-    }
+    if (is_name(server.host)) add(server.host, server.port);
+    else
+      for (const auto& address : server.addresses) add(address.to_string(), server.port);
   }
   return hosts;
 }
 
-std::string name_of_peer(zhandle_t* zh, const std::vector<KnownServer>& servers) {
-  boost::asio::ip::tcp::endpoint peer;
-  auto length = static_cast<socklen_t>(peer.capacity());
-  if (!zookeeper_get_connected_host(zh, peer.data(), &length)) return {};
-  peer.resize(length);
+std::string listed_name(const std::vector<KnownServer>& servers, const boost::asio::ip::tcp::endpoint& peer,
+                        const std::function<Resolution(const std::string&)>& look_up) {
+  auto holds = [&peer](const std::vector<boost::asio::ip::address>& addresses) {
+    return std::ranges::find(addresses, peer.address()) != addresses.end();
+  };
   for (const auto& server : servers)
-    if (peer.port() == server.port && std::ranges::find(server.addresses, peer.address()) != server.addresses.end())
-      return server.name;
+    if (peer.port() == server.port && holds(server.addresses)) return server.name;
+  for (const auto& server : servers)
+    if (peer.port() == server.port && is_name(server.host) && holds(look_up(server.host).addresses)) return server.name;
   return peer.address().to_string() + ':' + std::to_string(peer.port());
 }
 

@@ -24,8 +24,8 @@ std::optional<boost::asio::ip::tcp::endpoint> peer_of(zhandle_t* zh) {
 
 zhandle_t* init_handle(const std::string& hosts, int timeout_ms, const clientid_t* session, void* context, int flags) {
   auto* zh = zookeeper_init(hosts.c_str(), &CSession::on_event, timeout_ms, session, context, flags);
-  // By default the client looks the hosts up again on every I/O loop; numeric ones would only give
-  // the same addresses. -1: only after a connection loss (where numeric hosts cost no DNS either).
+  // By default the client looks the names up again on every I/O loop. -1: only while it has no
+  // connection, i.e. for each attempt to reconnect, where a server's new address is found.
   if (zh) zoo_set_servers_resolution_delay(zh, -1);
   return zh;
 }
@@ -61,9 +61,12 @@ std::shared_ptr<CSession> CSession::self() { return std::static_pointer_cast<CSe
 void CSession::on_event(zhandle_t* zh, int type, int state, const char* /*path*/, void* context) {
   if (type != ZOO_SESSION_EVENT) return;
   auto session = static_cast<CSession*>(context)->self();
-  Event event{zh, session_state_of(state), std::nullopt, std::chrono::milliseconds(0)};
+  Event event{zh, session_state_of(state), std::nullopt, {}, std::chrono::milliseconds(0)};
   if (event.state == SessionState::connected) {
     event.peer = peer_of(zh);
+    // Here, on the client's thread, where a lookup may block: the peer may be a listed name's new
+    // address, which the strand must not wait to look up.
+    if (event.peer) event.server = listed_name(session->servers_, *event.peer, look_up_now);
     event.granted = std::chrono::milliseconds(zoo_recv_timeout(zh));
   }
   tell(session, [event](CSession& self) { self.event(event); });
@@ -142,7 +145,7 @@ void CSession::event(const Event& event) {
   if (state_ == SessionState::closed || std::ranges::find(retired_, event.handle) != retired_.end()) return;
   SessionEvent announced{event.state, {}, {}};
   if (event.state == SessionState::connected) {
-    announced.server = name_of(event.peer);
+    announced.server = event.server;
     announced.granted_timeout = event.granted;
   }
   set_state(event.state);
@@ -160,12 +163,13 @@ void CSession::publish(const SessionEvent& event) {
   if (listener_) listener_(event);
 }
 
+// No lookup on the strand: an address that is not one the names had at the open is the last
+// connected event's server, which on_event looked up.
 std::string CSession::name_of(const std::optional<boost::asio::ip::tcp::endpoint>& peer) const {
   if (!peer) return {};
-  for (const auto& server : servers_)
-    if (peer->port() == server.port && std::ranges::find(server.addresses, peer->address()) != server.addresses.end())
-      return server.name;
-  return peer->address().to_string() + ':' + std::to_string(peer->port());
+  auto name = listed_name(servers_, *peer, [](const std::string&) { return Resolution{}; });
+  bool listed = std::ranges::any_of(servers_, [&name](const KnownServer& server) { return server.name == name; });
+  return listed || connected_to_.empty() ? name : connected_to_;
 }
 
 void CSession::resolve_waiters() {

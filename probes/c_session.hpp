@@ -82,6 +82,7 @@ class CSession : public ActorCore {
     zhandle_t* handle = nullptr;
     SessionState state = SessionState::connecting;
     std::optional<boost::asio::ip::tcp::endpoint> peer;
+    std::string server;  // the listed server at `peer` (its name looked up again if need be)
     std::chrono::milliseconds granted{0};
   };
   std::shared_ptr<CSession> self();
@@ -99,11 +100,13 @@ class CSession : public ActorCore {
   const Keeper::Listener listener_;
   const KeeperOptions options_;
   const int init_flags_;
-  std::vector<KnownServer> servers_;  // empty until the hosts are resolved
-  zhandle_t* handle_ = nullptr;       // null until opened, and once the close took it
-  std::vector<zhandle_t*> retired_;   // handles the session moved away from, closed after it
-  std::string wide_hosts_;            // every server's "address:port" while the handle has its first choices only
-  bool opening_ = false;              // zookeeper_init runs on a worker
+  // Empty until the hosts are resolved; set by open() before any handle exists and never changed
+  // after: the client's threads read it too (on_event).
+  std::vector<KnownServer> servers_;
+  zhandle_t* handle_ = nullptr;      // null until opened, and once the close took it
+  std::vector<zhandle_t*> retired_;  // handles the session moved away from, closed after it
+  std::string wide_hosts_;           // every server's "address:port" while the handle has its first choices only
+  bool opening_ = false;             // zookeeper_init runs on a worker
   bool open_failed_ = false;
   void set_state(SessionState state) {
     state_ = state;

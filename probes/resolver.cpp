@@ -217,6 +217,16 @@ std::optional<Resolution> numeric_resolution(const std::string& host) {
   return Resolution{{address}, {}};
 }
 
+Resolution look_up_now(const std::string& host) {
+  if (auto numeric = numeric_resolution(host)) return *numeric;
+  addrinfo hints = lookup_hints();
+  addrinfo* found = nullptr;
+  int code = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+  Resolution resolution = resolution_of(host, found, code);
+  if (found) freeaddrinfo(found);
+  return resolution;
+}
+
 Resolver& system_resolver() {
 #ifdef ZKVERIFY_THREAD_SANITIZER
   static ThreadResolver resolver;

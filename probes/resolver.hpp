@@ -31,6 +31,10 @@ struct Resolution {
 // for a name.
 std::optional<Resolution> numeric_resolution(const std::string& host);
 
+// Looks `host` up now, blocking (getaddrinfo, as the system resolver asks): only for a thread that
+// may block, such as the C client's own, which looks its names up the same way.
+Resolution look_up_now(const std::string& host);
+
 // The seam: tests make a name slow, missing or never answered.
 class Resolver {
  public:

@@ -8,6 +8,8 @@ packages=(
   libzookeeper-mt-dev libssl-dev openssl libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
   # the real server for integration tests, and the tools the lab and benchmark use
   zookeeper default-jre-headless netcat-openbsd hyperfine curl procps perl
+  # the Kubernetes-shaped lab (tests/lab/zkpods): a network namespace, its partitions, setpriv
+  iproute2 iptables util-linux
   # real consumers in tests: a Prometheus that scrapes the sidecar, a browser for its page, a JUnit
   # reader and a schema validator for smoke's XML, a Python client for the benchmark, a YAML linter
   prometheus chromium python3-junitparser libxml2-utils python3-kazoo python3-jsonschema yamllint

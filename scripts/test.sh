@@ -36,7 +36,8 @@ TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-tests.XXXXXX")
 cleanup() {
   local names
   while IFS= read -r names; do
-    tests/lab/zklab down "$(dirname "$names")" || true
+    if [[ -f $(dirname "$names")/netns ]]; then tests/lab/zkpods down "$(dirname "$names")" || true  # and its namespace
+    else tests/lab/zklab down "$(dirname "$names")" || true; fi
   done < <(find "$TMPDIR" -maxdepth 4 -type f -name names 2>/dev/null)
   rm -rf "$TMPDIR"
 }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <iterator>
+#include <map>
+#include <string_view>
+#include <utility>
 
 #include "model/judge/majority.hpp"
 
@@ -45,6 +48,45 @@ void merge(MembershipView& into, MembershipView other) {
   into.given.insert(into.given.end(), other.given.begin(), other.given.end());
 }
 
+// "host:port"'s port part (":2888"), or the whole when it has none.
+std::string_view port_of(std::string_view address) {
+  auto colon = address.rfind(':');
+  return colon == std::string_view::npos ? address : address.substr(colon);
+}
+
+// How the other servers list each member id (its most common line among the lists of servers that
+// are not it; the first seen on a tie): a server's own line says where it binds, which Kubernetes
+// setups rewrite (kubernetes-kafka's init.sh writes server.ID=0.0.0.0) while the others name it.
+std::map<int, MemberIdentity> lines_of_others(const EnsembleFacts& facts) {
+  std::map<int, std::vector<std::pair<MemberIdentity, int>>> seen;
+  for (const auto& probe : facts.probes) {
+    const auto* held = list_held(facts, probe);
+    if (!held) continue;
+    for (const auto& member : held->members) {
+      if (held->server_id == member.id) continue;
+      auto& lines = seen[member.id];
+      auto line = identity_of(member);
+      auto same = std::ranges::find(lines, line, &std::pair<MemberIdentity, int>::first);
+      if (same == lines.end()) lines.emplace_back(line, 1);
+      else ++same->second;
+    }
+  }
+  std::map<int, MemberIdentity> common;
+  for (const auto& [id, lines] : seen)
+    common[id] = std::ranges::max_element(lines, std::less{}, &std::pair<MemberIdentity, int>::second)->first;
+  return common;
+}
+
+// A server's own line as the others list it, where it differs from theirs in its hosts only.
+MemberIdentity as_listed(const MemberIdentity& own, const std::map<int, MemberIdentity>& others) {
+  auto listed = others.find(own.id);
+  if (listed == others.end()) return own;
+  const auto& line = listed->second;
+  bool hosts_only = own.role == line.role && port_of(own.quorum_address) == port_of(line.quorum_address) &&
+                    port_of(own.election_address) == port_of(line.election_address);
+  return hosts_only ? line : own;
+}
+
 }  // namespace
 
 const ConfFacts* list_held(const EnsembleFacts& facts, const ServerProbe& probe) {
@@ -54,6 +96,7 @@ const ConfFacts* list_held(const EnsembleFacts& facts, const ServerProbe& probe)
 }
 
 std::vector<MembershipView> views_of(const EnsembleFacts& facts) {
+  auto others = lines_of_others(facts);
   std::vector<MembershipView> views;
   for (const auto& probe : facts.probes) {
     const auto* held = list_held(facts, probe);
@@ -62,7 +105,9 @@ std::vector<MembershipView> views_of(const EnsembleFacts& facts) {
     std::vector<std::string> given;
     if (!has_facts(probe.conf) || &probe.conf->facts != held) given.push_back(probe.address.name);
     MembershipView view{{}, conf.config_version, {probe.address.name}, std::move(given), conf.voters_only};
-    for (const auto& member : conf.members) view.members.push_back(identity_of(member));
+    for (const auto& member : conf.members)
+      view.members.push_back(conf.server_id == member.id ? as_listed(identity_of(member), others)
+                                                         : identity_of(member));
     auto same = std::ranges::find_if(views, [&](const MembershipView& other) { return one_list(other, view); });
     if (same != views.end()) merge(*same, std::move(view));
     else views.push_back(std::move(view));

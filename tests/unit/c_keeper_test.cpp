@@ -42,7 +42,7 @@ namespace zkverify::probes::c_client {
 // The session's strand steps, in the order the C client's threads may produce them.
 struct CSessionTestAccess {
   static void opening(CSession& session) { session.opening_ = true; }
-  static void connected(CSession& session) { session.event({nullptr, SessionState::connected, std::nullopt, 10s}); }
+  static void connected(CSession& session) { session.event({nullptr, SessionState::connected, std::nullopt, {}, 10s}); }
   static void opened(CSession& session, zhandle_t* handle) { session.opened(handle); }
 };
 
@@ -53,6 +53,50 @@ namespace {
 void ignore_watch(zhandle_t* /*zh*/, int /*type*/, int /*state*/, const char* /*path*/, void* /*context*/) {}
 
 }  // namespace
+
+namespace {
+
+c_client::KnownServer known(std::string name, std::string host, std::uint16_t port,
+                            std::vector<std::string> addresses) {
+  c_client::KnownServer server{std::move(name), std::move(host), port, {}};
+  for (const auto& address : addresses) server.addresses.push_back(boost::asio::ip::make_address(address));
+  return server;
+}
+
+boost::asio::ip::tcp::endpoint at(const std::string& address, std::uint16_t port) {
+  return {boost::asio::ip::make_address(address), port};
+}
+
+}  // namespace
+
+// A pod that comes back on another address: the client must be given the name to look up again.
+TEST_CASE("C client hosts: a name goes as listed, a numeric host as its address, IPv6 without brackets", "[c_keeper]") {
+  std::vector<c_client::KnownServer> servers{
+      known("pzoo-0", "pzoo-0.pzoo", 2181, {"127.77.0.2"}), known("one", "127.0.0.1", 2182, {"127.0.0.1"}),
+      known("six", "::1", 2183, {"::1"}), known("any", "", 2184, {"127.0.0.1", "::1"})};
+  CHECK(c_client::connect_string(servers) == "pzoo-0.pzoo:2181,127.0.0.1:2182,::1:2183,127.0.0.1:2184,::1:2184");
+}
+
+TEST_CASE("C client peers: a listed name's new address is looked up again, by the peer's port, only when unknown",
+          "[c_keeper]") {
+  std::vector<c_client::KnownServer> servers{known("pzoo-0", "pzoo-0.pzoo", 2181, {"127.77.0.2"}),
+                                             known("pzoo-1", "pzoo-1.pzoo", 2181, {"127.77.0.3"}),
+                                             known("local", "127.0.0.1", 2182, {"127.0.0.1"})};
+  std::vector<std::string> asked;
+  auto look_up = [&asked](const std::string& host) {
+    asked.push_back(host);
+    return host == "pzoo-1.pzoo" ? Resolution{{boost::asio::ip::make_address("127.77.0.9")}, {}}
+                                 : Resolution{{}, "lookup of " + host + " failed"};
+  };
+  CHECK(c_client::listed_name(servers, at("127.77.0.3", 2181), look_up) == "pzoo-1");
+  CHECK(asked.empty());
+  CHECK(c_client::listed_name(servers, at("127.77.0.9", 2181), look_up) == "pzoo-1");
+  CHECK(asked == std::vector<std::string>{"pzoo-0.pzoo", "pzoo-1.pzoo"});
+  asked.clear();
+  CHECK(c_client::listed_name(servers, at("127.77.0.9", 2182), look_up) == "127.77.0.9:2182");
+  CHECK(asked.empty());  // numeric hosts are never looked up, and no name has that port
+  CHECK(c_client::listed_name(servers, at("127.77.0.8", 2181), look_up) == "127.77.0.8:2181");
+}
 
 // Seen in CI under load: the client's threads connected before zookeeper_init had returned on its
 // worker, the round trip's writer was told "connected", and its first request found no handle

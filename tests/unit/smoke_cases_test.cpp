@@ -23,6 +23,10 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr auto kRun = "/zkverify/smoke-test-1-2";
+// The case deadline of a test that makes one case wait it out: short, yet long enough for every
+// other case to pass in a sanitizer build starved beside the integration tests (300 ms was not:
+// a fresh-clone run saw ephemeral-cleanup's lookups miss it).
+constexpr auto kShortCase = 1500ms;
 
 // Three servers; s2 leads (writes go through it).
 class SmokeLab {
@@ -100,7 +104,7 @@ TEST_CASE("smoke cases on a healthy fake ensemble all pass and leave nothing beh
 TEST_CASE("a watch that never fires fails watch-fires, and the rest still runs and is cleaned up", "[smoke]") {
   SmokeLab lab;
   lab.ensemble.inject({"", OpKind::watch, Fault::never_complete, 0, ""});
-  auto cases = lab.run(lab.plan(300ms));
+  auto cases = lab.run(lab.plan(kShortCase));
   check_only_failure(cases, "watch-fires", "did not fire within");
   CHECK_FALSE(lab.seen.watch.notice);
   lab.check_nothing_left();
@@ -127,7 +131,7 @@ TEST_CASE("a multi that does not reach the server fails multi-atomic with the re
 TEST_CASE("a session that dies when it moves fails session-move", "[smoke]") {
   SmokeLab lab;
   lab.ensemble.inject({"", OpKind::move, Fault::session_expired, 0, ""});
-  auto cases = lab.run(lab.plan(500ms));
+  auto cases = lab.run(lab.plan(kShortCase));
   CHECK(find_case(cases, "session-move").outcome == CaseOutcome::failed);
   CHECK(find_case(cases, "round-trip").outcome == CaseOutcome::passed);
   lab.check_nothing_left();
@@ -137,7 +141,7 @@ TEST_CASE("a session that reconnects elsewhere than where it was moved fails ses
   SmokeLab lab;
   // The session starts on s1 and is moved to the leader, s2, which refuses it: it lands on s3.
   lab.ensemble.set_down("s2");
-  auto cases = lab.run(lab.plan(500ms));
+  auto cases = lab.run(lab.plan(kShortCase));
   CHECK(lab.seen.move.from == "s1");
   CHECK(lab.seen.move.to == "s2");
   CHECK(lab.seen.move.connected_after == "s3");
@@ -150,7 +154,7 @@ TEST_CASE("a close that never completes fails ephemeral-cleanup, not the other c
   // s1 is the ephemeral's creator (the first server that does not lead); the first close on s1 is
   // round-trip's, the second the creator's.
   lab.ensemble.inject({"s1", OpKind::close, Fault::never_complete, 2, ""});
-  auto cases = lab.run(lab.plan(300ms));
+  auto cases = lab.run(lab.plan(kShortCase));
   CHECK(lab.seen.ephemeral.creator == "s1");
   CHECK(find_case(cases, "ephemeral-cleanup").outcome == CaseOutcome::failed);
   CHECK_THAT(find_case(cases, "ephemeral-cleanup").message, Contains("close the creating session"));
@@ -172,7 +176,7 @@ TEST_CASE("an ephemeral that outlives its session's close until the deadline fai
   SmokeLab lab;
   lab.ensemble.delay_close_effect(60s);
   auto started = Clock::now();
-  auto cases = lab.run(lab.plan(300ms));
+  auto cases = lab.run(lab.plan(kShortCase));
   const auto& cleanup = find_case(cases, "ephemeral-cleanup");
   CHECK(cleanup.outcome == CaseOutcome::failed);
   CHECK_THAT(cleanup.message, Contains("/ephemeral still exists on s1, s2, s3 after its session (via s1) closed"));
@@ -182,7 +186,7 @@ TEST_CASE("an ephemeral that outlives its session's close until the deadline fai
 TEST_CASE("a case whose operations never complete times out, and the run path is still removed", "[smoke]") {
   SmokeLab lab;
   lab.ensemble.inject({"", OpKind::create, Fault::never_complete, 0, std::string(kRun) + "/sequential/"});
-  auto cases = lab.run(lab.plan(300ms));
+  auto cases = lab.run(lab.plan(kShortCase));
   check_only_failure(cases, "sequential-order", "deadline_exceeded");
   CHECK(lab.ensemble.paths() == std::vector<std::string>{"/zkverify"});
 }

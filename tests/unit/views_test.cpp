@@ -271,3 +271,48 @@ TEST_CASE("order --to: the first server whose restart onto the new list could el
   auto unknown = judge(healthy_five());
   REQUIRE(first_split(unknown, restart_order(unknown), {1, 2, 3}));
 }
+
+namespace {
+
+// The kubernetes-kafka shape: every server lists the others by name and its own line on the
+// address it binds (their init.sh writes server.ID=0.0.0.0), with `own_port` as its own ports' base.
+EnsembleFacts bound_to_own_address(int own_port = 2888) {
+  const char* names[] = {"pzoo-0.pzoo", "pzoo-1.pzoo", "pzoo-2.pzoo", "zoo-0.zoo", "zoo-1.zoo"};
+  auto facts = ensemble({5, 5, 5, 5, 5});
+  for (auto& probe : facts.probes) {
+    int own = *probe.conf->facts.server_id;
+    for (auto& member : probe.conf->facts.members) {
+      std::string host = member.id == own ? "0.0.0.0" : names[member.id - 1];
+      int base = member.id == own ? own_port : 2888;
+      member.quorum_address = host + ":" + std::to_string(base);
+      member.election_address = host + ":" + std::to_string(base + 1000);
+    }
+  }
+  return facts;
+}
+
+}  // namespace
+
+TEST_CASE("views: a server's own line on the address it binds (0.0.0.0) is the list the others hold") {
+  auto views = views_of(bound_to_own_address());
+  REQUIRE(views.size() == 1);
+  CHECK(views[0].holders.size() == 5);
+  for (const auto& member : views[0].members) CHECK_THAT(member.quorum_address, !Contains("0.0.0.0"));
+  auto report = judge(bound_to_own_address());
+  CHECK(report.verdict == Verdict::healthy);
+  CHECK_FALSE(find(report, FindingCode::membership_mismatch));
+}
+
+TEST_CASE("views: an own line is compared by its ports and role, other lines by their hosts too") {
+  auto ports = bound_to_own_address(2890);  // every server binds other ports than the others dial
+  CHECK(views_of(ports).size() == 5);
+  CHECK(find(judge(ports), FindingCode::membership_mismatch));
+
+  auto renamed = bound_to_own_address();
+  renamed.probes[0].conf->facts.members[1].quorum_address = "elsewhere:2888";  // pzoo-0 dials pzoo-1 elsewhere
+  auto views = views_of(renamed);
+  REQUIRE(views.size() == 2);
+  CHECK(views[0].holders == std::vector<std::string>{"pzoo-0"});
+  CHECK(views[1].holders.size() == 4);  // pzoo-1's own line is the name most others dial
+  CHECK(find(judge(renamed), FindingCode::membership_mismatch));
+}
