@@ -25,7 +25,16 @@ void check_servers(const EnsembleFacts& facts, const Derived& derived, Findings&
     const auto& row = derived.rows[i];
     const auto& name = probe.address.name;
     if (row.state == ServerState::unreachable) {
-      findings.add(FindingCode::unreachable, name, fmt::format("{}: {}", server_label(name, row.address), row.error));
+      // Cut off from zkverify but not from the ensemble (a network policy, a firewall, DNS on this
+      // side), or down for less than the leader's patience: the leader's count cannot tell which.
+      // Only where every listed server is a voter the leader counts: an extra listed host is no follower.
+      bool all_voters = static_cast<int>(facts.probes.size()) <= derived.voters.voters;
+      auto still_synced = derived.leader_counts_every_follower && all_voters
+                              ? "; the leader still counts every other voter synced: it went down within the "
+                                "leader's sync timeout (tickTime x syncLimit), or only zkverify cannot reach it"
+                              : "";
+      findings.add(FindingCode::unreachable, name,
+                   fmt::format("{}: {}{}", server_label(name, row.address), row.error, still_synced));
     } else if (row.state == ServerState::not_serving) {
       findings.add(FindingCode::not_serving, name,
                    fmt::format("{} is up but not serving requests: it has no quorum or is still joining", name));

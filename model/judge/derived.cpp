@@ -134,6 +134,7 @@ void mark_synced(const EnsembleFacts& facts, Derived& derived) {
                             : fmt::format("synced followers {}/{}", synced, expected);
     }
   }
+  derived.leader_counts_every_follower = counts_every_follower;
   for (auto& row : derived.rows) row.synced = proven_synced(row, counts_every_follower);
 }
 

@@ -39,6 +39,9 @@ struct Derived {
   int majority = 1;
   int serving_voters = 0;
   bool write_committed = false;  // the round trip's write was committed: a quorum acknowledged it
+  // The one leader's zk_synced_followers counts every other voter: a voter zkverify cannot reach is
+  // then one the ensemble still has.
+  bool leader_counts_every_follower = false;
   // Fewer voters serve than a majority, yet a committed write proves a quorum: the count was an estimate.
   bool voters_uncertain = false;
   // No quorum: fewer voters serve than a majority (and no committed write disproves the count), with

@@ -99,6 +99,12 @@ constexpr std::array kTable{
                 "The test znode could not be written, or not read back after sync through a serving server.",
                 "The ensemble does not commit or does not serve reads: do not go on; the message names the server and "
                 "the error."},
+    FindingInfo{read_back_failed, "read-back-failed", Severity::warning,
+                "The write committed and a majority of the voters read it back after sync, but some servers could "
+                "not: they serve no reads (cut off from the leader, or overloaded).",
+                "Not safe to go on: find out why the named servers cannot sync (their logs, the network between "
+                "them and the leader); ZooKeeper drops a follower that cannot reach its leader after "
+                "tickTime x syncLimit."},
     FindingInfo{
         write_timed_out, "write-timed-out", Severity::warning,
         "Every voter serves, one leads and the followers are synced, but the write was not committed by the deadline.",

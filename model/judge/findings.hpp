@@ -41,6 +41,7 @@ enum class FindingCode {
   // quorum: the round trip
   write_skipped,
   round_trip_failed,
+  read_back_failed,
   write_timed_out,
   stale_read,
   cleanup_deferred,

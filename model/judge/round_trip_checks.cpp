@@ -50,12 +50,24 @@ std::optional<std::string> namespace_failure(const RoundTrip& trip) {
                      to_string(trip.namespace_error), hint);
 }
 
-void check_reads(const RoundTrip& trip, Findings& findings) {
+// A read that failed is an outage of the ensemble (critical) only when the reads that succeeded
+// are not a majority of the voters: a committed write that a majority read back proves the quorum,
+// and the servers that could not sync are down for their clients (degraded), as unreachable ones are.
+void check_reads(const RoundTrip& trip, const Derived& derived, Findings& findings) {
+  auto observer = [&derived](const std::string& name) {
+    auto row = std::ranges::find(derived.rows, name, &ServerRow::name);
+    return row != derived.rows.end() && row->state == ServerState::observer;
+  };
+  auto read_back = std::ranges::count_if(
+      trip.reads, [&](const auto& read) { return read.error == ZkError::ok && !observer(read.server); });
+  bool quorum_read = read_back >= derived.majority;
   for (const auto& read : trip.reads) {
     if (read.error != ZkError::ok)
       findings.add(
-          FindingCode::round_trip_failed, read.server,
-          fmt::format("reading the write back through {} after sync failed: {}", read.server, to_string(read.error)));
+          quorum_read ? FindingCode::read_back_failed : FindingCode::round_trip_failed, read.server,
+          fmt::format(
+              "reading the write back through {} after sync failed: {}{}", read.server, to_string(read.error),
+              quorum_read ? fmt::format(" ({} of {} voters read it back)", read_back, derived.voters.voters) : ""));
     else if (!read.bytes_match)
       findings.add(FindingCode::stale_read, read.server,
                    fmt::format("{} returned other bytes for {} than were written", read.server, trip.path));
@@ -130,7 +142,7 @@ void check_round_trip(const EnsembleFacts& facts, const Derived& derived, Findin
                  fmt::format("write through {} failed: {}", trip.writer, to_string(trip.write_error)));
     return;
   }
-  check_reads(trip, findings);
+  check_reads(trip, derived, findings);
 }
 
 std::optional<RoundTripSummary> round_trip_summary(const EnsembleFacts& facts, const Derived& derived) {

@@ -105,9 +105,10 @@ std::vector<MembershipView> views_of(const EnsembleFacts& facts) {
     std::vector<std::string> given;
     if (!has_facts(probe.conf) || &probe.conf->facts != held) given.push_back(probe.address.name);
     MembershipView view{{}, conf.config_version, {probe.address.name}, std::move(given), conf.voters_only};
-    for (const auto& member : conf.members)
-      view.members.push_back(conf.server_id == member.id ? as_listed(identity_of(member), others)
-                                                         : identity_of(member));
+    for (const auto& member : conf.members) {
+      bool own = conf.server_id == member.id;
+      view.members.push_back(own ? as_listed(identity_of(member), others) : identity_of(member));
+    }
     auto same = std::ranges::find_if(views, [&](const MembershipView& other) { return one_list(other, view); });
     if (same != views.end()) merge(*same, std::move(view));
     else views.push_back(std::move(view));

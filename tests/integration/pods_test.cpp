@@ -11,6 +11,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -153,4 +154,50 @@ TEST_CASE("pods: a name that does not resolve is a server down, named so, and --
                         ") & \"$ZKVERIFY\" quorum --wait 90s --servers " + servers + "; rc=$?; wait; exit $rc");
   INFO(waited);
   CHECK(waited.exit_code == 0);
+}
+
+TEST_CASE("pods: a follower partitioned from the leader is degraded and named, before and after ZooKeeper notices",
+          "[integration][pods][part:pods]") {
+  auto& pods = shared_pods();
+  auto servers = pods.servers();
+  auto leader = pods.pods("leader");
+  auto follower = follower_of(pods);
+  pods.pods("partition", follower + " -- " + leader);
+
+  // At once: it still says follower (its leader has not timed out), but cannot sync.
+  auto at_once = pods.zkverify("quorum --output json --servers " + servers);
+  INFO(at_once);
+  CHECK(at_once.exit_code == 1);
+  REQUIRE(lab::find_finding(at_once.json(), "read-back-failed"));
+  CHECK((*lab::find_finding(at_once.json(), "read-back-failed"))["server"] == follower);
+  CHECK_FALSE(lab::find_finding(at_once.json(), "round-trip-failed"));
+
+  // Once it gave its leader up (tickTime x syncLimit: 5 s here), it serves no more.
+  lab::Run later;
+  for (int attempt = 0; attempt < 30; ++attempt) {
+    later = pods.zkverify("quorum --output json --servers " + servers);
+    if (server_in(later.json(), follower)["mode"] != "follower") break;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  INFO(later);
+  CHECK(later.exit_code == 1);
+  CHECK(server_in(later.json(), follower)["mode"] != "follower");
+  CHECK(later.json()["leader"] == leader);
+  CHECK_FALSE(lab::find_finding(later.json(), "round-trip-failed"));
+}
+
+TEST_CASE("pods: zkverify cut off from a server the ensemble still has: unreachable, and the leader's count said",
+          "[integration][pods][part:pods]") {
+  auto& pods = shared_pods();
+  auto servers = pods.servers();
+  auto follower = follower_of(pods);
+  pods.pods("isolate-client", follower);
+  auto cut = pods.zkverify("quorum --output json --servers " + servers);
+  INFO(cut);
+  CHECK(cut.exit_code == 1);
+  REQUIRE(lab::find_finding(cut.json(), "unreachable"));
+  CHECK((*lab::find_finding(cut.json(), "unreachable"))["server"] == follower);
+  CHECK_THAT((*lab::find_finding(cut.json(), "unreachable"))["message"].get<std::string>(),
+             Contains("the leader still counts every other voter synced"));
+  CHECK(cut.json()["round_trip"]["reads_ok"] == 4);
 }

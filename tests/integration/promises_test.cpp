@@ -186,7 +186,7 @@ void check_lock_wait_within_timeout(const std::string& servers, const SharedScra
   REQUIRE(took_at != std::string::npos);
   std::chrono::milliseconds took{std::stol(run.err.substr(took_at + 5))};
   WARN("lock held 1.5s, --timeout 3s: " << took.count() << " ms");
-  CHECK(run.exit_code == 2);      // the staller failed the round trip
+  CHECK(run.exit_code == 1);      // the staller could not read the write back; the five real servers did
   CHECK(took >= 1300ms);          // it did wait for the lock
   CHECK(took <= 3300ms + 200ms);  // --timeout + 10%, a process's start and exit
   CHECK(run.json()["round_trip"]["reads_ok"] == 5);
@@ -210,9 +210,9 @@ void check_wait_default_timeout(const std::string& servers) {
                       ",staller=127.0.0.1:" + std::to_string(staller.port()));
   INFO(run);
   WARN("one attempt with the default timeout: " << run.elapsed.count() << " ms");
-  CHECK(run.exit_code == 2);  // the staller failed the round trip
+  CHECK(run.exit_code == 1);  // the staller could not read the write back; the five real servers did
   CHECK(attempt_lines(run.err).size() == 1);
-  CHECK_THAT(run.err, Contains("attempt 1: critical ("));
+  CHECK_THAT(run.err, Contains("attempt 1: degraded ("));
   CHECK_THAT(run.err, Contains("--wait 4.0s is over"));
   // The attempt runs to 0.9 of the default 5s (its round trip's share, measured 4.5s); capped by
   // --wait (4s) it would end by 3.6s.

@@ -47,7 +47,11 @@ void check_srvr_then_stall(const lab::Lab& ensemble) {
                          ",staller=127.0.0.1:" + std::to_string(stalls_after_srvr.port()));
   INFO(second);
   CHECK(second.elapsed <= std::chrono::milliseconds(2000 + 200 + 200));
-  CHECK(second.exit_code == 2);  // it serves, by srvr, so the round trip reads through it: its handshake stalls
+  // It serves, by srvr, so the round trip reads through it: its handshake stalls, while the five
+  // real servers read the write back (degraded: read-back-failed).
+  CHECK(second.exit_code == 1);
+  REQUIRE(lab::find_finding(second.json(), "read-back-failed"));
+  CHECK((*lab::find_finding(second.json(), "read-back-failed"))["server"] == "staller");
   const auto& with_staller = second.json();
   REQUIRE(with_staller["servers"].size() == 6);
   CHECK(with_staller["servers"][5]["mode"] == "follower");  // srvr's answer stands

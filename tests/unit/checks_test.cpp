@@ -36,6 +36,24 @@ TEST_CASE("one server down: degraded, not safe to restart another") {
   CHECK(find(report, "unreachable")->server == "zoo-1");
   CHECK(report.servers[4].state == ServerState::unreachable);
   CHECK(report.servers[4].error == "connection refused");
+  CHECK_THAT(find(report, "unreachable")->message, !Contains("still counts"));  // no mntr: nothing to say
+}
+
+TEST_CASE("one server unreachable that the leader still counts synced: the finding says what that can mean") {
+  auto facts = healthy_five();
+  facts.probes[4] = unreachable("zoo-1");
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  MntrFacts mntr;
+  mntr.synced_followers = 4;
+  facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, mntr, {}};
+  auto report = judge(facts);
+  CHECK(report.verdict == Verdict::degraded);
+  CHECK_THAT(find(report, "unreachable")->message,
+             Contains("the leader still counts every other voter synced") && Contains("only zkverify cannot reach it"));
+
+  mntr.synced_followers = 3;  // the leader dropped it: down, as far as the ensemble knows
+  facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, mntr, {}};
+  CHECK_THAT(find(judge(facts), "unreachable")->message, !Contains("still counts"));
 }
 
 TEST_CASE("three of five not serving: no quorum, critical") {
@@ -97,20 +115,42 @@ TEST_CASE("leader's mntr: fewer synced followers than voters is degraded") {
   CHECK(report.servers[1].note == "synced followers 3/4");
 }
 
-TEST_CASE("round trip: a failed write or read is critical, a stale read too") {
+TEST_CASE("round trip: reads that fail beside a majority's reads are degraded, without one critical") {
+  auto facts = healthy_five();
+  SECTION("read timed out on one server: four of five voters read the committed write back") {
+    facts.round_trip->reads[2].error = ZkError::deadline_exceeded;
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::degraded);
+    REQUIRE(find(report, "read-back-failed"));
+    CHECK(find(report, "read-back-failed")->server == "pzoo-2");
+    CHECK_THAT(find(report, "read-back-failed")->message, Contains("(4 of 5 voters read it back)"));
+    CHECK_FALSE(find(report, "round-trip-failed"));
+    CHECK(report.round_trip->reads_ok == 4);
+  }
+  SECTION("reads failed on three of five: fewer than a majority read it back") {
+    for (int i : {0, 2, 4}) facts.round_trip->reads[i].error = ZkError::deadline_exceeded;
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::critical);
+    CHECK(find(report, "round-trip-failed"));
+    CHECK_FALSE(find(report, "read-back-failed"));
+  }
+  SECTION("reads failed on two of four voters: two is not a majority of four") {
+    facts.probes.pop_back();
+    facts.round_trip->reads.pop_back();
+    for (int i : {0, 2}) facts.round_trip->reads[i].error = ZkError::connection_loss;
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::critical);
+    CHECK(find(report, "round-trip-failed"));
+  }
+}
+
+TEST_CASE("round trip: a failed write is critical, a stale read too") {
   auto facts = healthy_five();
   SECTION("write failed") {
     facts.round_trip->write_error = ZkError::connection_loss;
     auto report = judge(facts);
     CHECK(report.verdict == Verdict::critical);
     CHECK_THAT(find(report, "round-trip-failed")->message, Contains("write through pzoo-1 failed: connection_loss"));
-  }
-  SECTION("read timed out on one server") {
-    facts.round_trip->reads[2].error = ZkError::deadline_exceeded;
-    auto report = judge(facts);
-    CHECK(report.verdict == Verdict::critical);
-    CHECK(find(report, "round-trip-failed")->server == "pzoo-2");
-    CHECK(report.round_trip->reads_ok == 4);
   }
   SECTION("other bytes") {
     facts.round_trip->reads[3].bytes_match = false;
