@@ -19,6 +19,26 @@ namespace zkverify {
 
 namespace {
 
+// Why a server that answers is not serving, as far as the others tell: beside one leader and a
+// quorum it is joining, or cannot reach them. A 3.4 leader dials the address it looked the joiner's
+// name up to (Java caches names for 30 s, and a joiner's retries back off to a minute), so a server
+// back on a new address waits; 3.5+ servers connect back to the address the joiner announces.
+std::string not_serving_message(const std::string& name, const Derived& derived) {
+  if (derived.leaders.size() != 1 || derived.no_quorum)
+    return fmt::format("{} is up but not serving requests: it has no quorum or is still joining", name);
+  const auto& leader = derived.leaders.front();
+  auto row = std::ranges::find(derived.rows, leader, &ServerRow::name);
+  bool old_line = row != derived.rows.end() && row->version.starts_with("3.4.");
+  return fmt::format(
+      "{} is up but not serving requests while the others serve with leader {}: it is still joining, or cannot "
+      "reach them{}",
+      name, leader,
+      old_line ? "; if it came back on a new address, 3.4 peers dial the one they looked its name up to (Java caches "
+                 "names for 30 s, its retries back off to a minute): wait, or restart the leader (a new election); "
+                 "3.5+ peers connect back to the address it announces"
+               : "");
+}
+
 void check_servers(const EnsembleFacts& facts, const Derived& derived, Findings& findings) {
   for (std::size_t i = 0; i < facts.probes.size(); ++i) {
     const auto& probe = facts.probes[i];
@@ -36,8 +56,7 @@ void check_servers(const EnsembleFacts& facts, const Derived& derived, Findings&
       findings.add(FindingCode::unreachable, name,
                    fmt::format("{}: {}{}", server_label(name, row.address), row.error, still_synced));
     } else if (row.state == ServerState::not_serving) {
-      findings.add(FindingCode::not_serving, name,
-                   fmt::format("{} is up but not serving requests: it has no quorum or is still joining", name));
+      findings.add(FindingCode::not_serving, name, not_serving_message(name, derived));
     } else if (row.state == ServerState::bad_reply) {
       findings.add(FindingCode::bad_reply, name,
                    row.error == kClosedWithoutReply

@@ -51,6 +51,15 @@ TEST_CASE("one server unreachable that the leader still counts synced: the findi
   CHECK_THAT(find(report, "unreachable")->message,
              Contains("the leader still counts every other voter synced") && Contains("only zkverify cannot reach it"));
 
+  facts.probes.push_back(unreachable("extra"));  // a listed host that is no voter of the leader's
+  mntr.quorum_size = 5;
+  facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, mntr, {}};
+  auto beside = judge(facts);
+  REQUIRE(beside.expected_voters == 5);
+  for (const auto& finding : beside.findings)
+    if (finding.code == FindingCode::unreachable) CHECK_THAT(finding.message, !Contains("still counts"));
+  facts.probes.pop_back();
+
   mntr.synced_followers = 3;  // the leader dropped it: down, as far as the ensemble knows
   facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, mntr, {}};
   CHECK_THAT(find(judge(facts), "unreachable")->message, !Contains("still counts"));
@@ -483,4 +492,23 @@ TEST_CASE("the verdict, the headline and the findings agree for every voter coun
       }
     }
   }
+}
+
+TEST_CASE("a server not serving beside a leader and a quorum: it cannot join them, and on 3.4 why it may wait") {
+  auto facts = healthy_five();
+  facts.probes[0] = not_serving("pzoo-0");
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  auto report = judge(facts);
+  REQUIRE(find(report, "not-serving"));
+  CHECK_THAT(find(report, "not-serving")->message,
+             Contains("while the others serve with leader pzoo-1") && !Contains("3.4 peers"));
+
+  facts.probes[1].srvr->facts.version =
+      "3.4.13-2d71af4dbe22557fda74f9a9b4309b15a7487f03, built on 06/29/2018 04:05 GMT";
+  CHECK_THAT(find(judge(facts), "not-serving")->message,
+             Contains("3.4 peers dial the one they looked its name up to") && Contains("restart the leader"));
+
+  facts.probes[1] = unreachable("pzoo-1");  // no leader seen: nothing to say of the others
+  facts.round_trip.reset();
+  CHECK_THAT(find(judge(facts), "not-serving")->message, Contains("it has no quorum or is still joining"));
 }
