@@ -59,8 +59,8 @@ class CKeeper final : public Keeper {
   }
   bool wait_connected_to(const std::string& server, Clock::time_point deadline) const override;
   [[nodiscard]] bool close_ends_session() const override { return true; }
-  void widen() override {
-    tell(session_, [](CSession& self) { self.widen(); });
+  void widen(const std::vector<std::string>& crowded) override {
+    tell(session_, [crowded](CSession& self) { self.widen(crowded); });
   }
 
   bool close(Clock::time_point deadline) override;

@@ -93,7 +93,7 @@ void CSession::open(const std::vector<ServerAddress>& servers, std::vector<Resol
     open_failed_ = true;
     return resolve_waiters();
   }
-  if (options_.first_choices != 0 && options_.first_choices < servers_.size()) wide_hosts_ = connect_string(servers_);
+  narrow_ = options_.first_choices != 0 && options_.first_choices < servers_.size();
   auth_pending_ = options_.credentials.has_value();
   opening_ = true;
   auto hosts = first_hosts(servers_, options_);
@@ -228,9 +228,16 @@ std::shared_future<bool> CSession::when_connected_to(const std::string& name) {
 
 // zoo_set_servers takes effect at the next connection attempt: the client is between servers when
 // the watch widens a session (ZooKeeper's rebalancing only moves a connected one).
-void CSession::widen() {
-  if (closing_ || !handle_ || wide_hosts_.empty()) return;
-  if (zoo_set_servers(handle_, wide_hosts_.c_str()) == ZOK) wide_hosts_.clear();
+// The crowded servers (each already holds two of the watch's sessions) are left out: one more there
+// and a server with maxClientCnxns=3 refuses the checks beside the watch for as long as it runs.
+void CSession::widen(const std::vector<std::string>& crowded) {
+  if (closing_ || !handle_ || !narrow_) return;
+  std::vector<KnownServer> wide;
+  for (std::size_t i = 0; i < servers_.size(); ++i)
+    if (i < options_.first_choices || std::ranges::find(crowded, servers_[i].name) == crowded.end())
+      wide.push_back(servers_[i]);
+  if (wide.size() == options_.first_choices) return;  // nowhere else to go
+  if (zoo_set_servers(handle_, connect_string(wide).c_str()) == ZOK) narrow_ = false;
 }
 
 // The C client cannot move a session on its own here: zoo_set_servers keeps the connection when

@@ -71,7 +71,7 @@ class CSession : public ActorCore {
   std::shared_future<bool> when_connected_to(const std::string& name);
   // Keeper::move_to: a second handle resumes the session on `name` (c_session.cpp says why).
   ZkError move_to(const std::string& name);
-  void widen();
+  void widen(const std::vector<std::string>& crowded);
   // Starts the close (the first call), and sets `done` once zookeeper_close has returned for
   // every handle.
   void close(std::promise<void> done);
@@ -105,7 +105,7 @@ class CSession : public ActorCore {
   std::vector<KnownServer> servers_;
   zhandle_t* handle_ = nullptr;      // null until opened, and once the close took it
   std::vector<zhandle_t*> retired_;  // handles the session moved away from, closed after it
-  std::string wide_hosts_;           // every server's "address:port" while the handle has its first choices only
+  bool narrow_ = false;              // the handle has KeeperOptions::first_choices of the servers only
   bool opening_ = false;             // zookeeper_init runs on a worker
   bool open_failed_ = false;
   void set_state(SessionState state) {

@@ -45,7 +45,7 @@ class ForwardingKeeper : public Keeper {
     return session_->wait_connected_to(server, deadline);
   }
   bool close_ends_session() const override { return session_->close_ends_session(); }
-  void widen() override { session_->widen(); }
+  void widen(const std::vector<std::string>& crowded) override { session_->widen(crowded); }
 
  protected:
   Keeper& session() { return *session_; }

@@ -239,7 +239,10 @@ void Engine::write_once() {
   auto widen = book.take_sessions_to_widen(now_moment());
   pass_on_events();
   if (write) send_write(*write);
-  for (auto session : widen) sessions[session]->widen();
+  if (!widen.empty()) {
+    auto crowded = book.crowded_servers();
+    for (auto session : widen) sessions[session]->widen(crowded);
+  }
   maybe_check();
   auto interval = duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings.rate));
   schedule_write(std::max(writer.expiry() + interval, Clock::now()));
@@ -322,8 +325,9 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   return std::nullopt;
 }
 
-// Each session may fail over to one other server (the next in its order) until the book widens it:
-// a server then holds at most two of them, plus one read-back, within maxClientCnxns=3. A session's
+// Each session may fail over to one other server (the next in its order) until the book widens it
+// (to any server but those holding two of them already): a server then holds at most two of them,
+// plus one read-back, within maxClientCnxns=3. A session's
 // listener reaches the engine through a weak reference: the engine owns the session, which owns it.
 std::vector<std::shared_ptr<Keeper>> WatchEngine::open_sessions() {
   auto options = session_options(settings_.session_timeout);

@@ -54,6 +54,8 @@ MUTANTS = [
      "        ->configurable(false);", "        ->configurable(true);"),
     ("a typed --servers does not hide the layers' --zoo-cfg", "verifier/commands/option_layers.cpp",
      "if (chosen.contains(key) || excluded(*option)) continue;", "if (chosen.contains(key)) continue;"),
+    ("watch: a widened session may join a server that holds two of them already (maxClientCnxns=3)",
+     "model/books/watch_book.cpp", "    if (count >= 2) crowded.push_back(server);", "    if (count >= 3) crowded.push_back(server);"),
     ("a read that failed on a minority: the quorum read taken one voter short", "model/judge/round_trip_checks.cpp",
      "bool quorum_read = read_back >= derived.majority;", "bool quorum_read = read_back + 1 >= derived.majority;"),
     ("a read that failed beside a quorum's reads is critical again", "model/judge/round_trip_checks.cpp",

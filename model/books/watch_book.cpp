@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <span>
 
 #include <fmt/format.h>
@@ -90,6 +91,7 @@ void WatchBook::session_changed(std::size_t index, const SessionEvent& event, Mo
     record_expiry(index, now);
   } else if (session.connected) {  // connecting to a server again
     session.connected = false;
+    session.server.clear();
     session.lost_at = now.steady;
     emit(now, WatchEventKind::disconnected, session.name, "", "");
   }
@@ -115,6 +117,7 @@ void WatchBook::record_connection(std::size_t index, const SessionEvent& event, 
     read_back_wanted_ = true;
   }
   session.connected = true;
+  session.server = event.server;
   session.lost_at.reset();
 }
 
@@ -139,6 +142,16 @@ std::vector<std::size_t> WatchBook::take_sessions_to_widen(Moment now) {
     widen.push_back(index);
   }
   return widen;
+}
+
+std::vector<std::string> WatchBook::crowded_servers() const {
+  std::map<std::string, int> held;
+  for (const auto& session : sessions_)
+    if (session.connected && !session.expired && !session.server.empty()) ++held[session.server];
+  std::vector<std::string> crowded;
+  for (const auto& [server, count] : held)
+    if (count >= 2) crowded.push_back(server);
+  return crowded;
 }
 
 std::vector<std::size_t> WatchBook::live_sessions() const {

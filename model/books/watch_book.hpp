@@ -108,6 +108,8 @@ class WatchBook {
   // driver widens them (Keeper::widen), so that they still find a server before the rest of the
   // timeout runs out when both servers they were opened with are down.
   std::vector<std::size_t> take_sessions_to_widen(Moment now);
+  // The servers that hold two or more of the sessions now: a widened session goes elsewhere.
+  [[nodiscard]] std::vector<std::string> crowded_servers() const;
   // The sessions the server has not expired, in order.
   [[nodiscard]] std::vector<std::size_t> live_sessions() const;
 
@@ -154,6 +156,7 @@ class WatchBook {
     bool expired = false;
     bool widened = false;
     std::optional<Clock::time_point> lost_at;
+    std::string server;  // where it is connected now (empty while it is not)
   };
 
   void record_connection(std::size_t session, const SessionEvent& event, Moment now);

@@ -5,14 +5,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "integration/lab.hpp"
@@ -57,6 +62,7 @@ class PodLab {
                    std::string(ZKPODS) + " exec " + dir_.string() + " bash -c '" + command + "'");
   }
   std::string servers() const { return pods("servers"); }
+  const std::filesystem::path& dir() const { return dir_; }
   std::string restart_command() const { return std::string(ZKPODS) + " restart " + dir_.string() + " {}"; }
 
  private:
@@ -99,24 +105,59 @@ const nlohmann::json& server_in(const nlohmann::json& report, const std::string&
   throw std::runtime_error("no server " + name + " in the report");
 }
 
+// One shell inside the lab: a watch and a sidecar beside pod `local`, which stops (the sidecar says
+// not Ready), then comes back on a new address while `quorum --wait` waits. What each said, one
+// line each, and the watch's JSON lines in DIR/watch.json. Every child has a timeout.
+std::string follow_a_pod_to_its_new_address(const PodLab& pods, const std::string& local) {
+  std::string script = R"sh(S=SERVERS; L=LOCAL; cd "$DIR"
+ready() { [ "$(curl -s -o /dev/null -w "%{http_code}" --max-time 2 http://127.0.0.1:9180/readyz)" = 200 ]; }
+cycles() { curl -s --max-time 2 http://127.0.0.1:9180/metrics | awk "/^zkverify_cycles_total / {print \$2}"; }
+until_ready() { for i in $(seq 60); do ready && return 0; sleep 0.5; done; return 1; }
+timeout 150 "$ZKVERIFY" watch --servers "$S" --output json >watch.json 2>watch.err & w=$!
+timeout 150 "$ZKVERIFY" serve --servers "$S" --local $L --listen 127.0.0.1:9180 --interval 1s --timeout 2s >serve.log 2>&1 & s=$!
+until_ready && echo "ready before" || echo "not ready before"
+"$PODS" stop "$DIR" $L; c=$(cycles); for i in $(seq 20); do [ "$(cycles)" -ge $((c + 2)) ] && break; sleep 0.5; done
+ready && echo "ready while down" || echo "not ready while down"
+timeout 100 "$ZKVERIFY" quorum --wait 60s --servers "$S" >gate.out 2>&1 & g=$!
+sleep 2; "$PODS" restart "$DIR" $L
+wait $g; echo "gate exit $?"
+until_ready && echo "ready again" || echo "not ready again"
+kill -TERM $s; wait $s; echo "serve exit $?"
+kill -INT $w; wait $w; echo "watch exit $?")sh";
+  for (auto [from, to] : {std::pair<std::string, std::string>{"SERVERS", pods.servers()}, {"LOCAL", local}})
+    script.replace(script.find(from), from.size(), to);
+  auto run = pods.sh(script);
+  INFO(run);
+  REQUIRE(run.exit_code == 0);
+  return run.out;
+}
+
 }  // namespace
 
-TEST_CASE("pods: by name, each pod on its own address, and a follower back on a new address is found again",
-          "[integration][pods][part:pods]") {
+TEST_CASE(
+    "pods: by name, and a pod back on a new address: the sidecar follows it, the gate waits for it, the watch "
+    "keeps its sessions",
+    "[integration][pods][part:pods]") {
   auto& pods = shared_pods();
-  auto servers = pods.servers();
-  CHECK_THAT(servers, Contains("pzoo-0=pzoo-0.pzoo:2181"));
-  auto healthy = pods.zkverify("quorum --output json --servers " + servers);
+  CHECK_THAT(pods.servers(), Contains("pzoo-0=pzoo-0.pzoo:2181"));  // names, as a ConfigMap lists them
+  auto healthy = pods.zkverify("quorum --output json --servers " + pods.servers());
   INFO(healthy);
   CHECK(healthy.exit_code == 0);
-
-  auto follower = follower_of(pods);
-  auto before = pods.pods("address", follower);
-  pods.pods("restart", follower);
-  CHECK(pods.pods("address", follower) != before);
-  auto back = pods.zkverify("quorum --output json --wait 60s --servers " + servers);
-  INFO(back);
-  CHECK(back.exit_code == 0);
+  auto local = follower_of(pods);
+  auto before = pods.pods("address", local);
+  auto said = follow_a_pod_to_its_new_address(pods, local);
+  INFO(said);
+  CHECK(pods.pods("address", local) != before);
+  CHECK_THAT(said, Contains("ready before\n") && Contains("not ready while down\n") && Contains("ready again\n"));
+  CHECK_THAT(said, Contains("gate exit 0\n") && Contains("serve exit 0\n") && Contains("watch exit 0\n"));
+  std::ifstream in(pods.dir() / "watch.json");
+  nlohmann::json summary;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) summary = nlohmann::json::parse(line);
+  INFO(summary);
+  CHECK(summary["event"] == "summary");
+  CHECK(summary["sessions_expired"] == 0);
+  CHECK(summary["writes_lost"] == 0);
 }
 
 TEST_CASE("pods: a roll of all five, each back on a new address: no session expired, no write lost",
@@ -200,4 +241,74 @@ TEST_CASE("pods: zkverify cut off from a server the ensemble still has: unreacha
   CHECK_THAT((*lab::find_finding(cut.json(), "unreachable"))["message"].get<std::string>(),
              Contains("the leader still counts every other voter synced"));
   CHECK(cut.json()["round_trip"]["reads_ok"] == 4);
+}
+
+namespace {
+
+// One poll of the gate while the leader is cut off: what it said, in a line of the timeline.
+struct Moment {
+  double at = 0;
+  int exit_code = 0;
+  nlohmann::json report;
+  std::string line() const {
+    std::string codes;
+    for (const auto& finding : report["findings"])
+      codes += " " + finding["code"].get<std::string>() + "(" + finding["severity"].get<std::string>() + ")";
+    return fmt::format("{:5.1f}s exit {} leader {}:{}", at, exit_code, report["leader"].dump(), codes);
+  }
+};
+
+// The gate every half second until the servers other than `old_leader` serve a leader of their own
+// and `old_leader` no longer says leader, or 60 s.
+std::vector<Moment> gate_until_reelected(const PodLab& pods, const std::string& old_leader) {
+  std::vector<Moment> moments;
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    auto run = pods.zkverify("quorum --output json --timeout 3s --servers " + pods.servers());
+    std::chrono::duration<double> at = std::chrono::steady_clock::now() - start;
+    moments.push_back({at.count(), run.exit_code, run.json()});
+    const auto& report = moments.back().report;
+    bool moved = report["leader"].is_string() && report["leader"] != old_leader;
+    if ((moved && server_in(report, old_leader)["mode"] != "leader") || at.count() > 60) return moments;
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "pods: the leader partitioned from the majority: never passes, critical only while no leader can commit, "
+    "then degraded naming the old leader",
+    "[integration][pods][part:pods]") {
+  auto& pods = shared_pods();
+  auto old_leader = pods.pods("leader");
+  std::string others;
+  for (const char* name : {"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"})
+    if (name != old_leader) others += std::string(others.empty() ? "" : ",") + name;
+  pods.pods("partition", old_leader + " -- " + others);
+  auto moments = gate_until_reelected(pods, old_leader);
+  std::string timeline;
+  for (const auto& moment : moments) timeline += moment.line() + "\n";
+  INFO(timeline);
+  WARN("the leader " << old_leader << " partitioned from the majority, the gate every half second:\n" << timeline);
+  for (const auto& moment : moments) {
+    CHECK(moment.exit_code != 0);  // the gate never passes while a server is cut off
+    // Critical only for what a client sees: two servers saying leader, or writes not committed.
+    if (moment.exit_code == 2)
+      CHECK((lab::find_finding(moment.report, "multiple-leaders") ||
+             lab::find_finding(moment.report, "round-trip-failed") || lab::find_finding(moment.report, "no-quorum") ||
+             lab::find_finding(moment.report, "no-leader")));
+  }
+  const auto& last = moments.back();
+  REQUIRE(last.report["leader"].is_string());
+  CHECK(last.report["leader"] != old_leader);
+  CHECK(last.exit_code == 1);
+  REQUIRE(lab::find_finding(last.report, "not-serving"));
+  CHECK((*lab::find_finding(last.report, "not-serving"))["server"] == old_leader);
+  CHECK_FALSE(lab::find_finding(last.report, "round-trip-failed"));
+
+  pods.pods("heal");
+  auto healed = pods.zkverify("quorum --output json --wait 60s --servers " + pods.servers());
+  INFO(healed);
+  CHECK(healed.exit_code == 0);
 }

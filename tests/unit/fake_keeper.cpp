@@ -31,11 +31,13 @@ struct Session {
   Keeper::Listener listener;
   std::int64_t id = 0;  // given by the first server it connects to
   SessionState state = SessionState::connecting;
-  std::size_t server = 0;    // index of the server it is connected to (or was, or tries)
-  std::size_t choices = 0;   // it fails over among servers[0, choices) (widen(): all)
-  bool closing = false;      // close() was called: operations complete with `closing`
-  bool close_hangs = false;  // ... and it never completes
-  bool listening = true;     // false once close() began
+  std::size_t server = 0;            // index of the server it is connected to (or was, or tries)
+  std::size_t choices = 0;           // it fails over among servers[0, choices) (widen(): all)
+  std::size_t first_choices = 0;     // choices before widen()
+  std::vector<std::string> crowded;  // widen()'s: servers past the first choices it does not try
+  bool closing = false;              // close() was called: operations complete with `closing`
+  bool close_hangs = false;          // ... and it never completes
+  bool listening = true;             // false once close() began
   bool in_listener = false;
   std::optional<Credentials> credentials;  // presented before the first operation
 };
@@ -250,9 +252,10 @@ class FakeKeeper final : public Keeper {
   }
   [[nodiscard]] bool close_ends_session() const override { return true; }
   // A session still between servers tries the others at once, as the C client's next attempt does.
-  void widen() override {
+  void widen(const std::vector<std::string>& crowded) override {
     std::lock_guard lock(ensemble_->mutex);
     session_->choices = session_->servers.size();
+    session_->crowded = crowded;
     if (session_->state == SessionState::connecting && !session_->closing)
       ensemble_->connect(session_, (session_->server + 1) % session_->choices);
   }
@@ -324,6 +327,7 @@ std::shared_ptr<Session> Ensemble::State::open_session(const std::vector<ServerA
   auto session = std::make_shared<Session>();
   session->servers = servers;
   session->choices = options.first_choices == 0 ? servers.size() : std::min(options.first_choices, servers.size());
+  session->first_choices = session->choices;
   session->timeout = options.session_timeout;
   session->listener = std::move(listener);
   session->credentials = options.credentials;
@@ -405,6 +409,8 @@ void Ensemble::State::connect(const std::shared_ptr<Session>& session, std::size
     auto index = (first + attempt) % session->choices;
     const auto& name = session->servers[index].name;
     if (down.contains(name)) continue;
+    if (index >= session->first_choices && std::ranges::find(session->crowded, name) != session->crowded.end())
+      continue;
     ++started[{OpKind::connect, name}];
     auto fault = fault_for(OpKind::connect, name, "");
     if (fault == Fault::connection_loss) continue;

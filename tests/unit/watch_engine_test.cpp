@@ -58,9 +58,9 @@ class Recorder {
     };
   }
 
-  bool wait_for(Kind kind, milliseconds timeout) {
+  bool wait_for(Kind kind, milliseconds timeout, long count = 1) {
     std::unique_lock lock(mutex_);
-    return delivered_.wait_for(lock, timeout, [&] { return count_locked(kind) > 0; });
+    return delivered_.wait_for(lock, timeout, [&] { return count_locked(kind) >= count; });
   }
 
   std::size_t count() const {
@@ -261,6 +261,33 @@ TEST_CASE(
   CHECK(reconnected[0].duration >= milliseconds(600));
   CHECK(recorder.of(Kind::expired).empty());
   CHECK(engine.totals().writes_lost == 0);
+}
+
+// On Kubernetes (maxClientCnxns=3 from one pod) a third session on one server leaves the checks
+// beside the watch no room there: a widened session skips a server that holds two already.
+TEST_CASE("watch engine: a widened session goes past a server that already holds two sessions") {
+  fake::Ensemble ensemble;
+  auto settings = quick_settings();
+  settings.servers = parse_server_list("s1=127.0.0.1:2181,s2=127.0.0.1:2182,s3=127.0.0.1:2183,s4=127.0.0.1:2184");
+  Recorder recorder;
+  WatchEngine engine(settings, test_executor(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  // s2's session moves to s3, its one other server: s3 holds two.
+  ensemble.set_down("s2");
+  ensemble.inject(rule("s2", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(3000)));
+  REQUIRE(recorder.of(Kind::reconnected)[0].server == "s3");
+  // s1's session has s2 (down) as its other server; widened, it passes s3 by for s4.
+  ensemble.set_down("s1");
+  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(3000), 2));
+  engine.stop();
+
+  auto reconnected = recorder.of(Kind::reconnected);
+  REQUIRE(reconnected.size() == 2);
+  CHECK(reconnected[1].session == "s1");
+  CHECK(reconnected[1].server == "s4");
+  CHECK(recorder.of(Kind::expired).empty());
 }
 
 TEST_CASE("watch engine: closes that never complete do not hold stop() up") {
