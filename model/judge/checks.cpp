@@ -29,9 +29,12 @@ std::string not_serving_message(const std::string& name, const Derived& derived)
   const auto& leader = derived.leaders.front();
   auto row = std::ranges::find(derived.rows, leader, &ServerRow::name);
   bool old_line = row != derived.rows.end() && row->version.starts_with("3.4.");
+  // On a Kubernetes-shaped network a server given another's id (a wrong ID_OFFSET) never joins: its
+  // peers hang up on "a server with our own ID", and it answers nothing that names its id.
   return fmt::format(
-      "{} is up but not serving requests while the others serve with leader {}: it is still joining, or cannot "
-      "reach them{}",
+      "{} is up but not serving requests while the others serve with leader {}: it is still joining, cannot "
+      "reach them, or has another server's id (a wrong ID_OFFSET or a copied myid; 3.5+ servers log \"We got a "
+      "connection request from a server with our own ID\"){}",
       name, leader,
       old_line ? "; if it came back on a new address, 3.4 peers dial the one they looked its name up to (Java caches "
                  "names for 30 s, its retries back off to a minute): wait, or restart the leader (a new election); "

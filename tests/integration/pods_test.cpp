@@ -303,3 +303,55 @@ TEST_CASE(
   INFO(healed);
   CHECK(healed.exit_code == 0);
 }
+
+// A wrong ID_OFFSET on Kubernetes: a follower restarted with another server's id, its zoo.cfg's line
+// for that id on its own address (the shared ConfigMap, as init.sh rewrites it) and its own old line
+// naming itself. Given the leader's id it never joins (the leader's id in every vote is its own, and
+// its peers hang up on "a server with our own ID"): it answers nothing that names its id, so zkverify
+// can say only that it does not serve, and what that may be. Given a follower's id it joins as a
+// second voter with that id, and its own list gives it away: its name is another id's line.
+TEST_CASE(
+    "pods: a follower given another server's id (a wrong ID_OFFSET): the leader's, it never joins "
+    "(not-serving says why it may be); a follower's, it joins (id-address-mismatch, critical)",
+    "[integration][pods][part:pods]") {
+  auto& pods = shared_pods();
+  const std::vector<std::string> names{"pzoo-0", "pzoo-1", "pzoo-2", "zoo-0", "zoo-1"};
+  auto id_of = [&](const std::string& name) {
+    return std::to_string(std::ranges::find(names, name) - names.begin() + 1);
+  };
+  auto leader = pods.pods("leader");
+  auto victim = follower_of(pods);
+  // Restarted with `id`: the report once it answers srvr as `mode`, or after 20 s.
+  auto restarted_with = [&](const std::string& id, const std::string& mode) {
+    pods.pods("set-id", victim + " " + id);
+    pods.pods("restart", victim);
+    lab::Run run;
+    for (int attempt = 0; attempt < 20; ++attempt) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+      run = pods.zkverify("quorum --output json --servers " + pods.servers());
+      if (server_in(run.json(), victim)["mode"] == mode) break;
+    }
+    return run;
+  };
+
+  auto stuck = restarted_with(id_of(leader), "not-serving");
+  INFO(stuck);
+  CHECK(stuck.exit_code == 1);
+  CHECK(stuck.json()["leader"] == leader);
+  REQUIRE(lab::find_finding(stuck.json(), "not-serving"));
+  CHECK((*lab::find_finding(stuck.json(), "not-serving"))["server"] == victim);
+  CHECK_THAT((*lab::find_finding(stuck.json(), "not-serving"))["message"].get<std::string>(),
+             Contains("has another server's id"));
+  auto log = lab::sh("cat " + (pods.dir() / victim / "server.log").string()).out;
+  CHECK_THAT(log, Contains("We got a connection request from a server with our own ID"));
+
+  std::string other;
+  for (const auto& name : names)
+    if (name != leader && name != victim && other.empty()) other = name;
+  auto joined = restarted_with(id_of(other), "follower");
+  INFO(joined);
+  CHECK(joined.exit_code == 2);
+  REQUIRE(lab::find_finding(joined.json(), "id-address-mismatch"));
+  CHECK_THAT((*lab::find_finding(joined.json(), "id-address-mismatch"))["message"].get<std::string>(),
+             Contains(victim + " reports server id " + id_of(other)) && Contains("another server's id"));
+}

@@ -500,8 +500,8 @@ TEST_CASE("a server not serving beside a leader and a quorum: it cannot join the
   facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
   auto report = judge(facts);
   REQUIRE(find(report, "not-serving"));
-  CHECK_THAT(find(report, "not-serving")->message,
-             Contains("while the others serve with leader pzoo-1") && !Contains("3.4 peers"));
+  CHECK_THAT(find(report, "not-serving")->message, Contains("while the others serve with leader pzoo-1") &&
+                                                       Contains("another server's id") && !Contains("3.4 peers"));
 
   facts.probes[1].srvr->facts.version =
       "3.4.13-2d71af4dbe22557fda74f9a9b4309b15a7487f03, built on 06/29/2018 04:05 GMT";
