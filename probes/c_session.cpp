@@ -230,13 +230,14 @@ std::shared_future<bool> CSession::when_connected_to(const std::string& name) {
 // the watch widens a session (ZooKeeper's rebalancing only moves a connected one).
 // The crowded servers (each already holds two of the watch's sessions) are left out: one more there
 // and a server with maxClientCnxns=3 refuses the checks beside the watch for as long as it runs.
+// Unless every other server is crowded (no quorum serves then): a third session beats an expired one.
 void CSession::widen(const std::vector<std::string>& crowded) {
   if (closing_ || !handle_ || !narrow_) return;
   std::vector<KnownServer> wide;
   for (std::size_t i = 0; i < servers_.size(); ++i)
     if (i < options_.first_choices || std::ranges::find(crowded, servers_[i].name) == crowded.end())
       wide.push_back(servers_[i]);
-  if (wide.size() == options_.first_choices) return;  // nowhere else to go
+  if (wide.size() == options_.first_choices) wide = servers_;
   if (zoo_set_servers(handle_, connect_string(wide).c_str()) == ZOK) narrow_ = false;
 }
 

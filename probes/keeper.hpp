@@ -74,8 +74,8 @@ class Keeper {
   virtual bool wait_connected_to(const std::string& server, Clock::time_point deadline) const = 0;
 
   // From now on the session may fail over to every server it was opened with, not only the first
-  // KeeperOptions::first_choices of them, except to the `crowded` ones beyond those (nothing to do
-  // for a session that tries them all).
+  // KeeperOptions::first_choices of them, except to the `crowded` ones beyond those unless all are
+  // (nothing to do for a session that tries them all).
   virtual void widen(const std::vector<std::string>& crowded) = 0;
 
   // The schemes of `path`'s ACL (the server answers no_auth unless the session may read or administer

@@ -256,6 +256,10 @@ class FakeKeeper final : public Keeper {
     std::lock_guard lock(ensemble_->mutex);
     session_->choices = session_->servers.size();
     session_->crowded = crowded;
+    bool elsewhere = false;  // as the C session: when every other server is crowded, all of them
+    for (std::size_t i = session_->first_choices; i < session_->servers.size(); ++i)
+      elsewhere = elsewhere || std::ranges::find(crowded, session_->servers[i].name) == crowded.end();
+    if (!elsewhere) session_->crowded.clear();
     if (session_->state == SessionState::connecting && !session_->closing)
       ensemble_->connect(session_, (session_->server + 1) % session_->choices);
   }
