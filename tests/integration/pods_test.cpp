@@ -126,7 +126,7 @@ wait $g; echo "gate exit $?"
 until_ready && echo "ready again" || echo "not ready again"
 kill -TERM $s; wait $s; echo "serve exit $?"
 kill -INT $w; wait $w; echo "watch exit $?")sh";
-  for (auto [from, to] : {std::pair<std::string, std::string>{"SERVERS", pods.servers()}, {"LOCAL", local}})
+  for (const auto& [from, to] : {std::pair<std::string, std::string>{"SERVERS", pods.servers()}, {"LOCAL", local}})
     script.replace(script.find(from), from.size(), to);
   auto run = pods.sh(script);
   INFO(run);
