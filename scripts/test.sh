@@ -125,9 +125,7 @@ if ((!quick)); then
   background=$!
 fi
 stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null || true; }
-unit_tests=
-stop_unit_tests() { [[ -n $unit_tests ]] && kill "$unit_tests" 2>/dev/null || true; }
-trap 'rc=$?; stop_background; stop_unit_tests; ((rc == 0)) || failure_summary; cleanup' EXIT
+trap 'rc=$?; stop_background; ((rc == 0)) || failure_summary; cleanup' EXIT
 
 # docs/install.md's from-source commands, as a user runs them: a user's build never fails on a compiler's
 # warning (ZKVERIFY_WERROR is off by default), so this one fails on its log instead.
@@ -144,27 +142,16 @@ if grep -q 'warning:' build/build.log; then
   exit 1
 fi
 
-# The unit and install tests beside the first integration parts and the background's builds: they
-# wait on their fakes' deadlines (about 3 s of CPU in 80-150 s; scripts/stress-tests.sh holds them
-# to passing on a busy machine), so they cost the servers next to nothing. The parts whose commands
-# keep threads busy for long (watch and step, roll, the sidecar) run once, with the TSan build's
-# zkverify (ZKVERIFY_TEST_BIN: a data race aborts the command and fails its case; the same source as
-# the Release binary, which the other parts and the packaging run): the other parts first, while
-# that build finishes.
+# The unit and install tests, beside the background's builds (both cores busy), then the integration
+# parts. Not beside the parts: the one run that tried it (9019f6a) was red in CI after 2561 s, a
+# hostile-peer case starved past its 400 ms limit (green runs before it took about 1750 s). The parts whose
+# commands keep threads busy for long (watch and step, roll, the sidecar) run once, with the TSan
+# build's zkverify (ZKVERIFY_TEST_BIN: a data race aborts the command and fails its case; the same
+# source as the Release binary, which the other parts and the packaging run): the other parts
+# first, while that build finishes.
 tsan_parts='^integration: (watch|roll|sidecar)$'
-phase "test build -LE integration (unit and install tests, beside the integration parts)"
-(cd build && ctest -j 2 --no-tests=error --output-on-failure -LE integration) >"$TMPDIR/ctest.unit.log" 2>&1 &
-unit_tests=$!
+run_tests build -LE integration
 run_tests build -L integration -E "$tsan_parts"
-phase "wait for the unit and install tests"
-if ! wait "$unit_tests"; then
-  unit_tests=
-  cat "$TMPDIR/ctest.unit.log"
-  echo "test.sh: the unit or install tests failed (above)" >&2
-  exit 1
-fi
-unit_tests=
-grep -E '^([0-9]+% tests passed|Total Test time)' "$TMPDIR/ctest.unit.log"
 if ((!quick)); then
   phase "wait for the TSan build"
   for ((waited = 0; waited < 2400; waited += 5)); do
