@@ -232,6 +232,9 @@ MUTANTS = [
      "if (chosen.contains(key) || excluded(*option)) continue;", "if (excluded(*option)) continue;"),
     ("roll: a step's release after its restart is not the server's version now", "model/judge/roll.cpp",
      "    if (!step.version_after.empty()) versions[step.server] = step.version_after;", ""),
+    ("step/roll --to: a restarted server keeps the list --zoo-cfg gave before", "verifier/check/restart_step.cpp",
+     "  if (held != given_lists.end() && returns_list) held->second = *returns_list;",
+     "  if (held != given_lists.end() && returns_list && false) held->second = *returns_list;"),
     ("3.4 create path: the created node's stat is not read (no czxid)", "probes/c_create.cpp",
      "        if (created.error != ZkError::ok) return done(std::move(created));\n"
      "        stat_created(*session, std::move(created), std::move(done));",

@@ -355,7 +355,7 @@ TEST_CASE("cli: --zoo-cfg NAME=FILE names a listed server, beside one FILE, on t
   auto not_a_gate = parse_only({"watch", "--zoo-cfg", held.five, "--zoo-cfg", "server.4=" + held.seven});
   CHECK(not_a_gate.exit_code == 64);
   CHECK_THAT(not_a_gate.err,
-             Contains("a server's own list (NAME=FILE) is for quorum, safe-to-restart, order and plan"));
+             Contains("a server's own list (NAME=FILE) is for quorum, safe-to-restart, order, plan, step and roll"));
   auto missing = parse_only({"quorum", "--zoo-cfg", held.five, "--zoo-cfg", "server.4=/nonexistent/zoo.cfg"});
   CHECK(missing.exit_code == 64);
   CHECK_THAT(missing.err, Contains("cannot read '/nonexistent/zoo.cfg'"));

@@ -1,17 +1,21 @@
 // The go/no-go rules of step and roll, whole commands on fakes: a degraded ensemble is refused even
 // when the restart itself would be safe, and a roll stops at the first step whose watch saw harm.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include "command_line_fakes.hpp"
+#include "model/facts/addresses.hpp"
 
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
@@ -33,25 +37,28 @@ std::string fresh_srvr(std::string fresh) {
 // expire as it goes down.
 class Restarter {
  public:
-  Restarter(FakeEnsemble& ensemble, bool expire) : shared_(std::make_shared<Shared>()) {
+  // `names`: the servers as COMMAND names them, when not the ensemble's own (--zoo-cfg's server.N).
+  Restarter(FakeEnsemble& ensemble, bool expire, std::vector<std::string> names = {})
+      : shared_(std::make_shared<Shared>()) {
     fs::create_directories(shared_->dir);
+    if (names.empty()) names = ensemble.names();
     for (std::size_t i = 0; i < ensemble.names().size(); ++i) {
       auto normal = ensemble.normal_srvr(i);
-      ensemble.srvr_chooses(i, [shared = shared_, &ensemble, expire, i, normal, downs = -1](int) mutable {
-        const auto& name = ensemble.names()[i];
-        if (downs < 0 && fs::remove(shared->dir / name)) {  // COMMAND asked for this restart
-          ++shared->restarts;
-          if (expire) ensemble.zookeeper.expire_sessions_on(name);
-          downs = 0;
-        }
-        if (downs < 0) return ::fake::Script{::fake::Behaviour::answer, normal};
-        if (++downs == 4) {
-          downs = -1;
-          normal = fresh_srvr(normal);
-          std::ofstream{shared->dir / (name + ".back")};
-        }
-        return ::fake::Script{::fake::Behaviour::close_at_once, ""};
-      });
+      ensemble.srvr_chooses(
+          i, [shared = shared_, &ensemble, expire, i, normal, name = names.at(i), downs = -1](int) mutable {
+            if (downs < 0 && fs::remove(shared->dir / name)) {  // COMMAND asked for this restart
+              ++shared->restarts;
+              if (expire) ensemble.zookeeper.expire_sessions_on(ensemble.names()[i]);
+              downs = 0;
+            }
+            if (downs < 0) return ::fake::Script{::fake::Behaviour::answer, normal};
+            if (++downs == 4) {
+              downs = -1;
+              normal = fresh_srvr(normal);
+              std::ofstream{shared->dir / (name + ".back")};
+            }
+            return ::fake::Script{::fake::Behaviour::close_at_once, ""};
+          });
     }
   }
   ~Restarter() { fs::remove_all(shared_->dir); }
@@ -74,7 +81,91 @@ class Restarter {
   std::shared_ptr<Shared> shared_;
 };
 
+// zoo.cfg files for the fake ensemble, whose servers report no list of their own (conf is refused, as
+// a 3.4 server has none): the five as server.1..5 (named so by --zoo-cfg), and the longer lists with
+// ids 6 and 7, which no server runs.
+struct ListFiles {
+  fs::path stem = fs::temp_directory_path() / ("gates-lists-" + std::to_string(::getpid()));
+  std::string five = stem.string() + "-5.cfg", six = stem.string() + "-6.cfg", seven = stem.string() + "-7.cfg";
+  explicit ListFiles(const FakeEnsemble& ensemble) {
+    std::string lines = "tickTime=2000\n";
+    int id = 0;
+    for (const auto& server : zkverify::parse_server_list(ensemble.servers()))
+      lines += "server." + std::to_string(++id) + "=127.0.0.1:2888:3888:participant;" + server.endpoint() + "\n";
+    std::ofstream(five) << lines;
+    std::ofstream(six) << lines << "server.6=127.0.0.6:2888:3888:participant;2181\n";
+    std::ofstream(seven) << lines << "server.6=127.0.0.6:2888:3888:participant;2181\n"
+                         << "server.7=127.0.0.7:2888:3888:participant;2181\n";
+  }
+  ~ListFiles() {
+    for (const auto& file : {five, six, seven}) fs::remove(file);
+  }
+  ListFiles(const ListFiles&) = delete;
+  ListFiles& operator=(const ListFiles&) = delete;
+};
+
+const std::vector<std::string> kListed{"server.1", "server.2", "server.3", "server.4", "server.5"};
+
 }  // namespace
+
+TEST_CASE("step reads the lists --zoo-cfg gives: a server already on a list that could split, refused") {
+  FakeEnsemble ensemble;
+  ListFiles lists(ensemble);
+  Witness witness;
+  // server.5 is back on the 7-list: {1,2,3} of the 5-list and {4,5,6,7} of the 7-list could each
+  // elect a leader, so nothing is restarted.
+  auto ran = run(ensemble.zookeeper,
+                 {"step", "--zoo-cfg", lists.five, "--zoo-cfg", "server.5=" + lists.seven, "--restart", "server.4",
+                  "--to", lists.seven, "--step-timeout", "5s", "--", "touch", witness.path.string()});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);
+  CHECK_THAT(ran.out, Contains("split-brain-possible") && Contains("by --zoo-cfg for server.5") &&
+                          Contains("step server.4: the ensemble is critical before the step; COMMAND not run"));
+  CHECK_FALSE(fs::exists(witness.path));
+}
+
+TEST_CASE("step --zoo-cfg --to: once restarted, the server holds --to's list in the checks after it") {
+  FakeEnsemble ensemble;
+  ListFiles lists(ensemble);
+  Restarter restarter(ensemble, false, kListed);
+  auto ran = run(ensemble.zookeeper,
+                 {"step", "--zoo-cfg", lists.five, "--restart", "server.4", "--to", lists.six, "--step-timeout", "10s",
+                  "--output", "json", "--", "sh", "-c", restarter.command_waiting("server.4")});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 0);  // 5 and 6 voters: their majorities always meet, a change in progress
+  CHECK(restarter.restarts() == 1);
+  auto views = ran.json()["membership_views"];
+  REQUIRE(views.size() == 2);
+  for (const auto& view : views)
+    CHECK((view["voters"].size() == 6) == (view["holders"] == nlohmann::json::array({"server.4"})));
+}
+
+TEST_CASE(
+    "roll --zoo-cfg --to: each server restarted holds --to's list, so the new leader's is judged after the last") {
+  FakeEnsemble ensemble;
+  ListFiles lists(ensemble);
+  ScratchLedger ledger("roll-given-lists");
+  Restarter restarter(ensemble, false, kListed);
+  // All five onto a 6-list whose id 6 nobody started: every step is safe (5 and 6 voters: majorities
+  // meet), and once the leader went last, the new leader holds the 6-list, which names a server that
+  // is not listed. Were the restarted servers still taken to hold the 5-list, that would go unseen.
+  auto ran =
+      run(ensemble.zookeeper, {"roll", "--zoo-cfg", lists.five, "--to", lists.six, "--state", ledger.path.string(),
+                               "--step-timeout", "10s", "--output", "json", "--", "sh", "-c", restarter.command()});
+  INFO(ran.out << ran.err);
+  CHECK(ran.exit_code == 1);
+  auto record = ran.json();
+  REQUIRE(record["steps"].size() == 5);
+  CHECK(restarter.restarts() == 5);
+  for (std::size_t i = 0; i < 4; ++i) CHECK(record["steps"][i]["verdict"] == "healthy");
+  const auto& last = record["steps"][4];
+  CHECK(last["server"] == "server.1");  // the leader, last
+  CHECK(last["verdict"] == "degraded");
+  CHECK(std::ranges::any_of(last["check_findings"], [](const nlohmann::json& finding) {
+    return finding["code"] == "membership-unlisted" &&
+           finding["message"].get<std::string>().find("ids not listed: 6") != std::string::npos;
+  }));
+}
 
 TEST_CASE("step refuses a degraded ensemble even when its own restart would be safe: COMMAND not run") {
   FakeEnsemble ensemble;

@@ -28,7 +28,7 @@ struct Recovery {
 Recovery wait_for_recovery(const StepPlan& plan, LedgerUse& ledger, const Context& context,
                            probes::RestartPoller& poller) {
   auto give_up = Clock::now() + plan.timeout;
-  auto check = check_options(plan);
+  auto check = check_options_after_restart(plan);  // the checks that count come after the restart
   Recovery recovery;
   bool said_waiting = false;
   while (true) {
@@ -96,7 +96,20 @@ EnsembleOptions check_options(const StepPlan& plan) {
   check.servers = plan.servers;
   check.timeout = plan.check_timeout;
   check.namespace_path = plan.namespace_path;
+  check.given_lists = plan.given_lists;
   return check;
+}
+
+EnsembleOptions check_options_after_restart(const StepPlan& plan) {
+  auto check = check_options(plan);
+  hold_returned_list(check.given_lists, plan.returns_list, plan.restart);
+  return check;
+}
+
+void hold_returned_list(std::map<std::string, ConfFacts>& given_lists, const std::optional<ConfFacts>& returns_list,
+                        const std::string& server) {
+  auto held = given_lists.find(server);
+  if (held != given_lists.end() && returns_list) held->second = *returns_list;
 }
 
 StepDecision decide_restart(const StepPlan& plan, LedgerUse& ledger, const Context& context,
@@ -132,7 +145,7 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
     Recovery recovery;
     if (run.outcome.timed_out) {
       probes::RestartPoller::Pause exclusive(poller);  // never a connection more than the checks need
-      recovery.report = check_and_record(check_options(plan), ledger, context);
+      recovery.report = check_and_record(check_options_after_restart(plan), ledger, context);
     } else recovery = wait_for_recovery(plan, ledger, context, poller);
     run.report = std::move(recovery.report);
     run.healthy_streak = recovery.healthy_streak;

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -44,10 +45,20 @@ struct StepPlan {
   // --to: the voters of the list the restarted server comes back with (a membership change), checked
   // against the lists the others hold before it goes (membership_refusal).
   std::optional<std::set<int>> returns_with;
+  // --zoo-cfg: the list each server runs with, for servers that do not report theirs (3.4), by name.
+  std::map<std::string, ConfFacts> given_lists;
+  // --to's whole list: the one a server whose list was given holds once it restarted.
+  std::optional<ConfFacts> returns_list;
 };
 
-// The checks' options for a plan.
+// The checks' options for a plan, before `plan.restart` restarts.
 EnsembleOptions check_options(const StepPlan& plan);
+// After it restarted: where its list was given, it now holds --to's (hold_returned_list).
+EnsembleOptions check_options_after_restart(const StepPlan& plan);
+// Where `given_lists` has `server`'s list (--zoo-cfg), --to's `returns_list` replaces it: a server
+// restarted on a new zoo.cfg holds the new list. Nothing when either is missing.
+void hold_returned_list(std::map<std::string, ConfFacts>& given_lists, const std::optional<ConfFacts>& returns_list,
+                        const std::string& server);
 
 // What the check before a restart decided.
 struct StepDecision {

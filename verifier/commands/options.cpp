@@ -85,7 +85,7 @@ void read_zoo_cfg_values(const std::vector<std::string>& values, std::vector<Ser
       if (!given)
         throw BadInput(
             fmt::format("--zoo-cfg {}: a server's own list (NAME=FILE) is for quorum, safe-to-restart, "
-                        "order and plan",
+                        "order, plan, step and roll",
                         value));
       own[entry->first] = ConfFacts{std::nullopt, read_zoo_cfg_members(entry->second), false, std::nullopt};
       continue;
@@ -178,10 +178,14 @@ CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& sta
   return add_output_file_option(command, "--state", state_file, help, true);  // an unreadable ledger: its reader's 64
 }
 
-void add_to_option(CLI::App& command, std::optional<std::set<int>>& returns_with) {
+void add_to_option(CLI::App& command, std::optional<std::set<int>>& returns_with, std::optional<ConfFacts>* list) {
   command
       .add_option_function<std::string>(
-          "--to", [&returns_with](const std::string& path) { returns_with = read_zoo_cfg_voters(path); },
+          "--to",
+          [&returns_with, list](const std::string& path) {
+            returns_with = read_zoo_cfg_voters(path);
+            if (list) *list = ConfFacts{std::nullopt, read_zoo_cfg_members(path), false, std::nullopt};
+          },
           "The zoo.cfg the restarted server reads when it starts again (a new ConfigMap): refused when its list "
           "and a list other servers hold could elect two leaders")
       ->type_name("FILE");

@@ -32,7 +32,7 @@ std::string parse_namespace(std::string_view path);
 std::string parse_ensemble_name(std::string_view name);
 
 // --servers LIST (required), or --zoo-cfg FILE. With `given` (the gates: quorum, safe-to-restart,
-// order, plan), --zoo-cfg also gives the list each server runs with, for servers that do not report
+// order, plan, step, roll), --zoo-cfg also gives the list each server runs with, for servers that do not report
 // their own (3.4): FILE's for every server, NAME=FILE's (repeatable, beside FILE) for NAME.
 void add_servers_option(CLI::App& command, std::vector<ServerAddress>& servers,
                         std::map<std::string, ConfFacts>* given = nullptr);
@@ -51,9 +51,12 @@ void add_output_option(CLI::App& command, OutputFormat& output,
 void add_namespace_option(CLI::App& command, std::string& namespace_path);
 // --state FILE, checked as an output file.
 CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help);
-// --to FILE (safe-to-restart, step, roll): the zoo.cfg a restarted server reads when it starts again;
-// its voters (read when parsing ends: an unreadable file is a usage error) go to `returns_with`.
-void add_to_option(CLI::App& command, std::optional<std::set<int>>& returns_with);
+// --to FILE (safe-to-restart, order, step, roll): the zoo.cfg a restarted server reads when it starts
+// again; its voters (read when parsing ends: an unreadable file is a usage error) go to `returns_with`,
+// and with `list` (step, roll) its whole list too: the one a restarted server whose list --zoo-cfg
+// gave then holds.
+void add_to_option(CLI::App& command, std::optional<std::set<int>>& returns_with,
+                   std::optional<ConfFacts>* list = nullptr);
 // FLAG FILE for a file zkverify writes: checked when read (check_output_path), before any probe.
 // `read_first`: the file is read before it is written (check_output_path).
 CLI::Option* add_output_file_option(CLI::App& command, const std::string& flag, std::optional<std::string>& file,

@@ -102,13 +102,13 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
   auto& command = *app.add_subcommand(
       "roll",
       "Restart every server in turn, each as one verified step, the leader last, with one watch across the roll");
-  add_servers_option(command, plan_.servers);
+  add_servers_option(command, plan_.servers, &plan_.given_lists);
   add_connection_options(command, connection_);
   add_state_option(command, plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
       ->required();
   add_step_timeout_options(command, plan_.timeout, old_timeout_used_);
   add_duration_option(command, "--pause", pause_, "Wait between steps (default 0)");
-  add_to_option(command, plan_.returns_with);
+  add_to_option(command, plan_.returns_with, &plan_.returns_list);
   command.add_flag("--dry-run", dry_run_, "Print the plan and the pre-checks; run nothing");
   add_output_option(command, output_);
   add_output_file_option(command, "--report", html_report_,
@@ -154,6 +154,7 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
   plan_.command = command_for(command, server);
   engine.take_longest_unavailable();  // the step's figure starts now
   auto run = run_restart(plan_, ledger, context);
+  hold_returned_list(plan_.given_lists, plan_.returns_list, server);  // the next steps see it on --to's list
   auto step = record_of(server, run, started_);
   step.version_before = plan_.version_before;  // the check that chose it
   step.longest_unavailable = engine.take_longest_unavailable();
@@ -227,6 +228,7 @@ int RollCommand::run(const Context& given) {
   context.executor.stop().install();
   for (const auto& server : plan_.servers) roll_.servers.push_back(server.name);
   roll_.skipped = round_at_start();
+  for (const auto& server : roll_.skipped) hold_returned_list(plan_.given_lists, plan_.returns_list, server);
   if (dry_run_) return dry_run(context, roll_.skipped);
   LedgerUse ledger{plan_.state_file, false};
   started_ = Clock::now();

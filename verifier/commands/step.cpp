@@ -50,14 +50,14 @@ class StepCommand final : public Command {
 CLI::App& StepCommand::add_to(CLI::App& app) {
   auto& command = *app.add_subcommand(
       "step", "Wrap one restart: check it is safe, run COMMAND with a watch running, wait until healthy, verify");
-  add_servers_option(command, plan_.servers);
+  add_servers_option(command, plan_.servers, &plan_.given_lists);
   add_connection_options(command, connection_);
   command.add_option("--restart", plan_.restart, "The server COMMAND restarts, as named in --servers")
       ->type_name("NAME")
       ->required();
   add_step_timeout_options(command, plan_.timeout, old_timeout_used_);
   add_state_option(command, plan_.state_file, "Ledger file, as for quorum --state");
-  add_to_option(command, plan_.returns_with);
+  add_to_option(command, plan_.returns_with, &plan_.returns_list);
   add_output_option(command, output_);
   add_namespace_option(command, plan_.namespace_path);
   add_watch_tuning_options(command, tuning_);
