@@ -1,32 +1,70 @@
 #!/usr/bin/env bash
-# Benchmark (a script, not a test): the TLS gate against the plain gate on one mixed lab (every server
-# with its plain clientPort and its TLS secureClientPort, ssl.clientAuth=need), in one hyperfine run:
-# `zkverify quorum` over each, medians and their ratio (goal: TLS at most 1.5 times the plain gate).
-# The lab is warmed up first with both commands for 20 s (fresh JVMs interpret before they compile).
+# Benchmark (a script, not a test): what TLS costs a gate, on one mixed lab (every server with its
+# plain clientPort and its TLS secureClientPort, ssl.clientAuth=need), all in one hyperfine run:
+#   - the floors: the five servers' srvr read with `echo srvr | nc` (plain), and with one
+#     `openssl s_client` each (one full TLS handshake per server, the client certificate presented:
+#     the least that reading five TLS servers can cost from a new process), and the same resuming a
+#     session saved by an earlier run (-sess_in: what a handshake costs once a server was met);
+#   - `zkverify quorum` plain and over TLS, full and --no-write.
+# Medians, and the ratios the goals are stated in: TLS gate / plain gate (goal <= 1.5) and TLS gate /
+# TLS floor (goal <= 1.2), for the full gate and --no-write alike. The lab is warmed up first with
+# every command for 20 s (fresh JVMs interpret before they compile).
 #   bench/tls.sh [RUNS]      (default 30 runs per command)
+#   ZKVERIFY_BIN=build/zkverify bench/tls.sh    a Release binary already built (else build-bench's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
 
 scripts/install-deps.sh
-cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build-bench -j "$(nproc)" --target zkverify >/dev/null
-zkverify=$PWD/build-bench/zkverify
+zkverify=${ZKVERIFY_BIN:-}
+if [[ -z $zkverify ]]; then
+  cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build-bench -j "$(nproc)" --target zkverify >/dev/null
+  zkverify=$PWD/build-bench/zkverify
+fi
+zkverify=$(realpath "$zkverify")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-bench-tls.XXXXXX")
 lab=$work/lab
 trap 'tests/lab/zklab down "$lab"; rm -rf "$work"' EXIT
 tests/lab/zklab up "$lab" --tls >/dev/null
 tls=$(tests/lab/zklab tls-dir "$lab")
-plain="$zkverify quorum --servers $(tests/lab/zklab servers "$lab")"
-secure="$zkverify quorum --servers $(tests/lab/zklab secure-servers "$lab") --tls-ca $tls/ca.pem \
---tls-cert $tls/client.pem --tls-key $tls/client.key"
-$plain >/dev/null && $secure >/dev/null  # both healthy, or the figures mean nothing
+plain_servers=$(tests/lab/zklab servers "$lab")
+secure_servers=$(tests/lab/zklab secure-servers "$lab")
+plain_ports=$(tr ',' '\n' <<<"$plain_servers" | sed 's/.*://' | paste -sd' ')
+secure_ports=$(tr ',' '\n' <<<"$secure_servers" | sed 's/.*://' | paste -sd' ')
+credentials="--tls-ca $tls/ca.pem --tls-cert $tls/client.pem --tls-key $tls/client.key"
 
+# The five at once, as the gate reads them; each client ends when the server closes after its reply.
+nc_floor="for p in $plain_ports; do echo srvr | nc -w 2 127.0.0.1 \$p >/dev/null & done; wait"
+s_client="openssl s_client -quiet -no_ign_eof -CAfile $tls/ca.pem -cert $tls/client.pem -key $tls/client.key"
+tls_floor="for p in $secure_ports; do echo srvr | $s_client -connect 127.0.0.1:\$p >/dev/null 2>&1 & done; wait"
+# One session saved per server (TLS 1.3 tickets arrive after the handshake: read to the end first).
+for p in $secure_ports; do echo srvr | $s_client -connect "127.0.0.1:$p" -sess_out "$work/session-$p" >/dev/null 2>&1; done
+resumed_floor="for p in $secure_ports; do echo srvr | $s_client -connect 127.0.0.1:\$p -sess_in $work/session-\$p \
+>/dev/null 2>&1 & done; wait"
+plain="$zkverify quorum --servers $plain_servers"
+secure="$zkverify quorum --servers $secure_servers $credentials"
+$plain >/dev/null && $secure >/dev/null  # both healthy, or the figures mean nothing
+first=${secure_ports%% *}
+resumed=$(echo srvr | openssl s_client -no_ign_eof -CAfile "$tls/ca.pem" -cert "$tls/client.pem" -key "$tls/client.key" \
+  -connect "127.0.0.1:$first" -sess_in "$work/session-$first" 2>&1 | grep -c '^Reused' || true)
+echo "a saved session resumed by the server: $([[ $resumed -gt 0 ]] && echo yes || echo 'no (the resumed floor is full handshakes)')" >&2
+
+commands=(-n 'nc floor' "$nc_floor" -n 'TLS floor' "$tls_floor" -n 'TLS floor, resumed' "$resumed_floor"
+  -n plain "$plain" -n tls "$secure" -n 'plain --no-write' "$plain --no-write" -n 'tls --no-write' "$secure --no-write")
 until=$((SECONDS + 20))
-while ((SECONDS < until)); do $plain >/dev/null || true; $secure >/dev/null || true; done
-hyperfine --style basic --runs "$runs" --export-json "$work/tls.json" -n plain "$plain" -n tls "$secure" >&2
+while ((SECONDS < until)); do
+  for ((i = 1; i < ${#commands[@]}; i += 2)); do bash -c "${commands[i]}" >/dev/null 2>&1 || true; done
+done
+hyperfine --style basic --runs "$runs" --export-json "$work/tls.json" "${commands[@]}" >&2
 perl -MJSON::PP -0777 -ne '
-  my %m = map { $_->{command} => $_->{median} } @{decode_json($_)->{results}};
-  printf "plain gate median %.1f ms, TLS gate median %.1f ms: TLS/plain %.2f (goal <= 1.5)\n",
-         1000 * $m{plain}, 1000 * $m{tls}, $m{tls} / $m{plain};' "$work/tls.json"
+  my %m = map { $_->{command} => 1000 * $_->{median} } @{decode_json($_)->{results}};
+  printf "%-20s median %7.1f ms\n", $_, $m{$_} for ("nc floor", "TLS floor", "TLS floor, resumed", "plain", "tls",
+                                                    "plain --no-write", "tls --no-write");
+  printf "TLS gate / plain gate %.2f (goal <= 1.5), --no-write %.2f\n", $m{tls} / $m{plain},
+         $m{"tls --no-write"} / $m{"plain --no-write"};
+  printf "TLS gate / TLS floor  %.2f (goal <= 1.2), --no-write %.2f\n", $m{tls} / $m{"TLS floor"},
+         $m{"tls --no-write"} / $m{"TLS floor"};
+  printf "TLS floor / nc floor  %.2f; resumed TLS floor / TLS floor %.2f\n", $m{"TLS floor"} / $m{"nc floor"},
+         $m{"TLS floor, resumed"} / $m{"TLS floor"};' "$work/tls.json"
