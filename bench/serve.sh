@@ -3,7 +3,9 @@
 # (VmRSS, and its peak VmHWM) after N cycles, and CPU time (user + system) per cycle, measured from
 # /proc between cycle 5 and cycle N so start-up is not counted. Also the /readyz latency with 300
 # idle connections open. RSS is also read at every tenth of the run: a sidecar lives for weeks, so its
-# memory must not grow with the cycles (issue 42: 10,000 cycles, flat).
+# memory must not grow with the cycles (issue 42: 10,000 cycles, flat). Then, on the same lab (each
+# server on a plain and a TLS port), the same sidecar over TLS for as many cycles: its CPU per cycle
+# and the ratio to the plain one's (issue 44's goal: at most 1.5).
 #   bench/serve.sh [CYCLES]     (default 100)
 #   INTERVAL=10ms bench/serve.sh 10000    a shorter --interval (default 100ms) for a long run
 #   ZKVERIFY=path/to/zkverify bench/serve.sh    uses that binary instead of building build-bench
@@ -25,13 +27,19 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
-tests/lab/zklab up "$work/lab" >/dev/null
+tests/lab/zklab up "$work/lab" --tls >/dev/null
 servers=$(tests/lab/zklab servers "$work/lab")
+tls=$(tests/lab/zklab tls-dir "$work/lab")
 port=$(perl -MIO::Socket::IP -e 'print IO::Socket::IP->new(Listen => 1, LocalHost => "127.0.0.1", LocalPort => 0)->sockport')
 
-"$ZKVERIFY" serve --servers "$servers" --local pzoo-0 --listen "127.0.0.1:$port" --interval "${INTERVAL:-100ms}" --timeout 2s \
-  2>"$work/serve.log" &
-pid=$!
+start_serve() {  # SERVERS [OPTIONS...]: a sidecar for pzoo-0 on $port, its pid in $pid
+  local list=$1
+  shift
+  "$ZKVERIFY" serve --servers "$list" --local pzoo-0 --listen "127.0.0.1:$port" --interval "${INTERVAL:-100ms}" \
+    --timeout 2s "$@" 2>"$work/serve.log" &
+  pid=$!
+}
+start_serve "$servers"
 
 cycles_done() { curl -s --max-time 2 "http://127.0.0.1:$port/metrics" | awk '/^zkverify_cycles_total /{print $2}'; }
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
@@ -75,3 +83,16 @@ printf '  RSS, last tenth / first tenth   %.3f (%+d KiB)\n' "$(perl -e "print $l
 printf '  CPU per cycle          %.2f ms\n' "$(perl -e "print (($end_ticks - $start_ticks) * 1000 / $hz / ($end_cycles - $start_cycles))")"
 printf '  /readyz                %s\n' "$ready"
 printf '  /readyz, 300 idle connections open: %s\n' "$idle"
+
+# The same over TLS, once the plain sidecar has gone (the port is free again).
+kill "$pid" && wait "$pid" 2>/dev/null || true
+start_serve "$(tests/lab/zklab secure-servers "$work/lab")" --tls-ca "$tls/ca.pem" --tls-cert "$tls/client.pem" \
+  --tls-key "$tls/client.key"
+wait_for_cycles 5
+tls_start_cycles=$(cycles_done); tls_start_ticks=$(cpu_ticks)
+wait_for_cycles $((tls_start_cycles + end_cycles - start_cycles))
+tls_end_cycles=$(cycles_done); tls_end_ticks=$(cpu_ticks)
+plain_ms=$(perl -e "print (($end_ticks - $start_ticks) * 1000 / $hz / ($end_cycles - $start_cycles))")
+tls_ms=$(perl -e "print (($tls_end_ticks - $tls_start_ticks) * 1000 / $hz / ($tls_end_cycles - $tls_start_cycles))")
+printf '  CPU per cycle over TLS %.2f ms (%d cycles): TLS/plain %.2f (goal <= 1.5)\n' "$tls_ms" \
+  $((tls_end_cycles - tls_start_cycles)) "$(perl -e "print $tls_ms / $plain_ms")"

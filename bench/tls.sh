@@ -10,13 +10,13 @@
 # TLS floor (goal <= 1.2), for the full gate and --no-write alike. The lab is warmed up first with
 # every command for 20 s (fresh JVMs interpret before they compile).
 #   bench/tls.sh [RUNS]      (default 30 runs per command)
-#   ZKVERIFY_BIN=build/zkverify bench/tls.sh    a Release binary already built (else build-bench's)
+#   ZKVERIFY=build/zkverify bench/tls.sh    a Release binary already built (else build-bench's)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
 
 scripts/install-deps.sh
-zkverify=${ZKVERIFY_BIN:-}
+zkverify=${ZKVERIFY:-}
 if [[ -z $zkverify ]]; then
   cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build build-bench -j "$(nproc)" --target zkverify >/dev/null

@@ -76,6 +76,20 @@ void lists_given_on_34(const lab::Lab& ensemble) {
   INFO(plan);
   CHECK(plan.exit_code == 0);
   CHECK_THAT(plan.out, Contains("step 1 of 1: add server.6 (id 6)"));
+  // step and roll read the same lists: the split given is refused before COMMAND, and a roll onto
+  // the 7-list is refused at its first step (nothing restarted: cheap on the suite's time).
+  auto step = zkverify("step --zoo-cfg " + five + " --zoo-cfg server.5=" + seven + " --restart server.4 --to " +
+                       seven + " -- false");
+  INFO(step);
+  CHECK(step.exit_code == 1);
+  CHECK_THAT(step.out, Contains("split-brain-possible") && Contains("COMMAND not run"));
+  auto roll = zkverify("roll --dry-run --output json --zoo-cfg " + five + " --to " + seven + " --state " +
+                       ensemble.dir() + "/given-roll.json -- false");
+  INFO(roll);
+  CHECK(roll.exit_code == 1);
+  REQUIRE_FALSE(roll.json()["steps"].empty());
+  CHECK(roll.json()["steps"][0]["safe"] == false);
+  CHECK_THAT(roll.json()["steps"][0]["safety"].get<std::string>(), Contains("would start again on a list of 7"));
 }
 
 // Healthy, then each verdict 3.8.0 gives: quorum, smoke, probe, serve's /readyz, order and
