@@ -78,8 +78,8 @@ void lists_given_on_34(const lab::Lab& ensemble) {
   CHECK_THAT(plan.out, Contains("step 1 of 1: add server.6 (id 6)"));
   // step and roll read the same lists: the split given is refused before COMMAND, and a roll onto
   // the 7-list is refused at its first step (nothing restarted: cheap on the suite's time).
-  auto step = zkverify("step --zoo-cfg " + five + " --zoo-cfg server.5=" + seven + " --restart server.4 --to " +
-                       seven + " -- false");
+  auto step = zkverify("step --zoo-cfg " + five + " --zoo-cfg server.5=" + seven + " --restart server.4 --to " + seven +
+                       " -- false");
   INFO(step);
   CHECK(step.exit_code == 1);
   CHECK_THAT(step.out, Contains("split-brain-possible") && Contains("COMMAND not run"));
