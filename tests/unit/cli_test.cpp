@@ -290,21 +290,8 @@ namespace {
 // dialled: the servers come from FILE).
 struct HeldLists {
   FakeEnsemble ensemble;
-  fs::path stem = fs::temp_directory_path() / ("cli-held-" + std::to_string(::getpid()));
-  std::string five = stem.string() + "-5.cfg", six = stem.string() + "-6.cfg", seven = stem.string() + "-7.cfg";
-  HeldLists() {
-    std::string lines = "tickTime=2000\n";
-    int id = 0;
-    for (const auto& server : zkverify::parse_server_list(ensemble.servers()))
-      lines += "server." + std::to_string(++id) + "=127.0.0.1:2888:3888:participant;" + server.endpoint() + "\n";
-    std::ofstream(five) << lines;
-    std::ofstream(six) << lines << "server.6=127.0.0.6:2888:3888:participant;2181\n";
-    std::ofstream(seven) << lines << "server.6=127.0.0.6:2888:3888:participant;2181\n"
-                         << "server.7=127.0.0.7:2888:3888:participant;2181\n";
-  }
-  ~HeldLists() {
-    for (const auto& file : {five, six, seven}) fs::remove(file);
-  }
+  ListFiles lists{ensemble, "cli-held"};
+  const std::string &five = lists.five, &six = lists.six, &seven = lists.seven;
   Ran run(std::vector<std::string> args) { return command_line::run(ensemble.zookeeper, std::move(args)); }
 };
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -16,6 +17,7 @@
 
 #include "fake_keeper.hpp"
 #include "fake_peer.hpp"
+#include "model/facts/addresses.hpp"
 #include "test_data.hpp"
 #include "test_executor.hpp"
 #include "verifier/commands/command.hpp"
@@ -146,6 +148,33 @@ struct ScratchLedger {
   }
   ScratchLedger(const ScratchLedger&) = delete;
   ScratchLedger& operator=(const ScratchLedger&) = delete;
+};
+
+// zoo.cfg files for a fake ensemble, whose servers report no list of their own (conf is refused, as a
+// 3.4 server has none): its five as server.1..5 (named so by --zoo-cfg, reached on their client
+// ports), and the longer lists with ids 6 and 7, which no server runs. Removed when the test ends.
+struct ListFiles {
+  std::filesystem::path stem;
+  std::string five, six, seven;
+  ListFiles(const FakeEnsemble& ensemble, const std::string& name)
+      : stem(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))),
+        five(stem.string() + "-5.cfg"),
+        six(stem.string() + "-6.cfg"),
+        seven(stem.string() + "-7.cfg") {
+    std::string lines = "tickTime=2000\n";
+    int id = 0;
+    for (const auto& server : zkverify::parse_server_list(ensemble.servers()))
+      lines += "server." + std::to_string(++id) + "=127.0.0.1:2888:3888:participant;" + server.endpoint() + "\n";
+    std::ofstream(five) << lines;
+    std::ofstream(six) << lines << "server.6=127.0.0.6:2888:3888:participant;2181\n";
+    std::ofstream(seven) << lines << "server.6=127.0.0.6:2888:3888:participant;2181\n"
+                         << "server.7=127.0.0.7:2888:3888:participant;2181\n";
+  }
+  ~ListFiles() {
+    for (const auto& file : {five, six, seven}) std::filesystem::remove(file);
+  }
+  ListFiles(const ListFiles&) = delete;
+  ListFiles& operator=(const ListFiles&) = delete;
 };
 
 // A file that a COMMAND or a test thread touches to say that something happened; named, so that one

@@ -15,7 +15,6 @@
 #include <nlohmann/json.hpp>
 
 #include "command_line_fakes.hpp"
-#include "model/facts/addresses.hpp"
 
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
@@ -81,36 +80,13 @@ class Restarter {
   std::shared_ptr<Shared> shared_;
 };
 
-// zoo.cfg files for the fake ensemble, whose servers report no list of their own (conf is refused, as
-// a 3.4 server has none): the five as server.1..5 (named so by --zoo-cfg), and the longer lists with
-// ids 6 and 7, which no server runs.
-struct ListFiles {
-  fs::path stem = fs::temp_directory_path() / ("gates-lists-" + std::to_string(::getpid()));
-  std::string five = stem.string() + "-5.cfg", six = stem.string() + "-6.cfg", seven = stem.string() + "-7.cfg";
-  explicit ListFiles(const FakeEnsemble& ensemble) {
-    std::string lines = "tickTime=2000\n";
-    int id = 0;
-    for (const auto& server : zkverify::parse_server_list(ensemble.servers()))
-      lines += "server." + std::to_string(++id) + "=127.0.0.1:2888:3888:participant;" + server.endpoint() + "\n";
-    std::ofstream(five) << lines;
-    std::ofstream(six) << lines << "server.6=127.0.0.6:2888:3888:participant;2181\n";
-    std::ofstream(seven) << lines << "server.6=127.0.0.6:2888:3888:participant;2181\n"
-                         << "server.7=127.0.0.7:2888:3888:participant;2181\n";
-  }
-  ~ListFiles() {
-    for (const auto& file : {five, six, seven}) fs::remove(file);
-  }
-  ListFiles(const ListFiles&) = delete;
-  ListFiles& operator=(const ListFiles&) = delete;
-};
-
 const std::vector<std::string> kListed{"server.1", "server.2", "server.3", "server.4", "server.5"};
 
 }  // namespace
 
 TEST_CASE("step reads the lists --zoo-cfg gives: a server already on a list that could split, refused") {
   FakeEnsemble ensemble;
-  ListFiles lists(ensemble);
+  ListFiles lists(ensemble, "gates-lists");
   Witness witness;
   // server.5 is back on the 7-list: {1,2,3} of the 5-list and {4,5,6,7} of the 7-list could each
   // elect a leader, so nothing is restarted.
@@ -126,7 +102,7 @@ TEST_CASE("step reads the lists --zoo-cfg gives: a server already on a list that
 
 TEST_CASE("step --zoo-cfg --to: once restarted, the server holds --to's list in the checks after it") {
   FakeEnsemble ensemble;
-  ListFiles lists(ensemble);
+  ListFiles lists(ensemble, "gates-lists");
   Restarter restarter(ensemble, false, kListed);
   auto ran = run(ensemble.zookeeper,
                  {"step", "--zoo-cfg", lists.five, "--restart", "server.4", "--to", lists.six, "--step-timeout", "10s",
@@ -143,7 +119,7 @@ TEST_CASE("step --zoo-cfg --to: once restarted, the server holds --to's list in 
 TEST_CASE(
     "roll --zoo-cfg --to: each server restarted holds --to's list, so the new leader's is judged after the last") {
   FakeEnsemble ensemble;
-  ListFiles lists(ensemble);
+  ListFiles lists(ensemble, "gates-lists");
   ScratchLedger ledger("roll-given-lists");
   Restarter restarter(ensemble, false, kListed);
   // All five onto a 6-list whose id 6 nobody started: every step is safe (5 and 6 voters: majorities
