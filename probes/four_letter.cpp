@@ -163,26 +163,30 @@ bool maybe_over_the_limit(const Exchange& exchange) {
 // srvr and, beside it, conf (quorum's verdict words); `on_srvr` runs once srvr is in. Another
 // client from this address may hold a connection, so a word cut off while the other was in flight
 // is asked again alone: one word's time more, never a false "unreachable". Over TLS conf waits for
-// srvr instead (when it answered): its handshake then resumes srvr's TLS session, a fraction of a
-// full handshake's cost on both sides (the full ones are most of a TLS gate's time). Returns conf's
-// exchange (none asked: srvr did not answer over TLS).
+// srvr instead: its handshake then resumes srvr's TLS session, a fraction of a full handshake's cost
+// on both sides (the full ones are most of a TLS gate's time). Returns conf's exchange (none asked
+// when srvr did not answer over TLS: the caller asks nothing more then).
 awaitable<Exchange> ask_srvr_and_conf(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                                       const ProbeLimits& limits, const ProbedCallback& on_srvr) {
   static const std::string conf_word = "conf";  // named: GCC 12 and coroutine temporaries
   auto executor = co_await asio::this_coro::executor;
   WordTarget target{probe.address.host, addresses, probe.address.port};
-  std::optional<WordInFlight> conf;
-  if (!limits.tls) conf.emplace(executor, target, conf_word, limits);
-  co_await ask_srvr(probe, addresses, limits);
   std::optional<Exchange> conf_exchange;
-  if (conf && maybe_over_the_limit(probe.srvr_exchange)) {
-    conf_exchange = co_await conf->result();
+  if (limits.tls) {
     co_await ask_srvr(probe, addresses, limits);
+    if (on_srvr) on_srvr(probe);
+    if (!probe.srvr) co_return Exchange{};
+    conf_exchange = co_await exchange_word(target, conf_word, limits);
+  } else {
+    WordInFlight conf(executor, target, conf_word, limits);
+    co_await ask_srvr(probe, addresses, limits);
+    if (maybe_over_the_limit(probe.srvr_exchange)) {
+      conf_exchange = co_await conf.result();
+      co_await ask_srvr(probe, addresses, limits);
+    }
+    if (on_srvr) on_srvr(probe);
+    if (!conf_exchange) conf_exchange = co_await conf.result();
   }
-  if (on_srvr) on_srvr(probe);
-  if (!conf && !probe.srvr) co_return Exchange{};  // the caller asks nothing more of it
-  if (!conf_exchange && conf) conf_exchange = co_await conf->result();
-  if (!conf_exchange) conf_exchange = co_await exchange_word(target, conf_word, limits);  // over TLS, after srvr
   if (mode_of(probe) && maybe_over_the_limit(*conf_exchange))  // beside the session, if one started
     conf_exchange = co_await exchange_word(target, conf_word, limits);
   co_return std::move(*conf_exchange);
