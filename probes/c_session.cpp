@@ -185,9 +185,8 @@ void CSession::resolve_waiters() {
     connected_waiters_.clear();
   }
   std::erase_if(connected_to_waiters_, [&](auto& waiter) {
-    bool there = usable() && connected_to_ == waiter.first;
-    if (!there && state_ != SessionState::closed) return false;
-    waiter.second.set_value(there);
+    if (!usable() && !final) return false;
+    waiter.second.set_value(usable() && connected_to_ == waiter.first);
     return true;
   });
 }

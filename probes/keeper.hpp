@@ -70,7 +70,9 @@ class Keeper {
   // move started (wait_connected_to says when it arrived); bad_arguments for a server it does not
   // know.
   virtual ZkError move_to(const std::string& server) = 0;
-  // Until the session is connected to the listed server `server`, or the deadline; true when it is.
+  // Until the moved session is connected again, or ended, or the deadline; true when it is
+  // connected to the listed server `server`. A session that resumed elsewhere stays there, so
+  // waiting longer for `server` would only spend the caller's deadline.
   virtual bool wait_connected_to(const std::string& server, Clock::time_point deadline) const = 0;
 
   // From now on the session may fail over to every server it was opened with, not only the first

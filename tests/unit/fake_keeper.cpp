@@ -68,7 +68,8 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   void expire_on(const std::string& server);
 
   // With the lock held.
-  void connect(const std::shared_ptr<Session>& session, std::size_t first);
+  // `moving`: the session was moved (servers refusing moved sessions are skipped).
+  void connect(const std::shared_ptr<Session>& session, std::size_t first, bool moving = false);
   void lose_connection(const std::shared_ptr<Session>& session);
   void expire(const std::shared_ptr<Session>& session);
   void remove_ephemerals(std::int64_t session);
@@ -110,6 +111,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   };
   std::vector<ActiveRule> rules;
   std::set<std::string> down;
+  std::set<std::string> refusing_moves;  // refuse_moves_to()
   std::map<std::string, int> server_ids;
   int next_server_id = 1;
   std::int64_t last_session = 0;
@@ -245,10 +247,10 @@ class FakeKeeper final : public Keeper {
   ZkError move_to(const std::string& server) override { return ensemble_->move(session_, server); }
   bool wait_connected_to(const std::string& server, Clock::time_point deadline) const override {
     std::unique_lock lock(ensemble_->mutex);
-    return ensemble_->sessions_changed.wait_until(lock, deadline, [&] {
-      return !session_->closing && session_->state == SessionState::connected &&
-             ensemble_->server_of(*session_) == server;
-    });
+    ensemble_->sessions_changed.wait_until(
+        lock, deadline, [&] { return session_->closing || session_->state != SessionState::connecting; });
+    return !session_->closing && session_->state == SessionState::connected &&
+           ensemble_->server_of(*session_) == server;
   }
   [[nodiscard]] bool close_ends_session() const override { return true; }
   // A session still between servers tries the others at once, as the C client's next attempt does.
@@ -408,11 +410,11 @@ std::optional<Fault> Ensemble::State::fault_for(OpKind op, const std::string& se
 
 // Tries the session's servers it may choose from `first` on, in order, skipping those down or
 // refusing it.
-void Ensemble::State::connect(const std::shared_ptr<Session>& session, std::size_t first) {
+void Ensemble::State::connect(const std::shared_ptr<Session>& session, std::size_t first, bool moving) {
   for (std::size_t attempt = 0; attempt < session->choices; ++attempt) {
     auto index = (first + attempt) % session->choices;
     const auto& name = session->servers[index].name;
-    if (down.contains(name)) continue;
+    if (down.contains(name) || (moving && refusing_moves.contains(name))) continue;
     if (index >= session->first_choices && std::ranges::find(session->crowded, name) != session->crowded.end())
       continue;
     ++started[{OpKind::connect, name}];
@@ -579,7 +581,7 @@ ZkError Ensemble::State::move(const std::shared_ptr<Session>& session, const std
   post({false,
         [this, session, index] {
           std::lock_guard relock(mutex);
-          if (session->state == SessionState::connecting && !session->closing) connect(session, index);
+          if (session->state == SessionState::connecting && !session->closing) connect(session, index, true);
         }},
        kReconnectDelay);
   return ZkError::ok;
@@ -677,6 +679,11 @@ void Ensemble::set_down(const std::string& server, bool down) {
   std::lock_guard lock(state_->mutex);
   if (down) state_->down.insert(server);
   else state_->down.erase(server);
+}
+
+void Ensemble::refuse_moves_to(const std::string& server) {
+  std::lock_guard lock(state_->mutex);
+  state_->refusing_moves.insert(server);
 }
 
 void Ensemble::expire_sessions_on(const std::string& server) { state_->expire_on(server); }

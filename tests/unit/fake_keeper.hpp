@@ -51,6 +51,8 @@ class Ensemble {
   void inject(Rule rule);
   // Servers that refuse sessions: a session fails over to its next listed server, or never connects.
   void set_down(const std::string& server, bool down = true);
+  // `server` refuses sessions moved to it (move_to): they connect to their next listed server.
+  void refuse_moves_to(const std::string& server);
   // Expires every session connected to `server` now (their listeners see `expired`).
   void expire_sessions_on(const std::string& server);
   // Completions queued together are delivered newest first (ZooKeeper never does this within one
