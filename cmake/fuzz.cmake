@@ -17,7 +17,7 @@ if(ZKVERIFY_FUZZ)
   endforeach()
 
   set(ZKVERIFY_FUZZ_TARGETS srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials
-    zoo_cfg proc_net)
+    zoo_cfg)
   foreach(reader ${ZKVERIFY_FUZZ_TARGETS})
     add_executable(fuzz_${reader} tests/fuzz/fuzz_${reader}.cpp)
     target_compile_options(fuzz_${reader} PRIVATE -fsanitize=fuzzer ${ZKVERIFY_FUZZ_SANITIZERS})

@@ -61,11 +61,13 @@ asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::vector<
   auto started = Clock::now();
   if (limits.tls) {
     tls::Stream stream(co_await asio::this_coro::executor, limits.tls->context());
-    if (co_await tls::connect(stream, *limits.tls, server.host, std::move(addresses), server.port, limits, exchange))
+    if (co_await tls::connect(stream, *limits.tls, server.host, std::move(addresses), server.port, limits, exchange)) {
       co_await request_command(stream, server, command, limits, exchange,
                                [&](const boost::system::error_code& ec, Exchange& failed) {
                                  tls::record_io_error(ec, *limits.tls, failed);
                                });
+      keep_session_resumable(stream.native_handle());
+    }
   } else {
     beast::tcp_stream stream(co_await asio::this_coro::executor);
     if (co_await tcp::connect(stream, std::move(addresses), server.port, limits, exchange)) {

@@ -307,6 +307,22 @@ TlsSource::Renewal TlsSource::renew_if_changed() {
   }
 }
 
+void keep_session_resumable(void* native_ssl_handle) {
+  auto* ssl = static_cast<SSL*>(native_ssl_handle);
+  SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+  auto* notes = static_cast<HandshakeNotes*>(SSL_get_ex_data(ssl, notes_index()));
+  auto* sessions = static_cast<TlsClient::Sessions*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), sessions_index()));
+  SSL_SESSION* now = SSL_get_session(ssl);
+  if (!notes || !sessions || notes->session_key.empty() || !SSL_session_reused(ssl) || !now ||
+      !SSL_SESSION_is_resumable(now))
+    return;
+  std::lock_guard lock(sessions->mutex);
+  auto& kept = sessions->by_server[notes->session_key];
+  if (kept.get() == now) return;
+  SSL_SESSION_up_ref(now);
+  kept = Session(now);
+}
+
 void set_server_name(void* native_ssl_handle, const std::string& host) {
   if (!is_ip_address(host)) SSL_set_tlsext_host_name(static_cast<SSL*>(native_ssl_handle), host.c_str());
 }

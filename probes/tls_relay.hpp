@@ -2,7 +2,7 @@
 // Sessions over TLS with a C client built without it: each session reaches each of its servers
 // through a relay of its own, a listener on 127.0.0.1 whose one connection at a time (the C
 // client's) is carried to the server over TLS. On a shared host the relay serves only sockets of
-// this process (looked up in /proc/self/net/tcp and /proc/self/fd), and goes away with its session.
+// this process (one of its own descriptors is the connecting socket), and goes away with its session.
 
 #include <chrono>
 #include <cstdint>

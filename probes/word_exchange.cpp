@@ -59,6 +59,7 @@ awaitable<Exchange> tls_exchange(const WordTarget& target, const std::string& wo
       boost::system::error_code ignored;
       co_await stream.async_shutdown(asio::redirect_error(asio::use_awaitable, ignored));
     }
+    keep_session_resumable(stream.native_handle());
   }
   co_return exchange;
 }

@@ -14,7 +14,7 @@ fi
 top="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-$top/build-fuzz}"
 data="$top/tests/data"
-targets=(srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials zoo_cfg proc_net tls_files)
+targets=(srvr mntr conf isro admin_json server_list duration ledger sidecar_request credentials zoo_cfg tls_files)
 
 if [[ ! -f "$build/CMakeCache.txt" ]]; then
   cmake -S "$top" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 -DZKVERIFY_FUZZ=ON >/dev/null

@@ -112,6 +112,7 @@ struct Exchange {
   std::chrono::microseconds latency{0};
   TlsFailure tls_failure = TlsFailure::none;    // with error tls_failed: why (detail has it in words)
   std::optional<CertificateFacts> certificate;  // over TLS: the server's, as its handshake presented it
+  bool tls_resumed = false;  // over TLS: the handshake resumed a session of an earlier one with the server
 };
 
 // The words tried after srvr, in order; refused ones are recorded, not retried.

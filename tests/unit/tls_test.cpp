@@ -1,4 +1,4 @@
-// TLS: the relay's /proc/net/tcp reading and its own-process check, the certificates' expiry
+// TLS: the relay's own-process check, the certificates' expiry
 // findings, the options' usage errors, the PEM files, and handshakes with fake peers and with a
 // python3 TLS server (the certificate's name checked against the host as listed).
 
@@ -20,7 +20,6 @@
 
 #include "command_line_fakes.hpp"
 #include "model/judge/checks.hpp"
-#include "model/parse/proc_net.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/tls.hpp"
 #include "probes/tls_relay.hpp"
@@ -32,33 +31,11 @@ using namespace zkverify;
 
 namespace {
 
-// /proc/self/net/tcp on this machine while a loopback client (port 0xBDB5) held a connection to
-// 0xC4C6, plus a TIME_WAIT entry (inode 0) and a listener.
-const char* kTable =
-    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
-    "   0: 00000000:07E8 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 231 1 0 100 0 0 10 0\n"
-    "   1: 0100007F:BDB5 0100007F:C4C6 01 00000000:00000000 00:00000000 00000000     0        0 98765 1 0 20 4 30 10 "
-    "-1\n"
-    "   2: 0100007F:C4C6 0100007F:BDB5 01 00000000:00000000 00:00000000 00000000     0        0 98766 1 0 20 4 30 10 "
-    "-1\n"
-    "   3: 0100007F:AAAA 0100007F:C4C6 06 00000000:00000000 03:00000E54 00000000     0        0 0 3 0\n";
-
 CertificateFacts certificate(const std::string& subject, std::chrono::system_clock::time_point not_after) {
   return {subject, "CN=lab CA", not_after - std::chrono::hours(24 * 30), not_after, {"DNS:localhost"}};
 }
 
 }  // namespace
-
-TEST_CASE("tls relay: the client end of a loopback connection is found by its ports, never a TIME_WAIT one") {
-  CHECK(zkverify::loopback_socket_inode(kTable, 0xBDB5, 0xC4C6) == 98765u);
-  CHECK(zkverify::loopback_socket_inode(kTable, 0xC4C6, 0xBDB5) == 98766u);  // the relay's own end
-  CHECK_FALSE(zkverify::loopback_socket_inode(kTable, 0xAAAA, 0xC4C6));      // TIME_WAIT: nobody's
-  CHECK_FALSE(zkverify::loopback_socket_inode(kTable, 0xBDB5, 0x1234));
-  CHECK_FALSE(zkverify::loopback_socket_inode("garbage\n\n", 1, 2));
-  CHECK(zkverify::socket_inode_of_link("socket:[98765]") == 98765u);
-  CHECK_FALSE(zkverify::socket_inode_of_link("pipe:[98765]"));
-  CHECK_FALSE(zkverify::socket_inode_of_link("socket:[98x]"));
-}
 
 TEST_CASE("tls: certificates expiring within the warning are named, the server's and zkverify's own") {
   auto now = std::chrono::system_clock::now();
@@ -231,16 +208,21 @@ namespace {
 
 // A TLS server on loopback presenting CERTIFICATE (python3's ssl module: the tests need no other
 // server), answering each connection's first word with a srvr capture. It listens on a socket this
-// process bound (passed as fd 3: no port is chosen twice) and is stopped by its pid.
+// process bound (passed as fd 3: no port is chosen twice) and is stopped by its pid. `Ending`: it
+// closes with close_notify (TLS 1.3), or hangs up after its reply without one (TLS 1.2, whose
+// sessions are the ones OpenSSL would then retire).
 class TlsPeer {
  public:
-  explicit TlsPeer(const std::string& certificate) {
+  enum class Ending { close_notify, hang_up_tls12 };
+  explicit TlsPeer(const std::string& certificate, Ending ending = Ending::close_notify) {
     auto [listener, port] = loopback_listener();
     port_ = port;
     const char* script =
         "import socket, ssl, sys\n"
         "context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)\n"
         "context.load_cert_chain(sys.argv[1], sys.argv[2])\n"
+        "hang_up = sys.argv[4] == 'hang-up'\n"
+        "if hang_up: context.maximum_version = ssl.TLSVersion.TLSv1_2\n"
         "reply = open(sys.argv[3], 'rb').read()\n"
         "listener = socket.socket(fileno=3)\n"
         "while True:\n"
@@ -250,14 +232,16 @@ class TlsPeer {
         "        tls = context.wrap_socket(connection, server_side=True)\n"
         "        tls.recv(4)\n"
         "        tls.sendall(reply)\n"
-        "        tls.unwrap()\n"
+        "        if hang_up: tls.close()\n"
+        "        else: tls.unwrap()\n"
         "    except (ssl.SSLError, OSError):\n"
         "        pass\n"
         "    connection.close()\n";
     auto key = test_pem("server.key");
     auto reply = std::string(ZKVERIFY_TEST_DATA) + "/srvr_follower.txt";
-    std::vector<const char*> argv{"timeout",           "30",        "python3",     "-c",   script,
-                                  certificate.c_str(), key.c_str(), reply.c_str(), nullptr};
+    const char* ending_word = ending == Ending::hang_up_tls12 ? "hang-up" : "close-notify";
+    std::vector<const char*> argv{"timeout",           "30",        "python3",     "-c",        script,
+                                  certificate.c_str(), key.c_str(), reply.c_str(), ending_word, nullptr};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, listener, 3);
@@ -279,13 +263,16 @@ class TlsPeer {
   std::uint16_t port_ = 0;
 };
 
-// srvr over TLS trusting the test server CA only (no client certificate), with or without the name check.
-zkverify::Exchange ask_over_tls(const TlsPeer& peer, bool check_hostname, const std::string& ca = "server-ca.pem") {
+// srvr over TLS trusting the test server CA only (no client certificate), with or without the name
+// check; through `client` when given (its sessions are kept for the next handshakes).
+zkverify::Exchange ask_over_tls(const TlsPeer& peer, bool check_hostname, const std::string& ca = "server-ca.pem",
+                                std::shared_ptr<const zkverify::probes::TlsClient> client = nullptr) {
   zkverify::probes::ProbeLimits limits;
   limits.deadline = std::chrono::steady_clock::now() + 10s;
   limits.connect_timeout = limits.exchange_timeout = 10s;
-  limits.tls = std::make_shared<const zkverify::probes::TlsClient>(
-      zkverify::probes::TlsSettings{test_pem(ca), std::nullopt, std::nullopt, check_hostname});
+  limits.tls = client ? std::move(client)
+                      : std::make_shared<const zkverify::probes::TlsClient>(
+                            zkverify::probes::TlsSettings{test_pem(ca), std::nullopt, std::nullopt, check_hostname});
   return zkverify::probes::ask_word(test_executor(), peer.address(), "srvr", limits);
 }
 
@@ -312,6 +299,25 @@ TEST_CASE("tls: a server's certificate must name the host as --servers lists it,
   INFO(describe(unchecked));
   CHECK(unchecked.error == ProbeError::ok);
   CHECK_THAT(unchecked.reply, Contains("Zookeeper version:"));
+}
+
+TEST_CASE("tls: after the first handshake with a server every connection resumes its session, also after hang-ups") {
+  using Ending = TlsPeer::Ending;
+  for (auto ending : {Ending::close_notify, Ending::hang_up_tls12}) {
+    TlsPeer peer(test_pem("server-loopback.pem"), ending);
+    auto client = std::make_shared<const zkverify::probes::TlsClient>(
+        zkverify::probes::TlsSettings{test_pem("server-ca.pem"), std::nullopt, std::nullopt, true});
+    std::vector<bool> resumed;
+    for (int i = 0; i < 4; ++i) {
+      auto asked = ask_over_tls(peer, true, "", client);
+      INFO(describe(asked));
+      REQUIRE(asked.error == ProbeError::ok);
+      CHECK(asked.certificate);  // also on a resumed handshake: from the session
+      resumed.push_back(asked.tls_resumed);
+    }
+    INFO((ending == Ending::hang_up_tls12 ? "TLS 1.2, hung up" : "TLS 1.3, close_notify"));
+    CHECK(resumed == std::vector<bool>{false, true, true, true});
+  }
 }
 
 TEST_CASE("tls: a chain to another CA, or an expired certificate, is refused before anything is asked, and named") {
