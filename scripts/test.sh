@@ -33,8 +33,32 @@ export CMAKE_GENERATOR=Ninja
 # stops those servers (by pid, through the lab script) and removes their files.
 export TMPDIR
 TMPDIR=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-tests.XXXXXX")
+# This script's processes below it (ctest, the test binaries, a `zklab up` under way), each with its
+# pid; the command substitution that lists them is left out.
+descendants() {
+  local child
+  for child in $(pgrep -P "$1"); do
+    [[ $child == "$BASHPID" ]] && continue
+    descendants "$child"
+    echo "$child"
+  done
+}
+# Stopped before the labs are cleaned up: a `zklab up` still starting servers when the run is
+# stopped (SIGTERM to this script) would start them after its lab's `down`, and nobody would stop them.
+stop_descendants() {
+  local pids
+  pids=$(descendants $$)
+  [[ -z $pids ]] && return 0
+  kill -TERM $pids 2>/dev/null || true
+  for ((tries = 0; tries < 50; tries++)); do  # 5 s, then they are killed
+    kill -0 $pids 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL $pids 2>/dev/null || true
+}
 cleanup() {
   local names
+  stop_descendants
   while IFS= read -r names; do
     if [[ -f $(dirname "$names")/netns ]]; then tests/lab/zkpods down "$(dirname "$names")" || true  # and its namespace
     else tests/lab/zklab down "$(dirname "$names")" || true; fi
