@@ -185,9 +185,8 @@ TEST_CASE("order puts the leader last, and safe-to-restart guards the quorum and
   auto& ensemble = lab::shared();
   Scratch scratch;
   auto servers = ensemble.servers();
-  // Settled first: the case before may have restarted every server (data loss), and a follower still
-  // catching up is rightly not proven in sync (a fresh-clone run saw safe-to-restart refuse the
-  // leader for it). The gate passes only once every server read the write back after sync.
+  // Settled first: after the data-loss case restarted every server, a follower still catching up is
+  // rightly not proven in sync (safe-to-restart refused the leader for it once); the gate waits.
   REQUIRE(zkverify("quorum --wait 60s --servers " + servers).exit_code == 0);
   auto leader = ensemble.leader();
 
