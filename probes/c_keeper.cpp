@@ -59,6 +59,9 @@ class CKeeper final : public Keeper {
   }
   bool wait_connected_to(const std::string& server, Clock::time_point deadline) const override;
   [[nodiscard]] bool close_ends_session() const override { return true; }
+  bool return_home() override {
+    return ask_now(session_, [](CSession& self) { return self.return_home(); });
+  }
   void widen(const std::vector<std::string>& crowded) override {
     tell(session_, [crowded](CSession& self) { self.widen(crowded); });
   }

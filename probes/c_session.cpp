@@ -89,6 +89,7 @@ void CSession::on_watch(zhandle_t* /*zh*/, int type, int state, const char* path
 void CSession::open(const std::vector<ServerAddress>& servers, std::vector<Resolution> found) {
   if (closing_) return;
   servers_ = known_servers(servers, std::move(found));
+  if (!servers.empty()) home_ = servers.front().name;
   if (servers_.empty()) {
     open_failed_ = true;
     return resolve_waiters();
@@ -238,6 +239,20 @@ void CSession::widen(const std::vector<std::string>& crowded) {
       wide.push_back(servers_[i]);
   if (wide.size() == options_.first_choices) wide = servers_;
   if (zoo_set_servers(handle_, connect_string(wide).c_str()) == ZOK) narrow_ = false;
+}
+
+// zoo_set_servers with a list that lacks the connected server's address drops the connection and
+// resumes the session on the new list (the client's rebalancing). The list is the own server alone:
+// a list that kept the current one would let the client stay, and one with others could send it
+// anywhere. Its address is compared as the client does (addresses, not ports).
+bool CSession::return_home() {
+  if (closing_ || !usable() || servers_.empty() || servers_.front().name != home_) return false;
+  const auto& home = servers_.front();
+  auto peer = peer_of(handle_);
+  if (!peer || std::ranges::find(home.addresses, peer->address()) != home.addresses.end()) return false;
+  if (zoo_set_servers(handle_, connect_string({home}).c_str()) != ZOK) return false;
+  narrow_ = true;  // widen() may open it up again
+  return true;
 }
 
 // The C client cannot move a session on its own here: zoo_set_servers keeps the connection when

@@ -72,6 +72,8 @@ class CSession : public ActorCore {
   // Keeper::move_to: a second handle resumes the session on `name` (c_session.cpp says why).
   ZkError move_to(const std::string& name);
   void widen(const std::vector<std::string>& crowded);
+  // Keeper::return_home: the handle's list becomes the session's own server alone.
+  bool return_home();
   // Starts the close (the first call), and sets `done` once zookeeper_close has returned for
   // every handle.
   void close(std::promise<void> done);
@@ -103,6 +105,7 @@ class CSession : public ActorCore {
   // Empty until the hosts are resolved; set by open() before any handle exists and never changed
   // after: the client's threads read it too (on_event).
   std::vector<KnownServer> servers_;
+  std::string home_;                 // the first listed server's name (set with servers_)
   zhandle_t* handle_ = nullptr;      // null until opened, and once the close took it
   std::vector<zhandle_t*> retired_;  // handles the session moved away from, closed after it
   bool narrow_ = false;              // the handle has KeeperOptions::first_choices of the servers only

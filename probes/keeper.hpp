@@ -80,6 +80,12 @@ class Keeper {
   // (nothing to do for a session that tries them all).
   virtual void widen(const std::vector<std::string>& crowded) = 0;
 
+  // Moves a session that failed over back to the first server it was opened with (its own; the
+  // caller has seen it serve), keeping its id; until widen() it then fails over nowhere else.
+  // false when it does not move: not connected, already there, or the server it is on has that
+  // server's address (the C client moves a session only to another address: one-host ensembles).
+  virtual bool return_home() = 0;
+
   // The schemes of `path`'s ACL (the server answers no_auth unless the session may read or administer
   // the node).
   virtual void get_acl(const std::string& path, Callback<AclResult> done) = 0;

@@ -110,6 +110,7 @@ struct WatchEngine::Engine : ActorCore {
   [[nodiscard]] bool writes_settled() const { return book.writes_in_flight() == 0; }
 
   void write_once();
+  void bring_sessions_home();
   void send_write(const WatchBook::Write& write);
   void schedule_write(Clock::time_point at);
   void maybe_check();
@@ -128,6 +129,7 @@ struct WatchEngine::Engine : ActorCore {
   WatchBook book;
   bool open = true;  // false once stop() ended the run: what comes later changes nothing
   bool checking = false;
+  bool homing = false;             // a worker probes the own servers of sessions that failed over
   Clock::time_point next_check{};  // at most two checks a second, whatever flaps
   std::vector<std::promise<void>> settled_waiters;
   boost::asio::steady_timer writer;
@@ -218,6 +220,20 @@ void read_back_everywhere(const std::shared_ptr<Engine>& engine, bool final) {
   close_all(pinned, Clock::now() + settings.request_timeout);
 }
 
+// On a worker: each session whose own server accepts a session pinned there (it serves) is asked
+// to go back; the book hears which went, and which cannot.
+void bring_home(const std::shared_ptr<Engine>& engine, const std::vector<std::size_t>& away) {
+  const auto& settings = engine->settings;
+  for (auto index : away) {
+    auto probe = engine->keepers.open({settings.servers[index]}, session_options(settings.session_timeout));
+    bool serves = probe->wait_connected(Clock::now() + settings.request_timeout) == ZkError::ok;
+    probe->close(Clock::now() + settings.request_timeout);
+    if (!serves) continue;
+    bool moving = engine->sessions[index]->return_home();
+    feed_book(engine, [index, moving](WatchBook& book, Moment) { book.homecoming(index, moving); });
+  }
+}
+
 // The checks the book asked for, on a worker.
 void check_once(const std::shared_ptr<Engine>& engine) {
   auto [ephemerals, read_back] = ask_now(engine, [](Engine& self) {
@@ -243,6 +259,7 @@ void Engine::write_once() {
     auto crowded = book.crowded_servers();
     for (auto session : widen) sessions[session]->widen(crowded);
   }
+  bring_sessions_home();
   maybe_check();
   auto interval = duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / settings.rate));
   schedule_write(std::max(writer.expiry() + interval, Clock::now()));
@@ -263,6 +280,18 @@ void Engine::send_write(const WatchBook::Write& write) {
     });
   };
   sessions[write.session]->set(znodes[write.session].counter, std::to_string(write.value), -1, done);
+}
+
+// A session that failed over stays where it landed: the server there then holds two of the watch's
+// sessions for the rest of the run, and with maxClientCnxns=3 and a read-back no connection is left
+// for the checks beside the watch (roll's, step's). So it goes home once its own server serves.
+void Engine::bring_sessions_home() {
+  if (homing || stopping()) return;
+  auto away = book.take_sessions_to_bring_home(now_moment());
+  if (away.empty()) return;
+  homing = true;
+  offload(
+      self(), [engine = self(), away] { bring_home(engine, away); }, [](Engine& self) { self.homing = false; });
 }
 
 // After a change: when the book wants checks and none runs, one runs on a worker (its waits block),

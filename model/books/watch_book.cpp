@@ -106,11 +106,14 @@ void WatchBook::record_connection(std::size_t index, const SessionEvent& event, 
       totals_.negotiated_timeout = granted;
     emit(now, WatchEventKind::connected, session.name, event.server,
          fmt::format("session timeout {}ms", granted.count()));
-  } else if (session.lost_at) {
-    auto away = since(*session.lost_at, now);
+  } else if (session.lost_at || (session.connected && event.server != session.server)) {
+    // Moved by the driver (Keeper::return_home), the C client says only where it arrived.
+    auto away = session.lost_at ? since(*session.lost_at, now) : milliseconds(0);
     totals_.longest_disconnect = std::max(totals_.longest_disconnect, away);
+    auto home = session.going_home && event.server == session.name ? "back on its own server " : "";
     emit(now, WatchEventKind::reconnected, session.name, event.server,
-         fmt::format("after {}ms (session timeout {}ms)", away.count(), totals_.negotiated_timeout.count()), away);
+         fmt::format("{}after {}ms (session timeout {}ms)", home, away.count(), totals_.negotiated_timeout.count()),
+         away);
     // Reconnects are when writes and ephemerals get lost, if ever (a server restarted, the leader
     // changed): look now.
     ephemeral_checks_.push_back(index);
@@ -119,6 +122,8 @@ void WatchBook::record_connection(std::size_t index, const SessionEvent& event, 
   session.connected = true;
   session.server = event.server;
   session.lost_at.reset();
+  session.going_home = false;
+  session.stays_put = false;
 }
 
 void WatchBook::record_expiry(std::size_t index, Moment now) {
@@ -142,6 +147,29 @@ std::vector<std::size_t> WatchBook::take_sessions_to_widen(Moment now) {
     widen.push_back(index);
   }
   return widen;
+}
+
+std::vector<std::size_t> WatchBook::take_sessions_to_bring_home(Moment now) {
+  constexpr auto kRetry = std::chrono::seconds(2);
+  std::vector<std::size_t> away;
+  for (std::size_t index = 0; index < sessions_.size(); ++index) {
+    auto& session = sessions_[index];
+    if (closing_ || !session.connected || session.expired || session.server.empty() || session.server == session.name ||
+        session.going_home || session.stays_put)
+      continue;
+    if (session.home_asked_at && now.steady - *session.home_asked_at < kRetry) continue;
+    session.home_asked_at = now.steady;
+    away.push_back(index);
+  }
+  return away;
+}
+
+// A session on its way home may have to widen again if its server fails it meanwhile.
+void WatchBook::homecoming(std::size_t index, bool moving) {
+  auto& session = sessions_.at(index);
+  session.going_home = moving;
+  session.stays_put = !moving;
+  if (moving) session.widened = false;
 }
 
 std::vector<std::string> WatchBook::crowded_servers() const {

@@ -108,6 +108,14 @@ class WatchBook {
   // driver widens them (Keeper::widen), so that they still find a server before the rest of the
   // timeout runs out when both servers they were opened with are down.
   std::vector<std::size_t> take_sessions_to_widen(Moment now);
+  // Sessions connected to a server other than their own (the one they are named after), each at
+  // most every two seconds: the driver moves those whose own server accepts a session again back
+  // there (Keeper::return_home). A session that failed over otherwise stays where it landed, and
+  // that server then holds two of them for the rest of the run.
+  std::vector<std::size_t> take_sessions_to_bring_home(Moment now);
+  // The driver asked `session` to go home: `moving` when it left, false when it cannot (it stays
+  // where it is until it connects elsewhere again).
+  void homecoming(std::size_t session, bool moving);
   // The servers that hold two or more of the sessions now: a widened session goes elsewhere.
   [[nodiscard]] std::vector<std::string> crowded_servers() const;
   // The sessions the server has not expired, in order.
@@ -155,6 +163,9 @@ class WatchBook {
     bool connected = false;
     bool expired = false;
     bool widened = false;
+    bool going_home = false;  // asked to return to its own server, not arrived yet
+    bool stays_put = false;   // cannot go home from the server it is on
+    std::optional<Clock::time_point> home_asked_at;
     std::optional<Clock::time_point> lost_at;
     std::string server;  // where it is connected now (empty while it is not)
   };

@@ -124,6 +124,7 @@ timeout 100 "$ZKVERIFY" quorum --wait 60s --servers "$S" >gate.out 2>&1 & g=$!
 sleep 2; "$PODS" restart "$DIR" $L
 wait $g; echo "gate exit $?"
 until_ready && echo "ready again" || echo "not ready again"
+for i in $(seq 20); do grep -q "\"back on its own server" watch.json && break; sleep 0.5; done
 kill -TERM $s; wait $s; echo "serve exit $?"
 kill -INT $w; wait $w; echo "watch exit $?")sh";
   for (const auto& [from, to] : {std::pair<std::string, std::string>{"SERVERS", pods.servers()}, {"LOCAL", local}})
@@ -162,9 +163,16 @@ TEST_CASE(
   CHECK_THAT(server_in(down, local).dump(), Contains("lookup of"));
   std::ifstream in(pods.dir() / "watch.json");
   nlohmann::json summary;
-  for (std::string line; std::getline(in, line);)
-    if (!line.empty()) summary = nlohmann::json::parse(line);
+  bool home_again = false;  // the session that failed over went back to its pod on its new address
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    summary = nlohmann::json::parse(line);
+    home_again =
+        home_again || (summary["event"] == "reconnected" && summary["session"] == local && summary["server"] == local &&
+                       summary["detail"].get<std::string>().starts_with("back on its own server"));
+  }
   INFO(summary);
+  CHECK(home_again);
   CHECK(summary["event"] == "summary");
   CHECK(summary["sessions_expired"] == 0);
   CHECK(summary["writes_lost"] == 0);

@@ -77,6 +77,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   void fire_watches(const std::string& path, WatchKind kind);
   void drop_watches(const std::shared_ptr<Session>& session, bool notify);
   ZkError move(const std::shared_ptr<Session>& session, const std::string& server);
+  bool return_home(const std::shared_ptr<Session>& session);
   int server_id(const std::string& server);
   std::optional<Fault> fault_for(OpKind op, const std::string& server, const std::string& path);
   [[nodiscard]] std::string server_of(const Session& session) const;
@@ -112,6 +113,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   std::vector<ActiveRule> rules;
   std::set<std::string> down;
   std::set<std::string> refusing_moves;  // refuse_moves_to()
+  bool one_address = false;              // share_one_address()
   std::map<std::string, int> server_ids;
   int next_server_id = 1;
   std::int64_t last_session = 0;
@@ -245,6 +247,7 @@ class FakeKeeper final : public Keeper {
     });
   }
   ZkError move_to(const std::string& server) override { return ensemble_->move(session_, server); }
+  bool return_home() override { return ensemble_->return_home(session_); }
   bool wait_connected_to(const std::string& server, Clock::time_point deadline) const override {
     std::unique_lock lock(ensemble_->mutex);
     ensemble_->sessions_changed.wait_until(
@@ -587,6 +590,26 @@ ZkError Ensemble::State::move(const std::shared_ptr<Session>& session, const std
   return ZkError::ok;
 }
 
+// As the C session after zoo_set_servers with its first server alone: the connection drops and,
+// after the reconnect delay, the session tries that server only (until widen()), keeping its id.
+// Like the C client, it says only where it arrived, not that it was between servers.
+bool Ensemble::State::return_home(const std::shared_ptr<Session>& session) {
+  std::lock_guard lock(mutex);
+  ++started[{OpKind::home, server_of(*session)}];
+  if (one_address || session->closing || session->state != SessionState::connected || session->server == 0)
+    return false;
+  session->choices = 1;
+  session->state = SessionState::connecting;
+  sessions_changed.notify_all();
+  post({false,
+        [this, session] {
+          std::lock_guard relock(mutex);
+          if (session->state == SessionState::connecting && !session->closing) connect(session, 0);
+        }},
+       kReconnectDelay);
+  return true;
+}
+
 template <class R>
 void Ensemble::State::complete(Keeper::Callback<R> done, R result) {
   post({true, [done = std::move(done), result = std::move(result)] { done(result); }}, dispatcher.delay());
@@ -679,6 +702,11 @@ void Ensemble::set_down(const std::string& server, bool down) {
   std::lock_guard lock(state_->mutex);
   if (down) state_->down.insert(server);
   else state_->down.erase(server);
+}
+
+void Ensemble::share_one_address(bool shared) {
+  std::lock_guard lock(state_->mutex);
+  state_->one_address = shared;
 }
 
 void Ensemble::refuse_moves_to(const std::string& server) {

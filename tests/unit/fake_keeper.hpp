@@ -20,8 +20,24 @@
 namespace zkverify::fake {
 
 // watch: a get_and_watch's watch firing (never_complete: it never fires); move: Keeper::move_to
-// (connection_loss: the session lands on its next server instead; session_expired: it dies).
-enum class OpKind { connect, create, get, set, exists, children, remove, sync, multi, close, watch, move, get_acl };
+// (connection_loss: the session lands on its next server instead; session_expired: it dies);
+// home: Keeper::return_home, counted whether it moves or not (no faults).
+enum class OpKind {
+  connect,
+  create,
+  get,
+  set,
+  exists,
+  children,
+  remove,
+  sync,
+  multi,
+  close,
+  watch,
+  move,
+  get_acl,
+  home
+};
 
 enum class Fault {
   never_complete,   // the operation (or connect, or close) never completes
@@ -53,6 +69,9 @@ class Ensemble {
   void set_down(const std::string& server, bool down = true);
   // `server` refuses sessions moved to it (move_to): they connect to their next listed server.
   void refuse_moves_to(const std::string& server);
+  // Every server on one address, as on a one-host ensemble: Keeper::return_home never moves a
+  // session (the C client tells servers apart by address only).
+  void share_one_address(bool shared = true);
   // Expires every session connected to `server` now (their listeners see `expired`).
   void expire_sessions_on(const std::string& server);
   // Completions queued together are delivered newest first (ZooKeeper never does this within one

@@ -182,6 +182,64 @@ TEST_CASE("watch book: a session away for a third of the session timeout is wide
   CHECK(book.take_sessions_to_widen(at(9000)).empty());
 }
 
+// Sessions are named after their own servers here: "a" belongs on "a".
+TEST_CASE("watch book: a session that failed over is asked home every two seconds until it goes or cannot") {
+  auto book = three_sessions();
+  book.session_changed(0, connected_to("a"), at(0));
+  book.session_changed(1, connected_to("b"), at(0));
+  CHECK(book.take_sessions_to_bring_home(at(10)).empty());  // every session is at home
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
+  CHECK(book.take_sessions_to_bring_home(at(150)).empty());  // not connected anywhere: nothing to move
+  book.session_changed(0, connected_to("b"), at(200));
+  CHECK(book.take_sessions_to_bring_home(at(200)) == std::vector<std::size_t>{0});
+  CHECK(book.take_sessions_to_bring_home(at(2199)).empty());  // its server did not serve yet: not before 2 s
+  CHECK(book.take_sessions_to_bring_home(at(2200)) == std::vector<std::size_t>{0});
+
+  book.homecoming(0, true);
+  CHECK(book.take_sessions_to_bring_home(at(9000)).empty());  // on its way
+  book.take_events();
+  book.take_read_back_wanted();
+  book.take_ephemeral_checks();
+  // The C client moves it without saying it was between servers: where it arrived is the news.
+  book.session_changed(0, connected_to("a"), at(2350));
+  auto events = book.take_events();
+  REQUIRE(kinds(events) == std::vector<Kind>{Kind::reconnected});
+  CHECK(events[0].server == "a");
+  CHECK(events[0].detail == "back on its own server after 0ms (session timeout 4000ms)");
+  CHECK(book.take_read_back_wanted());  // a move is a reconnect: look whether anything went
+  CHECK(book.take_ephemeral_checks() == std::vector<std::size_t>{0});
+  book.session_changed(0, connected_to("a"), at(2360));  // the same server again: no news
+  CHECK(book.take_events().empty());
+
+  // One that cannot move from where it is (one address for every server) is not asked again there.
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(3000));
+  book.session_changed(0, connected_to("c"), at(3100));
+  CHECK(book.take_sessions_to_bring_home(at(3100)).empty());  // 2 s after the last ask, whatever happened since
+  CHECK(book.take_sessions_to_bring_home(at(4200)) == std::vector<std::size_t>{0});
+  book.homecoming(0, false);
+  CHECK(book.take_sessions_to_bring_home(at(20000)).empty());
+  CHECK(book.take_events().back().detail == "after 100ms (session timeout 4000ms)");
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(21000));
+  book.session_changed(0, connected_to("b"), at(21100));  // landed elsewhere again: asked again
+  CHECK(book.take_sessions_to_bring_home(at(21100)) == std::vector<std::size_t>{0});
+  book.closing();
+  CHECK(book.take_sessions_to_bring_home(at(40000)).empty());
+}
+
+// Asked home, it fails over again on the way (its server went down): it may widen again.
+TEST_CASE("watch book: a session sent home may be widened again") {
+  auto book = three_sessions();
+  book.session_changed(0, {SessionState::connected, "a", milliseconds(3000)}, at(0));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
+  CHECK(book.take_sessions_to_widen(at(1100)) == std::vector<std::size_t>{0});
+  book.session_changed(0, connected_to("c"), at(1200));
+  REQUIRE(book.take_sessions_to_bring_home(at(1300)) == std::vector<std::size_t>{0});
+  book.homecoming(0, true);
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(1400));
+  CHECK(book.take_sessions_to_widen(at(2399)).empty());
+  CHECK(book.take_sessions_to_widen(at(2400)) == std::vector<std::size_t>{0});
+}
+
 TEST_CASE("watch book: an expiry is counted once and the expired session writes no more") {
   auto book = three_sessions();
   book.session_changed(2, connected_to("s3"), at(0));

@@ -290,6 +290,60 @@ TEST_CASE("watch engine: a widened session goes past a server that already holds
   CHECK(recorder.of(Kind::expired).empty());
 }
 
+// A session that failed over stays where it landed unless moved: that server then holds two of the
+// watch's sessions, and with maxClientCnxns=3 the checks beside the watch find no room there.
+TEST_CASE("watch engine: a session that failed over goes home once its server serves, not before") {
+  fake::Ensemble ensemble;
+  Recorder recorder;
+  WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  ensemble.set_down("s1");
+  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(3000)));
+  REQUIRE(recorder.of(Kind::reconnected)[0].server == "s2");
+  // 80 more writes through s2 (about 2.4 s: two asks, 2 s apart): s1 is down, so it stays.
+  auto on_s2 = ensemble.operations(fake::OpKind::set, "s2");
+  REQUIRE(written(ensemble, "s2", on_s2 + 80));
+  CHECK(ensemble.operations(fake::OpKind::home) == 0);
+  CHECK(recorder.of(Kind::reconnected).size() == 1);
+
+  ensemble.set_down("s1", false);
+  REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(5000), 2));
+  engine.stop();
+
+  auto reconnected = recorder.of(Kind::reconnected);
+  REQUIRE(reconnected.size() == 2);
+  CHECK(reconnected[1].session == "s1");
+  CHECK(reconnected[1].server == "s1");
+  CHECK_THAT(reconnected[1].detail, StartsWith("back on its own server after"));
+  CHECK(ensemble.operations(fake::OpKind::home, "s2") == 1);
+  CHECK(recorder.of(Kind::expired).empty());
+  auto totals = engine.totals();
+  CHECK(totals.writes_lost == 0);
+  CHECK(totals.stale_reads == 0);
+}
+
+// On one address (the one-host lab) the C client cannot tell the servers apart: asked once, the
+// session stays, and is not asked again every two seconds.
+TEST_CASE("watch engine: a session that cannot be moved home is asked once") {
+  fake::Ensemble ensemble;
+  ensemble.share_one_address();
+  Recorder recorder;
+  WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(3000)));
+  REQUIRE(ensemble.wait_for_operations(fake::OpKind::home, "s2", 1, Clock::now() + std::chrono::seconds(10)));
+  auto on_s2 = ensemble.operations(fake::OpKind::set, "s2");
+  REQUIRE(written(ensemble, "s2", on_s2 + 80));  // about 2.4 s: another ask would have come
+  engine.stop();
+
+  CHECK(ensemble.operations(fake::OpKind::home) == 1);
+  auto reconnected = recorder.of(Kind::reconnected);
+  REQUIRE(reconnected.size() == 1);
+  CHECK(reconnected[0].server == "s2");
+}
+
 TEST_CASE("watch engine: closes that never complete do not hold stop() up") {
   fake::Ensemble ensemble;
   ensemble.inject(rule("", fake::OpKind::close, fake::Fault::never_complete));
