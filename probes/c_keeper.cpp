@@ -62,6 +62,9 @@ class CKeeper final : public Keeper {
   bool return_home() override {
     return ask_now(session_, [](CSession& self) { return self.return_home(); });
   }
+  [[nodiscard]] bool can_return_home() const override {
+    return ask_now(session_, [](CSession& self) { return self.can_return_home(); });
+  }
   void widen(const std::vector<std::string>& crowded) override {
     tell(session_, [crowded](CSession& self) { self.widen(crowded); });
   }

@@ -246,13 +246,16 @@ void CSession::widen(const std::vector<std::string>& crowded) {
 // a list that kept the current one would let the client stay, and one with others could send it
 // anywhere. Its address is compared as the client does (addresses, not ports).
 bool CSession::return_home() {
+  if (!can_return_home() || zoo_set_servers(handle_, connect_string({servers_.front()}).c_str()) != ZOK) return false;
+  narrow_ = true;  // widen() may open it up again
+  return true;
+}
+
+bool CSession::can_return_home() const {
   if (closing_ || !usable() || servers_.empty() || servers_.front().name != home_) return false;
   const auto& home = servers_.front();
   auto peer = peer_of(handle_);
-  if (!peer || std::ranges::find(home.addresses, peer->address()) != home.addresses.end()) return false;
-  if (zoo_set_servers(handle_, connect_string({home}).c_str()) != ZOK) return false;
-  narrow_ = true;  // widen() may open it up again
-  return true;
+  return peer && std::ranges::find(home.addresses, peer->address()) == home.addresses.end();
 }
 
 // The C client cannot move a session on its own here: zoo_set_servers keeps the connection when

@@ -74,6 +74,7 @@ class CSession : public ActorCore {
   void widen(const std::vector<std::string>& crowded);
   // Keeper::return_home: the handle's list becomes the session's own server alone.
   bool return_home();
+  [[nodiscard]] bool can_return_home() const;
   // Starts the close (the first call), and sets `done` once zookeeper_close has returned for
   // every handle.
   void close(std::promise<void> done);

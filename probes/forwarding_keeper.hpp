@@ -47,6 +47,7 @@ class ForwardingKeeper : public Keeper {
   bool close_ends_session() const override { return session_->close_ends_session(); }
   void widen(const std::vector<std::string>& crowded) override { session_->widen(crowded); }
   bool return_home() override { return session_->return_home(); }
+  [[nodiscard]] bool can_return_home() const override { return session_->can_return_home(); }
 
  protected:
   Keeper& session() { return *session_; }

@@ -85,6 +85,9 @@ class Keeper {
   // false when it does not move: not connected, already there, or the server it is on has that
   // server's address (the C client moves a session only to another address: one-host ensembles).
   virtual bool return_home() = 0;
+  // Whether return_home() could move the session from where it is now (connected elsewhere, to
+  // another address): asked before the caller spends a connection on seeing that server serve.
+  [[nodiscard]] virtual bool can_return_home() const = 0;
 
   // The schemes of `path`'s ACL (the server answers no_auth unless the session may read or administer
   // the node).

@@ -221,10 +221,15 @@ void read_back_everywhere(const std::shared_ptr<Engine>& engine, bool final) {
 }
 
 // On a worker: each session whose own server accepts a session pinned there (it serves) is asked
-// to go back; the book hears which went, and which cannot.
+// to go back; the book hears which went, and which cannot (then no connection is spent on seeing
+// its server serve).
 void bring_home(const std::shared_ptr<Engine>& engine, const std::vector<std::size_t>& away) {
   const auto& settings = engine->settings;
   for (auto index : away) {
+    if (!engine->sessions[index]->can_return_home()) {
+      feed_book(engine, [index](WatchBook& book, Moment) { book.homecoming(index, false); });
+      continue;
+    }
     auto probe = engine->keepers.open({settings.servers[index]}, session_options(settings.session_timeout));
     bool serves = probe->wait_connected(Clock::now() + settings.request_timeout) == ZkError::ok;
     probe->close(Clock::now() + settings.request_timeout);

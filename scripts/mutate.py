@@ -4,17 +4,21 @@
 Each mutant is one small edit of one source line (the text must occur exactly once). For each, in a
 scratch copy of the tree: apply it, rebuild the unit tests, run them; "killed" when a test fails
 (or the mutant no longer builds: reported apart, as that proves nothing), "survived" when every
-test passes. Not part of CI (about a minute a mutant); README's testing notes give the last result.
+test passes. Not part of CI; docs/testing.md gives the last result. The unit tests mostly wait (fake
+servers' delays and deadlines), so several mutants are tried at once, each in a scratch copy of its
+own (--jobs, default 3); ccache shares their compiles.
 
-  scripts/mutate.py [--only 'NAME_SUBSTRING|...'] [--keep]    (scripts/mutate.sh is the same)
+  scripts/mutate.py [--only 'NAME_SUBSTRING|...'] [--jobs N] [--keep]    (scripts/mutate.sh is the same)
   scripts/mutate.py --check    only that each mutant's text occurs once (scripts/lint.sh runs it, so a
                                refactor that moves a rule's line updates its mutant in the same commit)
 """
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -237,6 +241,10 @@ MUTANTS = [
     ("step/roll --to: a restarted server keeps the list --zoo-cfg gave before", "verifier/check/restart_step.cpp",
      "  if (held != given_lists.end() && returns_list) held->second = *returns_list;",
      "  if (held != given_lists.end() && returns_list && false) held->second = *returns_list;"),
+    ("watch: a session that failed over stays where it landed", "probes/watch_engine.cpp",
+     "  bring_sessions_home();\n  maybe_check();", "  maybe_check();"),
+    ("watch: a session is sent home without seeing its server serve", "probes/watch_engine.cpp",
+     "    if (!serves) continue;\n    bool moving", "    if (!serves && false) continue;\n    bool moving"),
     ("3.4 create path: the created node's stat is not read (no czxid)", "probes/c_create.cpp",
      "        if (created.error != ZkError::ok) return done(std::move(created));\n"
      "        stat_created(*session, std::move(created), std::move(done));",
@@ -245,7 +253,10 @@ MUTANTS = [
 
 
 def run(cmd, cwd, timeout=1800):
-    return subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=timeout)
+    # ccache finds one copy's compiles in another's: paths relative to the copy, its directory unhashed.
+    env = dict(os.environ, CCACHE_BASEDIR=str(cwd), CCACHE_NOHASHDIR="1")
+    return subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          timeout=timeout)
 
 
 def scratch_copy():
@@ -268,6 +279,73 @@ def build_and_test(scratch):
     return ("passed" if tested.returncode == 0 else "failed"), tested.stdout[-3000:]
 
 
+def prepared_copy(baseline):
+    """A scratch copy, configured and built; with `baseline`, its unmutated unit tests must pass (else
+    the run stops: a mutant killed there would prove nothing)."""
+    scratch = scratch_copy()
+    launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
+    configured = run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Debug", *launcher], scratch)
+    if configured.returncode != 0:
+        sys.exit(f"mutate: configure failed:\n{configured.stdout}")
+    if not baseline:
+        built = run(["cmake", "--build", "build", "--target", "unit_tests", "-j", str(os.cpu_count() or 2)], scratch)
+        if built.returncode != 0:
+            sys.exit(f"mutate: the unmutated tree does not build:\n{built.stdout[-2000:]}")
+        return scratch
+    outcome, log = build_and_test(scratch)
+    if outcome != "passed":
+        sys.exit(f"mutate: the unmutated tree does not pass ({outcome}):\n{log}")
+    return scratch
+
+
+def try_mutant(scratch, mutant):
+    name, path, original, weakened = mutant
+    source = scratch / path
+    text = source.read_text()
+    if text.count(original) != 1:
+        return name, "stale", f"{path}: the original text occurs {text.count(original)} times"
+    started = time.monotonic()
+    source.write_text(text.replace(original, weakened))
+    try:
+        outcome, _ = build_and_test(scratch)
+    finally:
+        source.write_text(text)
+    verdict = {"failed": "killed", "passed": "SURVIVED", "no-build": "no-build"}[outcome]
+    return name, verdict, f"{path} ({time.monotonic() - started:.0f}s)"
+
+
+def try_all(mutants, jobs, keep):
+    """Each worker takes the next mutant in its own copy; results in the order they end."""
+    todo = queue.Queue()
+    for mutant in mutants:
+        todo.put(mutant)
+    results, lock = [], threading.Lock()
+
+    def worker(scratch):
+        while True:
+            try:
+                mutant = todo.get_nowait()
+            except queue.Empty:
+                return
+            result = try_mutant(scratch, mutant)
+            with lock:
+                results.append(result)
+                print(f"  {result[1]:9} {result[0]}  [{result[2]}]", flush=True)
+
+    copies = [prepared_copy(baseline=True)]  # it also fills ccache for the others
+    copies += [prepared_copy(baseline=False) for _ in range(1, min(jobs, len(mutants)))]
+    print(f"mutate: {len(mutants)} mutants, {len(copies)} at a time in {', '.join(map(str, copies))}", flush=True)
+    threads = [threading.Thread(target=worker, args=(copy,)) for copy in copies]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    if not keep:
+        for copy in copies:
+            shutil.rmtree(copy, ignore_errors=True)
+    return results
+
+
 def stale(mutants, top):
     """The mutants whose original text does not occur exactly once in `top`'s copy of their file."""
     found = []
@@ -284,39 +362,16 @@ def main():
             print(f"mutate: stale mutant '{name}': {detail}", file=sys.stderr)
         sys.exit(1 if stale(MUTANTS, TOP) else 0)
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
-    keep = "--keep" in sys.argv
+    jobs = int(sys.argv[sys.argv.index("--jobs") + 1]) if "--jobs" in sys.argv else 3
     wanted = only.split("|") if only else []  # --only 'a|b': the mutants whose name contains a or b
     mutants = [m for m in MUTANTS if not wanted or any(w in m[0] for w in wanted)]
-    scratch = scratch_copy()
-    print(f"mutate: {len(mutants)} mutants in {scratch}", flush=True)
-    launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
-    configured = run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Debug", *launcher], scratch)
-    if configured.returncode != 0:
-        sys.exit(f"mutate: configure failed:\n{configured.stdout}")
-    baseline, log = build_and_test(scratch)
-    if baseline != "passed":
-        sys.exit(f"mutate: the unmutated tree does not pass ({baseline}):\n{log}")
-    results = []
-    for name, path, original, weakened in mutants:
-        source = scratch / path
-        text = source.read_text()
-        if text.count(original) != 1:
-            results.append((name, "stale", f"{path}: the original text occurs {text.count(original)} times"))
-            continue
-        started = time.monotonic()
-        source.write_text(text.replace(original, weakened))
-        outcome, _ = build_and_test(scratch)
-        source.write_text(text)
-        verdict = {"failed": "killed", "passed": "SURVIVED", "no-build": "no-build"}[outcome]
-        results.append((name, verdict, f"{path} ({time.monotonic() - started:.0f}s)"))
-        print(f"  {verdict:9} {name}  [{path}]", flush=True)
+    started = time.monotonic()
+    results = try_all(mutants, max(jobs, 1), "--keep" in sys.argv)
     killed = sum(1 for _, verdict, _ in results if verdict == "killed")
-    print(f"mutate: {killed} of {len(results)} mutants killed")
+    print(f"mutate: {killed} of {len(results)} mutants killed in {(time.monotonic() - started) / 60:.0f} min")
     for name, verdict, detail in results:
         if verdict != "killed":
             print(f"  {verdict}: {name}: {detail}")
-    if not keep:
-        shutil.rmtree(scratch, ignore_errors=True)
     sys.exit(0 if killed == len(results) else 1)
 
 

@@ -248,6 +248,12 @@ class FakeKeeper final : public Keeper {
   }
   ZkError move_to(const std::string& server) override { return ensemble_->move(session_, server); }
   bool return_home() override { return ensemble_->return_home(session_); }
+  [[nodiscard]] bool can_return_home() const override {
+    std::lock_guard lock(ensemble_->mutex);
+    ++ensemble_->started[{OpKind::can_go_home, ensemble_->server_of(*session_)}];
+    return !ensemble_->one_address && !session_->closing && session_->state == SessionState::connected &&
+           session_->server != 0;
+  }
   bool wait_connected_to(const std::string& server, Clock::time_point deadline) const override {
     std::unique_lock lock(ensemble_->mutex);
     ensemble_->sessions_changed.wait_until(

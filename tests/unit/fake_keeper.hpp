@@ -21,7 +21,8 @@ namespace zkverify::fake {
 
 // watch: a get_and_watch's watch firing (never_complete: it never fires); move: Keeper::move_to
 // (connection_loss: the session lands on its next server instead; session_expired: it dies);
-// home: Keeper::return_home, counted whether it moves or not (no faults).
+// home: Keeper::return_home, counted whether it moves or not; can_go_home: Keeper::can_return_home
+// asked (neither has faults).
 enum class OpKind {
   connect,
   create,
@@ -36,7 +37,8 @@ enum class OpKind {
   watch,
   move,
   get_acl,
-  home
+  home,
+  can_go_home
 };
 
 enum class Fault {
