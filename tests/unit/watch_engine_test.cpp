@@ -457,21 +457,23 @@ TEST_CASE("watch engine: a run whose watch still has a session is never swept, h
 
 TEST_CASE("watch engine: stopped while its check is stuck, it returns and the check ends later on what it owns") {
   // The check after a reconnect opens a pinned session per server on a worker; the fake holds those
-  // opens (a worker stuck in a blocking call). stop() waits for the check only up to its bound,
-  // then goes on. The check, released after stop() returned and the engine's handle is gone, still
-  // finds its engine and sessions (it owns them): no event reaches the sink after stop().
+  // opens (a worker stuck in a blocking call). The session that reconnected on s2 is also sent home
+  // to s1, which first opens a session pinned there, in either order with the check's: holding two
+  // opens holds both. stop() waits for the check only up to its bound, then goes on. The check,
+  // released after stop() returned and the engine's handle is gone, still finds its engine and
+  // sessions (it owns them): no event reaches the sink after stop().
   fake::Ensemble ensemble;
   Recorder recorder;
   std::size_t events_at_stop = 0;
   {
     WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
     REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
-    ensemble.hold_opens(1);  // the first of the check's pinned read-back sessions, and nothing before it
+    ensemble.hold_opens(2);  // the check's first pinned read-back session and the move home's
     ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
     REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(2000)));
-    REQUIRE(ensemble.wait_held_opens(1, Clock::now() + milliseconds(5000)));  // the check is stuck
+    REQUIRE(ensemble.wait_held_opens(2, Clock::now() + milliseconds(5000)));  // the check is stuck
     engine.stop_quickly(milliseconds(200));
-    CHECK(ensemble.wait_held_opens(1, Clock::now()));  // stop() returned while the check was still held
+    CHECK(ensemble.wait_held_opens(2, Clock::now()));  // stop() returned while the check was still held
     events_at_stop = recorder.count();
     CHECK(engine.totals().read_checks == 0);
   }
