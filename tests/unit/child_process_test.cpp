@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -52,6 +53,51 @@ ChildOutcome run_signalled(const std::vector<std::string>& argv, const ChildLimi
   auto outcome = run_child(executor, argv, limits, executor.stop());
   later.cancel();
   return outcome;
+}
+
+// A child watched from its spawn on, and `signal` requested of us after `after`.
+ChildOutcome watch_signalled(pid_t pid, const ChildLimits& limits, int signal, milliseconds after) {
+  probes::Executor executor;
+  boost::asio::steady_timer later(executor.io(), after);
+  later.async_wait([&](const boost::system::error_code& error) {
+    if (!error) executor.stop().request(signal);
+  });
+  auto outcome = watch_child(executor, pid, "sh", limits, executor.stop());
+  later.cancel();
+  return outcome;
+}
+
+// A shell running `script` in a process group of its own with `ignored` signals ignored from before
+// its exec, returned once the script wrote a line to its descriptor 3. Tests of the deadline start
+// their clock only then: a `trap` in the script raced a 200 ms deadline on a busy machine (CI on
+// 351cfbd: the shell died of the SIGTERM it was about to ignore).
+struct ReadyChild {
+  pid_t pid = 0;
+  std::string line;  // what the script wrote
+};
+ReadyChild spawn_ready(const std::string& script, std::initializer_list<int> ignored = {}) {
+  int ends[2];
+  REQUIRE(::pipe2(ends, O_CLOEXEC) == 0);
+  const char* argv[] = {"sh", "-c", script.c_str(), nullptr};
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {  // only async-signal-safe calls until the exec
+    ::setpgid(0, 0);
+    for (int signal : ignored) ::signal(signal, SIG_IGN);
+    if (ends[1] == 3) ::fcntl(3, F_SETFD, 0);  // dup2 onto itself would keep close-on-exec
+    ::dup2(ends[1], 3);
+    ::execve("/bin/sh", const_cast<char* const*>(argv), environ);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid);  // the group exists before anyone signals it, whichever of us runs first
+  ::close(ends[1]);
+  ReadyChild child{pid, {}};
+  pollfd readable{ends[0], POLLIN, 0};
+  char c = 0;
+  while (::poll(&readable, 1, 10000) == 1 && ::read(ends[0], &c, 1) == 1 && c != '\n') child.line += c;
+  ::close(ends[0]);
+  REQUIRE(c == '\n');
+  return child;
 }
 
 // Whether process `pid` is gone (or only a zombie nobody reaped yet).
@@ -128,22 +174,23 @@ TEST_CASE("child: its exit status, or 127 naming what could not run") {
 }
 
 TEST_CASE("child: past the deadline its whole process group gets SIGTERM") {
-  auto pidfile = std::filesystem::temp_directory_path() / ("zkverify-child-" + std::to_string(::getpid()));
   // The shell waits for a grandchild: both are in the group, both must go.
-  auto outcome =
-      run_alone({"sh", "-c", "sleep 60 & echo $! > " + pidfile.string() + "; wait"}, limits_of(milliseconds(300)));
+  auto child = spawn_ready("sleep 60 & echo $! >&3; wait");
+  int grandchild = std::stoi(child.line);
+  REQUIRE(grandchild > 0);
+  probes::Executor executor;
+  auto outcome = watch_child(executor, child.pid, "sh", limits_of(milliseconds(300)), executor.stop());
   CHECK(outcome.timed_out);
   CHECK(outcome.status == 128 + SIGTERM);
-  int grandchild = 0;
-  std::ifstream(pidfile) >> grandchild;
-  std::filesystem::remove(pidfile);
-  REQUIRE(grandchild > 0);
   for (int i = 0; i < 100 && !gone(grandchild); ++i) std::this_thread::sleep_for(milliseconds(20));
   CHECK(gone(grandchild));
 }
 
 TEST_CASE("child: one that ignores SIGTERM is killed after the grace period") {
-  auto outcome = run_alone({"sh", "-c", "trap '' TERM; sleep 60"}, limits_of(milliseconds(200), milliseconds(300)));
+  auto child = spawn_ready("echo ready >&3; sleep 60", {SIGTERM});
+  probes::Executor executor;
+  auto outcome =
+      watch_child(executor, child.pid, "sh", limits_of(milliseconds(200), milliseconds(300)), executor.stop());
   CHECK(outcome.timed_out);
   CHECK(outcome.status == 128 + SIGKILL);
 }
@@ -156,10 +203,11 @@ TEST_CASE("child: our stop signal is passed on to it") {
 }
 
 TEST_CASE("child: our stop signal during the grace after the deadline shortens the wait for SIGKILL") {
+  auto child = spawn_ready("echo ready >&3; sleep 60", {SIGTERM, SIGINT});
   auto limits = limits_of(milliseconds(200), milliseconds(60000));
   limits.grace_after_signal = milliseconds(300);
   // After the deadline's SIGTERM, within its grace.
-  auto outcome = run_signalled({"sh", "-c", "trap '' TERM INT; sleep 60"}, limits, SIGINT, milliseconds(600));
+  auto outcome = watch_signalled(child.pid, limits, SIGINT, milliseconds(600));
   CHECK(outcome.timed_out);
   CHECK(outcome.forwarded_signal == SIGINT);  // passed on, and SIGKILL came half a second later
   CHECK(outcome.status == 128 + SIGKILL);
