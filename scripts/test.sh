@@ -75,6 +75,13 @@ run_tests() {
   (cd "$dir" && ctest -j 2 --no-tests=error --output-on-failure "$@") 2>&1 | tee -a "$TMPDIR/ctest.$dir.log"
 }
 
+# slowest_cases DIR: the integration cases (and sections) of DIR's last ctest run that took longest,
+# from Catch's --durations lines, so that a slow CI run shows which cases its minutes went to.
+slowest_cases() {
+  echo "== the slowest integration cases and sections of that run (s)"
+  grep -h -E '^[0-9]+\.[0-9]+ s: ' "$1/Testing/Temporary/LastTest.log" 2>/dev/null | sort -rn | head -n 25 || true
+}
+
 # On a failure, its assertions once more at the very end, where a CI page that keeps only the tail of
 # the output still shows them: each failed CHECK with its expansion and what the case said (INFO).
 failure_summary() {
@@ -176,6 +183,7 @@ fi
 tsan_parts='^integration: (watch|roll|sidecar)$'
 run_tests build -LE integration
 run_tests build -L integration -E "$tsan_parts"
+slowest_cases build
 if ((!quick)); then
   phase "wait for the TSan build"
   for ((waited = 0; waited < 2400; waited += 5)); do
@@ -190,6 +198,7 @@ if ((!quick)); then
   ZKVERIFY_TEST_BIN=$PWD/build-tsan/zkverify \
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
     run_tests build -R "$tsan_parts"
+  slowest_cases build
 else
   run_tests build -R "$tsan_parts"
 fi
