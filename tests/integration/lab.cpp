@@ -172,9 +172,26 @@ SharedLab& shared_slot() {
   return slot;
 }
 
+// For a failed case: the last WARN and ERROR lines each server of the shared lab logged, with their
+// times, on stderr beside the case's output: what the servers said while a check failed (a stalled
+// write, a refused connection) is then in the CI log, not in a lab that is gone.
+void print_server_warnings(const Lab& lab) {
+  auto logs = sh("cd '" + lab.dir() +
+                 "' && for log in */server.log; do echo \"-- ${log%/server.log}\"; "
+                 "grep -E ' (WARN|ERROR) ' \"$log\" | tail -n 12 | cut -c1-240; done");
+  std::cerr << "== the shared lab's servers' last warnings (the case failed; now "
+            << sh("date +%T.%3N").out.substr(0, 12) << ")\n"
+            << logs.out;
+}
+
 // Takes the shared lab down when the run ends: test_main ends the process without static destructors.
+// A failed case first shows what the lab's servers warned about.
 struct SharedLabDown : Catch::TestEventListenerBase {
   using TestEventListenerBase::TestEventListenerBase;
+  void testCaseEnded(const Catch::TestCaseStats& stats) override {
+    if (stats.totals.assertions.failed > 0 && shared_slot().lab) print_server_warnings(*shared_slot().lab);
+    TestEventListenerBase::testCaseEnded(stats);
+  }
   void testRunEnded(const Catch::TestRunStats& stats) override {
     shared_slot().lab.reset();
     TestEventListenerBase::testRunEnded(stats);
