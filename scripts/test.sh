@@ -72,14 +72,23 @@ trap cleanup EXIT
 run_tests() {
   local dir=$1; shift
   phase "test $dir $*"
-  (cd "$dir" && ctest -j 2 --no-tests=error --output-on-failure "$@") 2>&1 | tee -a "$TMPDIR/ctest.$dir.log"
+  local rc=0
+  (cd "$dir" && ctest -j 2 --no-tests=error --output-on-failure "$@") 2>&1 | tee -a "$TMPDIR/ctest.$dir.log" || rc=$?
+  record_slowest "$dir"
+  return "$rc"
 }
 
-# slowest_cases DIR: the integration cases (and sections) of DIR's last ctest run that took longest,
-# from Catch's --durations lines, so that a slow CI run shows which cases its minutes went to.
+# record_slowest DIR: the --durations lines (each integration case and section, with its time) of DIR's
+# last ctest run, kept for slowest_cases.
+record_slowest() {
+  grep -h -E '^[0-9]+\.[0-9]+ s: ' "$1/Testing/Temporary/LastTest.log" >>"$TMPDIR/durations" 2>/dev/null || true
+}
+# The 25 integration cases and sections that took longest, near the end of the output (before a
+# failure's summary), so that a CI page that keeps only the tail shows where the minutes went.
 slowest_cases() {
-  echo "== the slowest integration cases and sections of that run (s)"
-  grep -h -E '^[0-9]+\.[0-9]+ s: ' "$1/Testing/Temporary/LastTest.log" 2>/dev/null | sort -rn | head -n 25 || true
+  [[ -s $TMPDIR/durations ]] || return 0
+  echo "== the slowest integration cases and sections (s)"
+  sort -rn "$TMPDIR/durations" | head -n 25
 }
 
 # On a failure, its assertions once more at the very end, where a CI page that keeps only the tail of
@@ -156,7 +165,7 @@ if ((!quick)); then
   background=$!
 fi
 stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null || true; }
-trap 'rc=$?; stop_background; ((rc == 0)) || failure_summary; cleanup' EXIT
+trap 'rc=$?; stop_background; slowest_cases; ((rc == 0)) || failure_summary; cleanup' EXIT
 
 # docs/install.md's from-source commands, as a user runs them: a user's build never fails on a compiler's
 # warning (ZKVERIFY_WERROR is off by default), so this one fails on its log instead.
@@ -183,7 +192,6 @@ fi
 tsan_parts='^integration: (watch|roll|sidecar)$'
 run_tests build -LE integration
 run_tests build -L integration -E "$tsan_parts"
-slowest_cases build
 if ((!quick)); then
   phase "wait for the TSan build"
   for ((waited = 0; waited < 2400; waited += 5)); do
@@ -198,8 +206,7 @@ if ((!quick)); then
   ZKVERIFY_TEST_BIN=$PWD/build-tsan/zkverify \
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
     run_tests build -R "$tsan_parts"
-  slowest_cases build
-else
+  else
   run_tests build -R "$tsan_parts"
 fi
 
