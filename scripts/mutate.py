@@ -284,7 +284,9 @@ def prepared_copy(baseline):
     the run stops: a mutant killed there would prove nothing)."""
     scratch = scratch_copy()
     launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
-    configured = run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Debug", *launcher], scratch)
+    # The unit tests read their data from the original tree (the same files): one -D for every copy.
+    configured = run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Debug", f"-DZKVERIFY_TEST_SOURCE_DIR={TOP}",
+                      *launcher], scratch)
     if configured.returncode != 0:
         sys.exit(f"mutate: configure failed:\n{configured.stdout}")
     if not baseline:
