@@ -7,9 +7,10 @@
 # and zkverify with clang under ThreadSanitizer (the watch, roll and sidecar parts then run their
 # commands with that zkverify: zero reports), then again under ASan+UBSan with warnings as errors
 # (with the fuzz targets), and runs the lint (clang-format, clang-tidy, the house rules, the docs'
-# links) and each fuzz target for 3 s on that build, and the unit tests under each sanitizer as soon
-# as its build is done (tests/tsan.supp says what TSan suppresses and why); its output is shown when
-# it ends. The unit tests need no idle machine: they run beside the background's builds.
+# links) and each fuzz target for 3 s on that build; its output is shown when it ends. The unit tests
+# under each sanitizer run in the foreground once the integration parts are over (tests/tsan.supp
+# says what TSan suppresses and why). The unit tests need no idle machine: they run beside the
+# background's builds and lint, which yield to them.
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --quick    GCC only: skip the clang builds, clang-tidy and the fuzzing
 set -euo pipefail
@@ -114,23 +115,25 @@ sanitizer_build() {
     -DZKVERIFY_WERROR=ON "$@" >/dev/null
 }
 # sanitizer_unit_tests DIR NAME: DIR's unit tests (and, in build-clang, the install tests) under its
-# sanitizer, into $TMPDIR/NAME.out and NAME.rc. They mostly wait on fakes' deadlines, so they run
-# beside whatever else the background does, at its priority: the foreground's servers come first
-# (in an autogroup of their own at nice 5 they slowed the TSan parts enough for a smoke operation on
-# the leader to miss its deadline), so a test here can get no CPU for seconds, and the unit tests'
-# bounds on "returns, does not hang" leave room for that (docs/testing.md).
+# sanitizer, into $TMPDIR/NAME.out and NAME.rc, in the foreground after the integration parts. Not
+# beside them: in the background (at its nice 19) the foreground's JVMs and TSan commands, and the
+# background's own clang-tidy, starved them for seconds at a time, and a fake server's answer came
+# after the command's deadline (red runs: aa258b2, 518b830, 351cfbd, 06e7207's fresh clone: a roll's
+# check got its fakes' srvr after 1.4-2 s, too late for the round trip). In the foreground they get
+# the CPU the lint leaves them: all of it when they ask.
 sanitizer_unit_tests() {
   local dir=$1 name=$2 filter=(-R '^unit:')
   [[ $dir == build-clang ]] && filter=(-LE integration)
   local rc=0 top=$PWD
+  phase "unit tests under $name ($dir)"
   (cd "$dir" && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$top/tests/tsan.supp" \
     ctest -j 2 --no-tests=error --output-on-failure "${filter[@]}") >"$TMPDIR/$name.out" 2>&1 || rc=$?
   cp "$TMPDIR/$name.out" "$TMPDIR/ctest.$dir.log"
   echo "$rc" >"$TMPDIR/$name.rc"
 }
-# The TSan build, then its unit tests beside the ASan+UBSan build, then that build's unit tests beside
-# the lint (clang-tidy) and 3 s of each fuzz target.
+# The TSan build, then the ASan+UBSan build, each announced by a file in $TMPDIR once done (the
+# foreground waits for it), then the lint (clang-tidy) and 3 s of each fuzz target.
 background_work() {
   set -euo pipefail
   # setsid made a new session, and with it a new scheduling autogroup (kernel.sched_autogroup_enabled),
@@ -138,29 +141,36 @@ background_work() {
   # CPU against the foreground's, starving the servers under test. The group's own nice value makes
   # it yield to them.
   echo 19 >/proc/self/autogroup 2>/dev/null || true
-  local unit_tests=()
   sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
   cmake --build build-tsan -j"$(nproc)" --target unit_tests zkverify
   echo "== tsan build done (at ${SECONDS}s of its own)"
   touch "$TMPDIR/tsan-built"
-  sanitizer_unit_tests build-tsan tsan-unit &
-  unit_tests+=($!)
   sanitizer_build build-clang -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON
   cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests fuzz
   echo "== clang build done (at ${SECONDS}s of its own)"
-  sanitizer_unit_tests build-clang asan-unit &
-  unit_tests+=($!)
+  touch "$TMPDIR/clang-built"
   scripts/lint.sh build-clang
   echo "== lint done (at ${SECONDS}s of its own)"
   BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 3
   echo "== fuzz done (at ${SECONDS}s of its own)"
-  wait "${unit_tests[@]}"
-  echo "== sanitizers' unit tests done (at ${SECONDS}s of its own)"
+}
+# wait_for_build STAMP WHAT: until the background announced a build ($TMPDIR/STAMP), at most 40 min;
+# its log and exit 1 when it ended without it.
+wait_for_build() {
+  phase "wait for $2"
+  for ((waited = 0; waited < 2400; waited += 5)); do
+    [[ -e $TMPDIR/$1 ]] || ! kill -0 "$background" 2>/dev/null && break
+    sleep 5
+  done
+  [[ -e $TMPDIR/$1 ]] && return 0
+  tail -n 60 "$TMPDIR/background.log"
+  echo "test.sh: $2 did not finish (its log is above)" >&2
+  exit 1
 }
 background=
 if ((!quick)); then
   phase "background: build-tsan, then build-clang (ASan+UBSan, -Werror, fuzz targets), the lint, the fuzzing, at nice 19"
-  export -f sanitizer_build sanitizer_unit_tests background_work
+  export -f sanitizer_build background_work
   setsid -w nice -n 19 bash -c background_work >"$TMPDIR/background.log" 2>&1 &
   background=$!
 fi
@@ -193,16 +203,7 @@ tsan_parts='^integration: (watch|roll|sidecar)$'
 run_tests build -LE integration
 run_tests build -L integration -E "$tsan_parts"
 if ((!quick)); then
-  phase "wait for the TSan build"
-  for ((waited = 0; waited < 2400; waited += 5)); do
-    [[ -e $TMPDIR/tsan-built ]] || ! kill -0 "$background" 2>/dev/null && break
-    sleep 5
-  done
-  if [[ ! -e $TMPDIR/tsan-built ]]; then
-    tail -n 60 "$TMPDIR/background.log"
-    echo "test.sh: the TSan build did not finish (its log is above)" >&2
-    exit 1
-  fi
+  wait_for_build tsan-built "the TSan build"
   ZKVERIFY_TEST_BIN=$PWD/build-tsan/zkverify \
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
     run_tests build -R "$tsan_parts"
@@ -222,7 +223,12 @@ if ((quick)); then
   phase "done"
   exit 0
 fi
-phase "wait for the background's builds, lint and fuzzing"
+# The sanitizers' unit tests (and the install tests on the ASan build's binary: the integration tests
+# run once, above), one sanitizer after the other, beside the background's lint.
+sanitizer_unit_tests build-tsan tsan-unit
+wait_for_build clang-built "the ASan+UBSan build"
+sanitizer_unit_tests build-clang asan-unit
+phase "wait for the background's lint and fuzzing"
 status=0
 wait "$background" || status=$?
 background=
@@ -232,8 +238,7 @@ if ((status != 0)); then
   echo "test.sh: the clang builds, the lint or the fuzzing failed (exit $status; its log is above)" >&2
   exit 1
 fi
-# The sanitizers' unit tests (and the install tests on the ASan build's binary: the integration tests
-# run once, above), run by the background: the whole output of a failed run, else its summary.
+# The sanitizers' unit tests: the whole output of a failed run, else its summary.
 status=0
 for out in asan-unit tsan-unit; do
   if [[ $(cat "$TMPDIR/$out.rc" 2>/dev/null) != 0 ]]; then cat "$TMPDIR/$out.out"; status=1
