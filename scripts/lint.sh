@@ -7,7 +7,8 @@
 #   - the docs (scripts/check-docs.py): every link in README, CHANGELOG, ARCHITECTURE and docs/
 #     resolves, every JSON Schema parses;
 #   - with a build directory configured with clang (its compile_commands.json), clang-tidy over
-#     model/, probes/ and verifier/ as .clang-tidy says.
+#     model/, probes/ and verifier/ as .clang-tidy says: the files whose inputs have changed since
+#     they last passed (scripts/tidy_cache.py, scripts/tidy-clean.txt).
 #   scripts/lint.sh [CLANG_BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,13 +33,23 @@ if [[ -n ${1:-} ]]; then
   echo "== clang-tidy ($1)"
   [[ -f $1/compile_commands.json ]] || { echo "lint: no $1/compile_commands.json" >&2; exit 1; }
   mapfile -t product < <(git ls-files 'model/*.cpp' 'probes/*.cpp' 'verifier/*.cpp')
-  # Its colours are stripped so that the findings can be counted.
-  run-clang-tidy-14 -p "$1" -j "$(nproc)" -quiet "${product[@]/#/$PWD/}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' \
-    >"$1/clang-tidy.log" || true
+  product=("${product[@]/#/$PWD/}")
+  # Only the files whose inputs changed since they last passed (scripts/tidy_cache.py: the record of
+  # clean inputs is committed, and rewritten here after a clean run).
+  mapfile -t stale < <(python3 scripts/tidy_cache.py stale "$1" scripts/tidy-clean.txt "${product[@]}")
+  echo "clang-tidy: ${#stale[@]} of ${#product[@]} files (the others' inputs passed before: scripts/tidy-clean.txt)"
+  : >"$1/clang-tidy.log"
+  if ((${#stale[@]})); then
+    # Its colours are stripped so that the findings can be counted.
+    run-clang-tidy-14 -p "$1" -j "$(nproc)" -quiet "${stale[@]}" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' \
+      >"$1/clang-tidy.log" || true
+  fi
   if grep -qE ' (error|warning): ' "$1/clang-tidy.log"; then
     grep -E ' (error|warning): ' "$1/clang-tidy.log" | sort -u >&2
     echo "lint: clang-tidy found the above (full log: $1/clang-tidy.log)" >&2
     failed=1
+  else
+    python3 scripts/tidy_cache.py record "$1" scripts/tidy-clean.txt "${product[@]}"
   fi
 fi
 

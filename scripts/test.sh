@@ -1,16 +1,15 @@
 #!/usr/bin/env bash
 # The test command: installs what it needs; builds exactly as docs/install.md's "From source" says (Release,
-# -O3, GCC; with Ninja) and fails on any warning there; runs the unit tests, then the integration tests
-# against real ZooKeeper ensembles (in parts, one CTest entry each: docs/testing.md) with README's demo,
-# and the packaging tests, from that build. Beside the integration tests, which mostly wait on JVMs,
-# at the lowest priority (nice 19: CPU the servers and clients leave idle), it builds the unit tests
-# and zkverify with clang under ThreadSanitizer (the watch, roll and sidecar parts then run their
-# commands with that zkverify: zero reports), then again under ASan+UBSan with warnings as errors
-# (with the fuzz targets), and runs the lint (clang-format, clang-tidy, the house rules, the docs'
-# links) and each fuzz target for 3 s on that build; its output is shown when it ends. The unit tests
-# under each sanitizer run in the foreground once the integration parts are over (tests/tsan.supp
-# says what TSan suppresses and why). The unit tests need no idle machine: they run beside the
-# background's builds and lint, which yield to them.
+# -O3, GCC; with Ninja) and fails on any warning there; then, in two lanes side by side (the integration
+# parts mostly wait on JVMs), the unit tests and the integration tests against real ZooKeeper ensembles
+# (in parts, one CTest entry each: docs/testing.md) with README's demo, and the packaging tests, from that
+# build. From the start, at the lowest priority (nice 19: CPU the build and the tests leave idle), it
+# builds zkverify and the unit tests with clang under ThreadSanitizer (the watch, roll and sidecar parts
+# run their commands with that zkverify: zero reports), then again under ASan+UBSan with warnings as
+# errors (with the fuzz targets), and runs the lint (clang-format, clang-tidy on the files whose inputs
+# changed since they last passed, the house rules, the docs' links) and each fuzz target for 3 s on that
+# build; its output is shown when it ends. The unit tests under each sanitizer run in the foreground once
+# the lanes are done (tests/tsan.supp says what TSan suppresses and why).
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --quick    GCC only: skip the clang builds, clang-tidy and the fuzzing
 set -euo pipefail
@@ -19,8 +18,17 @@ cd "$(dirname "$0")/.."
 quick=0
 [[ ${1:-} == --quick ]] && quick=1
 
-# phase NAME: a header with the time spent so far, so a slow CI run shows where its minutes went.
-phase() { echo "== $* (at ${SECONDS}s)"; }
+# phase NAME: a header with the time spent so far and how busy both cores have been since the start
+# (every process of the machine), so a slow CI run shows where its minutes went and whether the
+# machine was idle for part of them.
+read -r _ user nice_ system idle iowait _ </proc/stat
+cpu_start=("$((user + nice_ + system))" "$((user + nice_ + system + idle + iowait))")
+phase() {
+  local busy total user nice_ system idle iowait
+  read -r _ user nice_ system idle iowait _ </proc/stat
+  busy=$((user + nice_ + system - cpu_start[0])) total=$((user + nice_ + system + idle + iowait - cpu_start[1]))
+  echo "== $* (at ${SECONDS}s, cores $((total ? 100 * busy / total : 0))% busy so far)"
+}
 
 scripts/install-deps.sh
 # The other ZooKeeper lines the lab runs (3.4 from bullseye, 3.9 from trixie), by package name into
@@ -68,21 +76,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# run_tests DIR [ctest arguments]: unit tests two at a time; each integration part is RUN_SERIAL
-# (one ensemble at a time) and has its own timeout.
+# run_tests LANE [ctest arguments]: the Release build's tests, unit tests two at a time, each integration
+# part with its own timeout (one part at a time in a lane: two lanes run side by side). The output goes
+# to $TMPDIR/ctest.LANE.log and, each line marked with the lane, to ours. Each test's own output, the
+# passed ones' too, goes to a JUnit file: the --durations lines (each integration case and section,
+# with its time) are kept from it for slowest_cases (LastTest.log is one per build directory, and
+# both lanes' ctest write it).
 run_tests() {
-  local dir=$1; shift
-  phase "test $dir $*"
+  local lane=$1; shift
+  phase "lane $lane: test build $*"
   local rc=0
-  (cd "$dir" && ctest -j 2 --no-tests=error --output-on-failure "$@") 2>&1 | tee -a "$TMPDIR/ctest.$dir.log" || rc=$?
-  record_slowest "$dir"
+  (cd build && ctest -j 2 --no-tests=error --output-on-failure --output-junit "$TMPDIR/junit.$lane.xml" "$@") 2>&1 |
+    tee -a "$TMPDIR/ctest.$lane.log" | sed -u "s/^/[$lane] /" || rc=$?
+  grep -h -E '^[0-9]+\.[0-9]+ s: ' "$TMPDIR/junit.$lane.xml" >>"$TMPDIR/durations" 2>/dev/null || true
   return "$rc"
-}
-
-# record_slowest DIR: the --durations lines (each integration case and section, with its time) of DIR's
-# last ctest run, kept for slowest_cases.
-record_slowest() {
-  grep -h -E '^[0-9]+\.[0-9]+ s: ' "$1/Testing/Temporary/LastTest.log" >>"$TMPDIR/durations" 2>/dev/null || true
 }
 # The 25 integration cases and sections that took longest, near the end of the output (before a
 # failure's summary), so that a CI page that keeps only the tail shows where the minutes went.
@@ -145,7 +152,10 @@ background_work() {
   # it yield to them.
   echo 19 >/proc/self/autogroup 2>/dev/null || true
   sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
-  cmake --build build-tsan -j"$(nproc)" --target unit_tests zkverify
+  cmake --build build-tsan -j"$(nproc)" --target zkverify
+  echo "== tsan zkverify built (at ${SECONDS}s of its own)"
+  touch "$TMPDIR/tsan-zkverify-built"
+  cmake --build build-tsan -j"$(nproc)" --target unit_tests
   echo "== tsan build done (at ${SECONDS}s of its own)"
   touch "$TMPDIR/tsan-built"
   sanitizer_build build-clang -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON
@@ -195,31 +205,45 @@ if grep -q 'warning:' build/build.log; then
   exit 1
 fi
 
-# The unit and install tests, beside the background's builds (both cores busy), then the integration
-# parts. Not beside the parts: the one run that tried it (9019f6a) was red in CI after 2561 s, a
-# hostile-peer case starved past its 400 ms limit (green runs before it took about 1750 s). The parts whose
-# commands keep threads busy for long (watch and step, roll, the sidecar) run once, with the TSan
-# build's zkverify (ZKVERIFY_TEST_BIN: a data race aborts the command and fails its case; the same
-# source as the Release binary, which the other parts and the packaging run): the other parts
-# first, while that build finishes.
+# Then two lanes side by side: the parts mostly wait on JVMs (one part took 58 CPU-s in 132 s), and
+# one after the other they left half the run's time to the background alone. Each lane runs one
+# ensemble at a time.
+#   lane a: the unit and install tests (beside one part: they need no idle machine, no test races a
+#           thread against the code under test, scripts/stress-tests.sh holds them to it), the parts
+#           but four, then the packaging tests: from the GCC build just tested (nothing is
+#           recompiled): the .deb built, installed (dpkg -i under $CI, else into a throwaway root),
+#           run against a lab, removed and lintian-checked; the sidecar image built with buildah and
+#           its filesystem run in a chroot (root) against a lab;
+#   lane b: the membership part (the longest), then the parts whose commands keep threads busy for
+#           long (watch and step, roll, the sidecar), once, with the TSan build's zkverify
+#           (ZKVERIFY_TEST_BIN: a data race aborts the command and fails its case; the same source as
+#           the Release binary, which the other parts and the packaging run), built first in the
+#           background for them.
+# A lane stops at its first failed phase; the run fails when either lane did.
 tsan_parts='^integration: (watch|roll|sidecar)$'
-run_tests build -LE integration
-run_tests build -L integration -E "$tsan_parts"
-if ((!quick)); then
-  wait_for_build tsan-built "the TSan build"
+lane_b_parts='^integration: membership$'
+lane_a() {
+  run_tests a -LE integration && run_tests a -L integration -E "$tsan_parts|$lane_b_parts" &&
+    phase "lane a: packaging" && tests/install/test-package.sh build && tests/install/test-image.sh build
+}
+lane_b() {
+  run_tests b -R "$lane_b_parts" || return
+  if ((quick)); then run_tests b -R "$tsan_parts"; return; fi
+  wait_for_build tsan-zkverify-built "the TSan build's zkverify"
   ZKVERIFY_TEST_BIN=$PWD/build-tsan/zkverify \
     TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
-    run_tests build -R "$tsan_parts"
-  else
-  run_tests build -R "$tsan_parts"
-fi
-
-# Packaging, from the GCC build just tested (nothing is recompiled): the .deb built, installed (dpkg -i
-# under $CI, else into a throwaway root), run against a lab, removed and lintian-checked; the sidecar
-# image built with buildah and its filesystem run in a chroot (root) against a lab.
-phase packaging
-tests/install/test-package.sh build
-tests/install/test-image.sh build
+    run_tests b -R "$tsan_parts"
+}
+# Each lane's status as a file (as the background's, below: a `wait` may come late).
+(rc=0; lane_a || rc=$?; echo "$rc" >"$TMPDIR/lane-a.rc") 2>&1 | sed -u '/^\[a\] /!s/^/[a] /' &
+lanes=($!)
+(rc=0; lane_b || rc=$?; echo "$rc" >"$TMPDIR/lane-b.rc") 2>&1 | sed -u '/^\[b\] /!s/^/[b] /' &
+lanes+=($!)
+wait "${lanes[@]}" || true
+phase "both lanes done"
+for lane in a b; do
+  [[ $(cat "$TMPDIR/lane-$lane.rc" 2>/dev/null) == 0 ]] || { echo "test.sh: lane $lane failed (above)" >&2; exit 1; }
+done
 
 if ((quick)); then
   scripts/lint.sh
