@@ -86,7 +86,10 @@ run_tests() {
   local lane=$1; shift
   phase "lane $lane: test build $*"
   local rc=0
-  (cd build && ctest -j 2 --no-tests=error --output-on-failure --output-junit "$TMPDIR/junit.$lane.xml" "$@") 2>&1 |
+  # --test-output-size-passed: CTest keeps 1 KB of a passed test's output by default, and a part's
+  # --durations lines come at the end of pages of it.
+  (cd build && ctest -j 2 --no-tests=error --output-on-failure --output-junit "$TMPDIR/junit.$lane.xml" \
+    --test-output-size-passed 20000000 "$@") 2>&1 |
     tee -a "$TMPDIR/ctest.$lane.log" | sed -u "s/^/[$lane] /" || rc=$?
   grep -h -E '^[0-9]+\.[0-9]+ s: ' "$TMPDIR/junit.$lane.xml" >>"$TMPDIR/durations" 2>/dev/null || true
   return "$rc"
@@ -153,19 +156,22 @@ background_work() {
   echo 19 >/proc/self/autogroup 2>/dev/null || true
   sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
   cmake --build build-tsan -j"$(nproc)" --target zkverify
-  echo "== tsan zkverify built (at ${SECONDS}s of its own)"
-  touch "$TMPDIR/tsan-zkverify-built"
+  milestone "tsan zkverify built" tsan-zkverify-built
   cmake --build build-tsan -j"$(nproc)" --target unit_tests
-  echo "== tsan build done (at ${SECONDS}s of its own)"
-  touch "$TMPDIR/tsan-built"
+  milestone "tsan build done" tsan-built
   sanitizer_build build-clang -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON
   cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests fuzz
-  echo "== clang build done (at ${SECONDS}s of its own)"
-  touch "$TMPDIR/clang-built"
+  milestone "clang build done" clang-built
   scripts/lint.sh build-clang
-  echo "== lint done (at ${SECONDS}s of its own)"
+  milestone "lint done"
   BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 3
-  echo "== fuzz done (at ${SECONDS}s of its own)"
+  milestone "fuzz done"
+}
+# milestone WHAT [STAMP]: a line in the background's log and, as it happens, in ours (descriptor 3);
+# STAMP, a file in $TMPDIR, announces a build to the foreground (wait_for_build).
+milestone() {
+  echo "== background: $1 (at ${SECONDS}s)" | tee /dev/fd/3
+  [[ -z ${2:-} ]] || touch "$TMPDIR/$2"
 }
 # wait_for_build STAMP WHAT: until the background announced a build ($TMPDIR/STAMP), at most 40 min;
 # its log and exit 1 when it ended without it.
@@ -183,8 +189,8 @@ wait_for_build() {
 background=
 if ((!quick)); then
   phase "background: build-tsan, then build-clang (ASan+UBSan, -Werror, fuzz targets), the lint, the fuzzing, at nice 19"
-  export -f sanitizer_build background_work
-  setsid -w nice -n 19 bash -c background_work >"$TMPDIR/background.log" 2>&1 &
+  export -f sanitizer_build background_work milestone
+  setsid -w nice -n 19 bash -c background_work 3>&1 >"$TMPDIR/background.log" 2>&1 &
   background=$!
 fi
 stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null || true; }
@@ -218,21 +224,25 @@ fi
 #           long (watch and step, roll, the sidecar), once, with the TSan build's zkverify
 #           (ZKVERIFY_TEST_BIN: a data race aborts the command and fails its case; the same source as
 #           the Release binary, which the other parts and the packaging run), built first in the
-#           background for them.
+#           background for them; then the live alerting test.
 # A lane stops at its first failed phase; the run fails when either lane did.
 tsan_parts='^integration: (watch|roll|sidecar)$'
-lane_b_parts='^integration: membership$'
+lane_b_first='^integration: membership$' lane_b_last='^integration: alerts'
 lane_a() {
-  run_tests a -LE integration && run_tests a -L integration -E "$tsan_parts|$lane_b_parts" &&
+  run_tests a -LE integration && run_tests a -L integration -E "$tsan_parts|$lane_b_first|$lane_b_last" &&
     phase "lane a: packaging" && tests/install/test-package.sh build && tests/install/test-image.sh build
 }
 lane_b() {
-  run_tests b -R "$lane_b_parts" || return
-  if ((quick)); then run_tests b -R "$tsan_parts"; return; fi
-  wait_for_build tsan-zkverify-built "the TSan build's zkverify"
-  ZKVERIFY_TEST_BIN=$PWD/build-tsan/zkverify \
-    TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
-    run_tests b -R "$tsan_parts"
+  run_tests b -R "$lane_b_first" || return
+  if ((quick)); then
+    run_tests b -R "$tsan_parts" || return
+  else
+    wait_for_build tsan-zkverify-built "the TSan build's zkverify"
+    ZKVERIFY_TEST_BIN=$PWD/build-tsan/zkverify \
+      TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$PWD/tests/tsan.supp" \
+      run_tests b -R "$tsan_parts" || return
+  fi
+  run_tests b -R "$lane_b_last"
 }
 # Each lane's status as a file (as the background's, below: a `wait` may come late).
 (rc=0; lane_a || rc=$?; echo "$rc" >"$TMPDIR/lane-a.rc") 2>&1 | sed -u '/^\[a\] /!s/^/[a] /' &
