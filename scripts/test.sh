@@ -170,7 +170,9 @@ background_work() {
 # milestone WHAT [STAMP]: a line in the background's log and, as it happens, in ours (descriptor 3);
 # STAMP, a file in $TMPDIR, announces a build to the foreground (wait_for_build).
 milestone() {
-  echo "== background: $1 (at ${SECONDS}s)" | tee /dev/fd/3
+  # Not `tee /dev/fd/3`: that opens our output anew, and truncates it when it is a file.
+  echo "== background: $1 (at ${SECONDS}s)"
+  echo "== background: $1 (at ${SECONDS}s)" >&3
   [[ -z ${2:-} ]] || touch "$TMPDIR/$2"
 }
 # wait_for_build STAMP WHAT: until the background announced a build ($TMPDIR/STAMP), at most 40 min;

@@ -75,8 +75,10 @@ class Inputs:
             if obj not in deps:
                 continue
             digest = hashlib.sha256((self.common + self.normal(self.commands[os.path.abspath(file)])).encode())
-            for path in sorted(deps[obj]):
-                digest.update(f"\n{self.normal(path)} {self.content(path)}".encode())
+            # Sorted by the normalised path: by the real one, a tree under /tmp sorts before /usr's
+            # headers, one under /work after them (3204ad5's fresh clone missed every key so).
+            for path, content in sorted((self.normal(path), self.content(path)) for path in deps[obj]):
+                digest.update(f"\n{path} {content}".encode())
             keys[os.path.relpath(os.path.abspath(file), ROOT)] = digest.hexdigest()
         return keys
 
