@@ -291,8 +291,20 @@ TEST_CASE("membership: zoo-0 restarted with pzoo-2's id follows as a second serv
           "[integration][part:membership]") {
   auto& ensemble = lab::shared("srvr,conf,mntr,ruok,isro");
   ensemble.act("set-id", "zoo-0 3");
-  ensemble.act("restart", "zoo-0");
-  ensemble.act("wait", "zoo-0");
+  // Two servers that claim id 3 race in ZooKeeper itself (its peers keep one connection per id):
+  // on a busy machine zoo-0 once did not serve within 60 s (ca07199's fresh clone, two lanes).
+  // It is restarted until it serves, three times at most; what is under test is the gate's verdict.
+  bool serving = false;
+  for (int attempt = 0; attempt < 3 && !serving; ++attempt) {
+    ensemble.act("restart", "zoo-0");
+    try {
+      ensemble.act("wait", "--timeout 40 zoo-0");
+      serving = true;
+    } catch (const std::exception& error) {
+      UNSCOPED_INFO("attempt " << attempt + 1 << ": " << error.what());
+    }
+  }
+  REQUIRE(serving);
   auto collided = zkverify("quorum --output json --servers " + ensemble.servers());
   INFO(collided);
   CHECK(collided.exit_code == 2);
