@@ -4,7 +4,8 @@
 # without, 8.7 s with; tests/unit/gates_test.cpp 5.5 s and 3.0 s). With GCC at -O3 it is not worth
 # it (a Release build took 459 s with them, 434 s without: loading a 200 MB header costs about what
 # parsing saves, and each library waits for its own), so they are on for clang only. Every file
-# still includes what it uses, and the GCC build (without them) fails where one does not.
+# still includes what it uses: a build with -DCMAKE_UNITY_BUILD=OFF (scripts/test.sh's build-clang)
+# compiles each file alone, and fails where one misses a header of its own project.
 if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   option(ZKVERIFY_PCH "precompile the standard and third-party headers most files include" ON)
 else()

@@ -285,8 +285,9 @@ def prepared_copy(baseline):
     scratch = scratch_copy()
     launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"] if shutil.which("ccache") else []
     # The unit tests read their data from the original tree (the same files): one -D for every copy.
+    # Each file alone (no unity build): a mutant recompiles its own file, not the seven beside it.
     configured = run(["cmake", "-S", ".", "-B", "build", "-DCMAKE_BUILD_TYPE=Debug", f"-DZKVERIFY_TEST_SOURCE_DIR={TOP}",
-                      *launcher], scratch)
+                      "-DCMAKE_UNITY_BUILD=OFF", *launcher], scratch)
     if configured.returncode != 0:
         sys.exit(f"mutate: configure failed:\n{configured.stdout}")
     if not baseline:

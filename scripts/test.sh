@@ -76,7 +76,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# run_tests LANE [ctest arguments]: the Release build's tests, unit tests two at a time, each integration
+# run_tests LANE [ctest arguments]: the Release build's tests, two at a time (unless a later -j says
+# otherwise: the unit tests mostly wait, 23 CPU-s in 97 s two at a time), each integration
 # part with its own timeout (one part at a time in a lane: two lanes run side by side). The output goes
 # to $TMPDIR/ctest.LANE.log and, each line marked with the lane, to ours. Each test's own output, the
 # passed ones' too, goes to a JUnit file: the --durations lines (each integration case and section,
@@ -125,7 +126,8 @@ sanitizer_build() {
     -DZKVERIFY_WERROR=ON "$@" >/dev/null
 }
 # sanitizer_unit_tests DIR NAME: DIR's unit tests (and, in build-clang, the install tests) under its
-# sanitizer, into $TMPDIR/NAME.out and NAME.rc, in the foreground after the integration parts. Not
+# sanitizer, into $TMPDIR/NAME.out and NAME.rc, in the foreground after the integration parts (the
+# two sanitizers side by side: the tests mostly wait, ASan's took 207 CPU-s in 189 s). Not
 # beside them: in the background (at its nice 19) the foreground's JVMs and TSan commands, and the
 # background's own clang-tidy, starved them for seconds at a time, and a fake server's answer came
 # after the command's deadline (red runs: aa258b2, 518b830, 351cfbd, 06e7207's fresh clone: a roll's
@@ -142,8 +144,9 @@ sanitizer_unit_tests() {
   cp "$TMPDIR/$name.out" "$TMPDIR/ctest.$dir.log"
   echo "$rc" >"$TMPDIR/$name.rc"
 }
-# The TSan build, then the ASan+UBSan build, each announced by a file in $TMPDIR once done (the
-# foreground waits for it), then the lint (clang-tidy) and 3 s of each fuzz target.
+# The TSan build's zkverify, the ASan+UBSan build, the TSan build's unit tests, each announced by a
+# file in $TMPDIR once done (the foreground waits for it), then the lint (clang-tidy) and 3 s of each
+# fuzz target.
 background_work() {
   set -euo pipefail
   # Its status as a file: the foreground's `wait PID` forgets a job that ended long ago once another
@@ -154,14 +157,19 @@ background_work() {
   # CPU against the foreground's, starving the servers under test. The group's own nice value makes
   # it yield to them.
   echo 19 >/proc/self/autogroup 2>/dev/null || true
+  # A unity build, as the Release one (CMakeLists.txt); not the ASan+UBSan build, below.
   sanitizer_build build-tsan -DZKVERIFY_TSAN=ON
   cmake --build build-tsan -j"$(nproc)" --target zkverify
   milestone "tsan zkverify built" tsan-zkverify-built
-  cmake --build build-tsan -j"$(nproc)" --target unit_tests
-  milestone "tsan build done" tsan-built
-  sanitizer_build build-clang -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON
+  # The ASan+UBSan build before TSan's unit tests: its unit tests take longer (the foreground runs
+  # both side by side once the lanes are done).
+  # Each file compiled alone: clang-tidy checks them one by one (and so each is seen to compile on
+  # its own).
+  sanitizer_build build-clang -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON -DCMAKE_UNITY_BUILD=OFF
   cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests fuzz
   milestone "clang build done" clang-built
+  cmake --build build-tsan -j"$(nproc)" --target unit_tests
+  milestone "tsan build done" tsan-built
   scripts/lint.sh build-clang
   milestone "lint done"
   BUILD_DIR=$PWD/build-clang scripts/fuzz.sh 3
@@ -216,7 +224,7 @@ fi
 # Then two lanes side by side: the parts mostly wait on JVMs (one part took 58 CPU-s in 132 s), and
 # one after the other they left half the run's time to the background alone. Each lane runs one
 # ensemble at a time.
-#   lane a: the unit and install tests (beside one part: they need no idle machine, no test races a
+#   lane a: the unit and install tests, four at a time (beside one part: they need no idle machine, no test races a
 #           thread against the code under test, scripts/stress-tests.sh holds them to it), the parts
 #           but four, then the packaging tests: from the GCC build just tested (nothing is
 #           recompiled): the .deb built, installed (dpkg -i under $CI, else into a throwaway root),
@@ -231,7 +239,7 @@ fi
 tsan_parts='^integration: (watch|roll|sidecar)$'
 lane_b_first='^integration: membership$' lane_b_last='^integration: alerts'
 lane_a() {
-  run_tests a -LE integration && run_tests a -L integration -E "$tsan_parts|$lane_b_first|$lane_b_last" &&
+  run_tests a -LE integration -j 4 && run_tests a -L integration -E "$tsan_parts|$lane_b_first|$lane_b_last" &&
     phase "lane a: packaging" && tests/install/test-package.sh build && tests/install/test-image.sh build
 }
 lane_b() {
@@ -263,10 +271,13 @@ if ((quick)); then
   exit 0
 fi
 # The sanitizers' unit tests (and the install tests on the ASan build's binary: the integration tests
-# run once, above), one sanitizer after the other, beside the background's lint.
-sanitizer_unit_tests build-tsan tsan-unit
+# run once, above), side by side, each once its build is there.
 wait_for_build clang-built "the ASan+UBSan build"
-sanitizer_unit_tests build-clang asan-unit
+sanitizer_unit_tests build-clang asan-unit &
+asan_unit=$!
+wait_for_build tsan-built "the TSan build's unit tests"
+sanitizer_unit_tests build-tsan tsan-unit
+wait "$asan_unit" || true  # its status is in $TMPDIR/asan-unit.rc
 phase "wait for the background's lint and fuzzing"
 for ((waited = 0; waited < 2400; waited += 5)); do
   [[ -e $TMPDIR/background.rc ]] && break

@@ -61,11 +61,11 @@ std::chrono::milliseconds parse_duration(std::string_view text) {
     rest.remove_prefix(unit.size());
   }
   if (total_ns <= 0) throw fail("must be greater than 0");
-  auto milliseconds = std::llround(total_ns / 1e6);
-  if (milliseconds == 0) throw fail("is shorter than 1ms");
+  auto whole_ms = std::llround(total_ns / 1e6);
+  if (whole_ms == 0) throw fail("is shorter than 1ms");
   if (total_ns / 1e6 > static_cast<double>(std::int64_t{1} << 40))
     throw fail("is not a duration: too long");  // ~35 years
-  return std::chrono::milliseconds(milliseconds);
+  return std::chrono::milliseconds(whole_ms);
 }
 
 std::string format_duration(std::chrono::milliseconds duration) {

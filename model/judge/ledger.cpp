@@ -11,13 +11,13 @@
 
 namespace zkverify {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 
 namespace {
 
-json optional_json(const auto& value) { return value ? json(*value) : json(nullptr); }
+Json optional_json(const auto& value) { return value ? Json(*value) : Json(nullptr); }
 
-Zxid zxid_from(const json& value, const char* field) {
+Zxid zxid_from(const Json& value, const char* field) {
   if (!value.is_string()) throw BadInput(fmt::format("'{}' is not a hex zxid string", field));
   auto text = value.get<std::string>();
   std::size_t used = 0;
@@ -33,12 +33,12 @@ Zxid zxid_from(const json& value, const char* field) {
 }
 
 // A whole number: nlohmann converts a float such as 1e300 to an integer type undefinedly.
-std::int64_t integer_from(const json& value, const char* field) {
+std::int64_t integer_from(const Json& value, const char* field) {
   if (!value.is_number_integer()) throw BadInput(fmt::format("'{}' is not a whole number", field));
   return value.get<std::int64_t>();
 }
 
-const json& field(const json& object, const char* name) {
+const Json& field(const Json& object, const char* name) {
   auto it = object.find(name);
   if (it == object.end()) throw BadInput(fmt::format("missing field '{}'", name));
   return *it;
@@ -68,8 +68,8 @@ std::vector<std::string> membership_of(const EnsembleFacts& facts) {
 
 std::string marker_path(const std::string& namespace_path) { return namespace_path + "/marker"; }
 
-json to_json(const Ledger& ledger) {
-  json servers = json::object();
+Json to_json(const Ledger& ledger) {
+  Json servers = Json::object();
   for (const auto& [name, server] : ledger.servers)
     servers[name] = {{"id", optional_json(server.id)},
                      {"high_zxid", zxid_hex(server.high_zxid)},
@@ -77,17 +77,17 @@ json to_json(const Ledger& ledger) {
                      {"node_count", optional_json(server.node_count)},
                      {"mode", server.mode},
                      {"last_seen", server.last_seen}};
-  json marker = nullptr;
+  Json marker = nullptr;
   if (ledger.marker)
     marker = {
         {"path", ledger.marker->path}, {"czxid", zxid_hex(ledger.marker->czxid)}, {"content", ledger.marker->content}};
-  json data_loss = nullptr;
+  Json data_loss = nullptr;
   if (ledger.data_loss) data_loss = {{"detected", ledger.data_loss->detected}, {"message", ledger.data_loss->message}};
-  json in_flight = json::object();
+  Json in_flight = Json::object();
   for (const auto& [name, approval] : ledger.in_flight)
     in_flight[name] = {{"approved", approval.approved},
                        {"seen_down", approval.seen_down},
-                       {"received", approval.received ? json(*approval.received) : json(nullptr)}};
+                       {"received", approval.received ? Json(*approval.received) : Json(nullptr)}};
   return {
       {"format", kLedgerFormat},
       {"updated", ledger.updated},
@@ -104,7 +104,7 @@ json to_json(const Ledger& ledger) {
   };
 }
 
-Ledger ledger_from_json(const json& in) {
+Ledger ledger_from_json(const Json& in) {
   if (!in.is_object()) throw BadInput("not a JSON object");
   if (field(in, "format") != kLedgerFormat)
     throw BadInput(fmt::format("format is {}, expected \"{}\"", field(in, "format").dump(), kLedgerFormat));
@@ -139,10 +139,10 @@ Ledger ledger_from_json(const json& in) {
       for (const auto& [name, approval] : in.at("restarts_in_flight").items())
         ledger.in_flight[name] =
             Approval{field(approval, "approved").get<std::string>(), field(approval, "seen_down").get<bool>(),
-                     approval.value("received", json()).is_null()
+                     approval.value("received", Json()).is_null()
                          ? std::nullopt
                          : std::optional(integer_from(approval.at("received"), "received"))};
-  } catch (const json::exception& error) {
+  } catch (const Json::exception& error) {
     throw BadInput(fmt::format("a field has the wrong type: {}", error.what()));
   }
   return ledger;

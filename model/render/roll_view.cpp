@@ -14,13 +14,13 @@
 
 namespace zkverify {
 
-using nlohmann::json;
+using Json = nlohmann::json;
 using std::chrono::milliseconds;
 
 namespace {
 
-json findings_json(const std::vector<Finding>& findings) {
-  json out = json::array();
+Json findings_json(const std::vector<Finding>& findings) {
+  Json out = Json::array();
   for (const auto& f : findings)
     out.push_back({{"severity", to_string(f.severity)},
                    {"code", to_string(f.code)},
@@ -107,7 +107,7 @@ std::string stop_text(const RollRecord& roll) {
 
 std::string render_roll_plan(const Report& report, const RollPlan& plan, OutputFormat output) {
   if (output == OutputFormat::json) {
-    json steps = json::array();
+    Json steps = Json::array();
     for (const auto& step : plan.steps)
       steps.push_back({{"server", step.server},
                        {"reason", step.reason},
@@ -130,17 +130,17 @@ std::string render_roll_plan(const Report& report, const RollPlan& plan, OutputF
   return text;
 }
 
-json to_json(const RollRecord& roll) {
-  json steps = json::array();
+Json to_json(const RollRecord& roll) {
+  Json steps = Json::array();
   for (const auto& step : roll.steps)
     steps.push_back(
         {{"server", step.server},
          {"command_status", step.command_status},
-         {"downtime_ms", step.down ? json(step.down->until_ms - step.down->from_ms) : json(nullptr)},
+         {"downtime_ms", step.down ? Json(step.down->until_ms - step.down->from_ms) : Json(nullptr)},
          {"leader_before", step.leader_before.value_or("")},
          {"leader_after", step.leader_after.value_or("")},
-         {"version_before", step.version_before.empty() ? json(nullptr) : json(step.version_before)},
-         {"version_after", step.version_after.empty() ? json(nullptr) : json(step.version_after)},
+         {"version_before", step.version_before.empty() ? Json(nullptr) : Json(step.version_before)},
+         {"version_after", step.version_after.empty() ? Json(nullptr) : Json(step.version_after)},
          {"longest_leaderless_ms", step.leaderless ? step.leaderless->until_ms - step.leaderless->from_ms : 0},
          {"longest_unavailable_ms", step.longest_unavailable.count()},
          {"started_ms", step.span.from_ms},
@@ -152,10 +152,10 @@ json to_json(const RollRecord& roll) {
   return {{"verdict", to_string(roll_verdict(roll))},
           {"complete", roll.complete},
           {"stopped_by_signal", roll.stopped_by_signal},
-          {"refused", roll.refused ? json{{"server", roll.refused->server},
+          {"refused", roll.refused ? Json{{"server", roll.refused->server},
                                           {"reason", roll.refused->reason},
                                           {"report", to_json(roll.last_report)}}
-                                   : json(nullptr)},
+                                   : Json(nullptr)},
           {"steps", steps},
           {"skipped", roll.skipped},
           {"done", roll.done()},

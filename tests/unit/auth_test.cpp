@@ -31,6 +31,7 @@ using namespace zkverify::probes;
 using namespace zkverify::verifier;
 using namespace std::chrono_literals;
 using Catch::Matchers::Contains;
+using synthetic::find;
 using zkverify::fake::Ensemble;
 
 namespace {
@@ -113,11 +114,6 @@ std::vector<Finding> findings_of(const RoundTrip& trip) {
                   synthetic::server("s3", Mode::follower, 0x100000001, 3)};
   facts.round_trip = trip;
   return judge(facts).findings;
-}
-
-const Finding* find(const std::vector<Finding>& findings, const std::string& code) {
-  auto found = std::ranges::find_if(findings, [&](const Finding& f) { return to_string(f.code) == code; });
-  return found == findings.end() ? nullptr : &*found;
 }
 
 std::vector<std::string> codes_of(const std::vector<Finding>& findings) {

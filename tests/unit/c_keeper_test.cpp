@@ -24,9 +24,9 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr auto kPayload = "round trip payload";
+constexpr auto kKeeperPayload = "round trip payload";
 // How far past a deadline a call may return: scheduling, not waiting.
-constexpr auto kSlack = 1s;
+constexpr auto kKeeperSlack = 1s;
 // A close returns (it joins the client's threads), also in a process that gets no CPU for seconds:
 // the sanitizers' unit tests run at the lowest priority beside the integration tests.
 constexpr auto kCloseBound = 5s;
@@ -141,14 +141,14 @@ TEST_CASE("round trip through the C client: a server that refuses connections fa
   // IPv6 without brackets too: a host string the C client could not parse would be system_error.
   plan.servers = {{"v4", "127.0.0.1", refusing.port(), {}}, {"v6", "::1", refusing.port(), {}}};
   plan.namespace_path = "/zkverify";
-  plan.payload = kPayload;
+  plan.payload = kKeeperPayload;
   plan.deadline = Clock::now() + 300ms;
   plan.session_timeout = 2000ms;
   SECTION("written through the IPv4 address") { plan.writer = 0; }
   SECTION("written through the IPv6 address") { plan.writer = 1; }
   auto trip = run_round_trip(plan, test_keepers());
 
-  CHECK(Clock::now() < plan.deadline + kSlack);
+  CHECK(Clock::now() < plan.deadline + kKeeperSlack);
   CHECK(trip.write_error == ZkError::deadline_exceeded);
   for (const auto& read : trip.reads) CHECK(read.error == ZkError::not_attempted);
 }
@@ -192,8 +192,8 @@ TEST_CASE("C keeper: without a server every request completes once, off the call
 TEST_CASE("C keeper: in_order tries the listed order first, otherwise each session picks a random first server",
           "[c_keeper]") {
   constexpr int kSessions = 24;  // all on one server by chance: 2 in 2^24
-  fake::Peer first({}, {fake::Behaviour::stall, ""});
-  fake::Peer second({}, {fake::Behaviour::stall, ""});
+  ::fake::Peer first({}, {::fake::Behaviour::stall, ""});
+  ::fake::Peer second({}, {::fake::Behaviour::stall, ""});
   std::vector<ServerAddress> servers{{"first", "127.0.0.1", first.port(), {}},
                                      {"second", "127.0.0.1", second.port(), {}}};
   auto attempts_after_opening = [&](bool in_order) {

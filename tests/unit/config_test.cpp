@@ -23,16 +23,16 @@ namespace fs = std::filesystem;
 namespace {
 
 // A configuration file in the temporary directory, removed at the end of the test.
-class ConfigFile {
+class ScratchConfig {
  public:
-  explicit ConfigFile(const std::string& text) {
+  explicit ScratchConfig(const std::string& text) {
     static int made = 0;
     path_ = (fs::temp_directory_path() / fmt::format("zkverify-config-{}-{}.toml", ::getpid(), ++made)).string();
     std::ofstream(path_) << text;
   }
-  ~ConfigFile() { fs::remove(path_); }
-  ConfigFile(const ConfigFile&) = delete;
-  ConfigFile& operator=(const ConfigFile&) = delete;
+  ~ScratchConfig() { fs::remove(path_); }
+  ScratchConfig(const ScratchConfig&) = delete;
+  ScratchConfig& operator=(const ScratchConfig&) = delete;
   [[nodiscard]] const std::string& path() const { return path_; }
 
  private:
@@ -42,7 +42,7 @@ class ConfigFile {
 bool is_json(const std::string& text) { return nlohmann::json::accept(text); }
 
 // A command line that must fail before anything is probed (no servers needed).
-Ran parse_only(std::vector<std::string> args, std::map<std::string, std::string> environment = {}) {
+Ran parse_layered(std::vector<std::string> args, std::map<std::string, std::string> environment = {}) {
   zkverify::fake::Ensemble zookeeper;
   return run(zookeeper, std::move(args), std::move(environment));
 }
@@ -51,7 +51,7 @@ Ran parse_only(std::vector<std::string> args, std::map<std::string, std::string>
 
 TEST_CASE("config: the top level describes the ensemble for every command, a [section] one command's settings") {
   FakeEnsemble ensemble;
-  ConfigFile config(
+  ScratchConfig config(
       fmt::format("# the kafka ensemble\nservers = \"{}\"\nensemble = \"kafka\"\n\n[quorum]\noutput = \"json\"\n",
                   ensemble.servers()));
   auto quorum = run(ensemble.zookeeper, {"quorum", "--config", config.path()});
@@ -72,7 +72,7 @@ TEST_CASE("config: the top level describes the ensemble for every command, a [se
 
 TEST_CASE("config: a flag wins over the environment, the environment over the file, the file over the default") {
   FakeEnsemble ensemble;
-  ConfigFile config(fmt::format("servers = \"{}\"\n[quorum]\noutput = \"json\"\n", ensemble.servers()));
+  ScratchConfig config(fmt::format("servers = \"{}\"\n[quorum]\noutput = \"json\"\n", ensemble.servers()));
   auto file = run(ensemble.zookeeper, {"quorum", "--config", config.path()});
   CHECK(is_json(file.out));
   auto environment = run(ensemble.zookeeper, {"quorum", "--config", config.path()}, {{"ZKVERIFY_OUTPUT", "text"}});
@@ -83,7 +83,7 @@ TEST_CASE("config: a flag wins over the environment, the environment over the fi
   CHECK(is_json(flag.out));
   CHECK(run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers()}).out.starts_with("healthy"));
   // A bad value below one that wins is never read: a typed --timeout hides the file's and the variable's.
-  ConfigFile bad(fmt::format("servers = \"{}\"\n[quorum]\ntimeout = \"soon\"\n", ensemble.servers()));
+  ScratchConfig bad(fmt::format("servers = \"{}\"\n[quorum]\ntimeout = \"soon\"\n", ensemble.servers()));
   CHECK(run(ensemble.zookeeper, {"quorum", "--config", bad.path()}, {{"ZKVERIFY_TIMEOUT", "5s"}}).exit_code == 0);
   CHECK(run(ensemble.zookeeper, {"quorum", "--config", bad.path(), "--timeout", "5s"}, {{"ZKVERIFY_TIMEOUT", "never"}})
             .exit_code == 0);
@@ -93,27 +93,27 @@ TEST_CASE("config: a flag wins over the environment, the environment over the fi
 }
 
 TEST_CASE("config: a value that does not parse names its variable, or its file and line") {
-  ConfigFile config("servers = \"a=h:1\"\n\n[quorum]\ntimeout = \"0s\"\nstable = \"many\"\n");
-  auto file = parse_only({"quorum", "--config", config.path()});
+  ScratchConfig config("servers = \"a=h:1\"\n\n[quorum]\ntimeout = \"0s\"\nstable = \"many\"\n");
+  auto file = parse_layered({"quorum", "--config", config.path()});
   CHECK(file.exit_code == 64);
   CHECK(file.err == fmt::format("zkverify quorum: --timeout '0s' must be greater than 0 (from {}:4)\n", config.path()));
-  auto variable = parse_only({"quorum", "--servers", "h:1"}, {{"ZKVERIFY_TIMEOUT", "0s"}});
+  auto variable = parse_layered({"quorum", "--servers", "h:1"}, {{"ZKVERIFY_TIMEOUT", "0s"}});
   CHECK(variable.exit_code == 64);
   CHECK(variable.err == "zkverify quorum: --timeout '0s' must be greater than 0 (from ZKVERIFY_TIMEOUT)\n");
   // CLI11's own conversions (an INT) name the source too; a typed value needs no source.
-  auto count = parse_only({"quorum", "--servers", "h:1"}, {{"ZKVERIFY_STABLE", "many"}});
+  auto count = parse_layered({"quorum", "--servers", "h:1"}, {{"ZKVERIFY_STABLE", "many"}});
   CHECK(count.exit_code == 64);
   CHECK_THAT(count.err, Contains("--stable") && Contains("(from ZKVERIFY_STABLE)"));
-  CHECK_THAT(parse_only({"quorum", "--servers", "h:1", "--timeout", "0s"}).err, !Contains("(from"));
-  auto servers = parse_only({"quorum"}, {{"ZKVERIFY_SERVERS", "h:1 h:2"}});
+  CHECK_THAT(parse_layered({"quorum", "--servers", "h:1", "--timeout", "0s"}).err, !Contains("(from"));
+  auto servers = parse_layered({"quorum"}, {{"ZKVERIFY_SERVERS", "h:1 h:2"}});
   CHECK(servers.exit_code == 64);
   CHECK_THAT(servers.err, Contains("separate servers with ','") && Contains("(from ZKVERIFY_SERVERS)"));
 }
 
 TEST_CASE("config: a key no command takes where it stands is a usage error naming the file and line") {
   auto said = [](const std::string& text) {
-    ConfigFile config(text);
-    auto ran = parse_only({"quorum", "--config", config.path(), "--servers", "h:1"});
+    ScratchConfig config(text);
+    auto ran = parse_layered({"quorum", "--config", config.path(), "--servers", "h:1"});
     CHECK(ran.exit_code == 64);
     return ran.err.substr(ran.err.find(".toml:") + 6);
   };
@@ -138,13 +138,13 @@ TEST_CASE("config: a key no command takes where it stands is a usage error namin
 }
 
 TEST_CASE("config: --config that cannot be read is a usage error naming it") {
-  auto missing = parse_only({"quorum", "--config", "/nonexistent/zkverify.toml"});
+  auto missing = parse_layered({"quorum", "--config", "/nonexistent/zkverify.toml"});
   CHECK(missing.exit_code == 64);
   CHECK_THAT(missing.err, Contains("--config: cannot read '/nonexistent/zkverify.toml'"));
-  auto directory = parse_only({"quorum", "--config", fs::temp_directory_path().string()});
+  auto directory = parse_layered({"quorum", "--config", fs::temp_directory_path().string()});
   CHECK(directory.exit_code == 64);
   CHECK_THAT(directory.err, Contains("--config: cannot read"));
-  auto variable = parse_only({"quorum", "--servers", "h:1"}, {{"ZKVERIFY_CONFIG", "/nonexistent/z.toml"}});
+  auto variable = parse_layered({"quorum", "--servers", "h:1"}, {{"ZKVERIFY_CONFIG", "/nonexistent/z.toml"}});
   CHECK(variable.exit_code == 64);
   CHECK_THAT(variable.err, Contains("/nonexistent/z.toml"));
 }
@@ -158,7 +158,7 @@ TEST_CASE("config: switches from the environment and the file, one-time actions 
   auto written = run(ensemble.zookeeper, {"quorum", "--servers", ensemble.servers(), "--output", "json"},
                      {{"ZKVERIFY_NO_WRITE", "false"}});
   CHECK(written.json()["round_trip"]["reads_attempted"] == 5);
-  auto maybe = parse_only({"quorum", "--servers", "h:1"}, {{"ZKVERIFY_NO_WRITE", "maybe"}});
+  auto maybe = parse_layered({"quorum", "--servers", "h:1"}, {{"ZKVERIFY_NO_WRITE", "maybe"}});
   CHECK(maybe.exit_code == 64);
   CHECK(maybe.err == "zkverify quorum: ZKVERIFY_NO_WRITE: --no-write is a switch: 'maybe' is neither true nor false\n");
   // ZKVERIFY_TIMEOUT, meant for another command, must not become step's and roll's old --timeout.
@@ -173,7 +173,7 @@ TEST_CASE("config: switches from the environment and the file, one-time actions 
 
 TEST_CASE("config: a typed option hides the layers' option it excludes (--servers typed, --zoo-cfg set)") {
   FakeEnsemble ensemble;
-  ConfigFile config("zoo-cfg = \"/nonexistent/zoo.cfg\"\n");
+  ScratchConfig config("zoo-cfg = \"/nonexistent/zoo.cfg\"\n");
   auto typed = run(ensemble.zookeeper, {"quorum", "--config", config.path(), "--servers", ensemble.servers()},
                    {{"ZKVERIFY_ZOO_CFG", "/nonexistent/zoo.cfg"}});
   INFO(typed.err);
@@ -187,13 +187,13 @@ TEST_CASE("config: a typed option hides the layers' option it excludes (--server
 TEST_CASE("config: every command's help names each option's variable") {
   for (const auto* command :
        {"quorum", "order", "safe-to-restart", "plan", "watch", "step", "roll", "serve", "probe", "smoke"}) {
-    auto help = parse_only({command, "--help"});
+    auto help = parse_layered({command, "--help"});
     INFO(command);
     CHECK(help.exit_code == 0);
     CHECK_THAT(help.out, Contains("(env ZKVERIFY_CONFIG)") && Contains("(env ZKVERIFY_SERVERS)"));
     CHECK_THAT(help.out, !Contains("ZKVERIFY_HELP") && !Contains("ZKVERIFY_RESET_STATE"));
   }
-  CHECK_THAT(parse_only({"step", "--help"}).out,
+  CHECK_THAT(parse_layered({"step", "--help"}).out,
              Contains("(env ZKVERIFY_STEP_TIMEOUT)") && !Contains("ZKVERIFY_TIMEOUT)"));
   CHECK(zkverify::verifier::environment_name("zoo-cfg") == "ZKVERIFY_ZOO_CFG");
 }
@@ -226,7 +226,7 @@ TEST_CASE("config: TOML as CLI11 reads it: arrays, dotted keys, quotes, comments
     array += (array.empty() ? "\"" : ", \"") + servers.substr(at, end - at) + "\"";
     at = end + 1;
   }
-  ConfigFile file("servers = [" + array + "]\n");
+  ScratchConfig file("servers = [" + array + "]\n");
   auto ran = run(ensemble.zookeeper, {"quorum", "--config", file.path()});
   INFO(ran.err);
   CHECK(ran.exit_code == 0);

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "fake_peer.hpp"
+#include "loopback_port.hpp"
 #include "model/parse/parsers.hpp"
 #include "probes/c_keeper.hpp"
 #include "probes/four_letter.hpp"
@@ -11,11 +12,11 @@
 using namespace zkverify;
 using namespace zkverify::probes;
 using Catch::Matchers::Contains;
-using fake::Behaviour;
+using ::fake::Behaviour;
 
 namespace {
 
-ServerAddress at(const fake::Peer& peer, std::string name = "peer") {
+ServerAddress at(const ::fake::Peer& peer, std::string name = "peer") {
   return {std::move(name), "127.0.0.1", peer.port(), {}};
 }
 
@@ -51,31 +52,26 @@ std::chrono::milliseconds timed(Body body) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
 }
 
-// A port nothing listens on: bound then closed, so the kernel refuses connections to it.
-std::uint16_t closed_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor acceptor(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
-}
+using loopback::closed_port;
 
 }  // namespace
 
 TEST_CASE("a well-behaved peer: the reply, read until the server closes") {
-  fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}});
+  ::fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}});
   auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_for(std::chrono::seconds(5)));
   CHECK(exchange.error == ProbeError::ok);
   CHECK(exchange.reply == capture("srvr_leader.txt"));
 }
 
 TEST_CASE("a peer that accepts and never answers: read_timeout, named as such") {
-  fake::Peer peer({{"srvr", {Behaviour::stall, ""}}});
+  ::fake::Peer peer({{"srvr", {Behaviour::stall, ""}}});
   auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_for(std::chrono::milliseconds(300)));
   CHECK(exchange.error == ProbeError::read_timeout);
   CHECK(describe(exchange) == "connected, but no reply within the deadline");
 }
 
 TEST_CASE("a peer that stalls: the overall deadline caps a longer exchange timeout, and the other way round") {
-  fake::Peer peer({{"srvr", {Behaviour::stall, ""}}});
+  ::fake::Peer peer({{"srvr", {Behaviour::stall, ""}}});
   Exchange exchange;
   SECTION("the deadline is the shorter") {
     auto took = timed([&] { exchange = ask_word(test_executor(), at(peer), "srvr", limits_apart(300ms, kLongLimit)); });
@@ -90,7 +86,7 @@ TEST_CASE("a peer that stalls: the overall deadline caps a longer exchange timeo
 }
 
 TEST_CASE("a peer that drips: the overall deadline caps a longer exchange timeout") {
-  fake::Peer peer({{"srvr", {Behaviour::drip, ""}}});
+  ::fake::Peer peer({{"srvr", {Behaviour::drip, ""}}});
   Exchange exchange;
   auto took = timed([&] { exchange = ask_word(test_executor(), at(peer), "srvr", limits_apart(300ms, kLongLimit)); });
   CHECK(took < kLongLimit / 3);
@@ -99,7 +95,7 @@ TEST_CASE("a peer that drips: the overall deadline caps a longer exchange timeou
 }
 
 TEST_CASE("no TCP connection within the deadline: connect_timeout, whichever limit is shorter") {
-  fake::Unaccepting nobody_accepts;
+  ::fake::Unaccepting nobody_accepts;
   ServerAddress server{"unaccepting", "127.0.0.1", nobody_accepts.port(), {}};
   Exchange exchange;
   SECTION("the deadline is the shorter") {
@@ -116,7 +112,7 @@ TEST_CASE("no TCP connection within the deadline: connect_timeout, whichever lim
 
 TEST_CASE("a peer that resets the connection in the middle of its reply: reset, with what came before") {
   auto half = capture("srvr_leader.txt").substr(0, 40);
-  fake::Peer peer({{"srvr", {Behaviour::reset, half}}});
+  ::fake::Peer peer({{"srvr", {Behaviour::reset, half}}});
   auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_apart(kLongLimit, kLongLimit));
   CHECK(exchange.error == ProbeError::reset);
   CHECK_THAT(describe(exchange), Contains("connection failed: ") && Contains("reset"));
@@ -124,8 +120,8 @@ TEST_CASE("a peer that resets the connection in the middle of its reply: reset, 
 }
 
 TEST_CASE("a good srvr, then a stall on mntr: srvr's facts kept, no further word asked, by the exchange timeout") {
-  fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}, {"mntr", {Behaviour::stall, ""}}},
-                  {Behaviour::answer, "unexpected\n"});
+  ::fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}, {"mntr", {Behaviour::stall, ""}}},
+                    {Behaviour::answer, "unexpected\n"});
   std::vector<ServerProbe> probes;
   SECTION("the exchange timeout is the shorter") {
     auto took = timed([&] { probes = probe_servers(test_executor(), {at(peer)}, limits_apart(kLongLimit, 300ms)); });
@@ -146,7 +142,7 @@ TEST_CASE("a good srvr, then a stall on mntr: srvr's facts kept, no further word
 }
 
 TEST_CASE("a peer that drips bytes forever: cut off at the deadline") {
-  fake::Peer peer({{"srvr", {Behaviour::drip, ""}}});
+  ::fake::Peer peer({{"srvr", {Behaviour::drip, ""}}});
   auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_for(std::chrono::milliseconds(300)));
   CHECK(exchange.error == ProbeError::read_timeout);
   CHECK_FALSE(exchange.reply.empty());
@@ -154,7 +150,7 @@ TEST_CASE("a peer that drips bytes forever: cut off at the deadline") {
 }
 
 TEST_CASE("a peer that floods: cut off at the size cap") {
-  fake::Peer peer({{"srvr", {Behaviour::flood, ""}}});
+  ::fake::Peer peer({{"srvr", {Behaviour::flood, ""}}});
   auto limits = limits_for(std::chrono::seconds(10));
   limits.max_reply_bytes = 256 * 1024;
   auto exchange = ask_word(test_executor(), at(peer), "srvr", limits);
@@ -171,27 +167,27 @@ TEST_CASE("nobody listening: connection refused") {
 }
 
 TEST_CASE("a peer that closes at once: an empty reply, which srvr's parser calls malformed") {
-  fake::Peer peer({{"srvr", {Behaviour::close_at_once, ""}}});
+  ::fake::Peer peer({{"srvr", {Behaviour::close_at_once, ""}}});
   auto exchange = ask_word(test_executor(), at(peer), "srvr", limits_for(std::chrono::seconds(2)));
   CHECK(exchange.error == ProbeError::ok);
   CHECK(parse_srvr(exchange.reply).error == ProbeError::malformed);
 }
 
 TEST_CASE("probe_servers with every misbehaviour at once: the good servers are still fully probed") {
-  fake::Peer good({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}},
-                   {"mntr", {Behaviour::answer, capture("mntr_leader.txt")}},
-                   {"conf", {Behaviour::answer, capture("conf_follower.txt")}},
-                   {"isro", {Behaviour::answer, "rw"}},
-                   {"ruok", {Behaviour::answer, "imok"}}});
-  fake::Peer refusing({{"srvr", {Behaviour::answer, capture("srvr_whitelist_ruok_only.txt")}},
-                       {"mntr", {Behaviour::answer, capture("mntr_whitelist_ruok_only.txt")}},
-                       {"conf", {Behaviour::answer, capture("conf_whitelist_ruok_only.txt")}},
-                       {"isro", {Behaviour::answer, capture("isro_whitelist_ruok_only.txt")}},
-                       {"ruok", {Behaviour::answer, "imok"}}});
-  fake::Peer garbage({{"srvr", {Behaviour::answer, "\x16\x03\x01 TLS?"}}});
-  fake::Peer silent({{"srvr", {Behaviour::stall, ""}}});
-  fake::Peer flood({{"srvr", {Behaviour::flood, ""}}});
-  fake::Peer drip({{"srvr", {Behaviour::drip, ""}}});
+  ::fake::Peer good({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}},
+                     {"mntr", {Behaviour::answer, capture("mntr_leader.txt")}},
+                     {"conf", {Behaviour::answer, capture("conf_follower.txt")}},
+                     {"isro", {Behaviour::answer, "rw"}},
+                     {"ruok", {Behaviour::answer, "imok"}}});
+  ::fake::Peer refusing({{"srvr", {Behaviour::answer, capture("srvr_whitelist_ruok_only.txt")}},
+                         {"mntr", {Behaviour::answer, capture("mntr_whitelist_ruok_only.txt")}},
+                         {"conf", {Behaviour::answer, capture("conf_whitelist_ruok_only.txt")}},
+                         {"isro", {Behaviour::answer, capture("isro_whitelist_ruok_only.txt")}},
+                         {"ruok", {Behaviour::answer, "imok"}}});
+  ::fake::Peer garbage({{"srvr", {Behaviour::answer, "\x16\x03\x01 TLS?"}}});
+  ::fake::Peer silent({{"srvr", {Behaviour::stall, ""}}});
+  ::fake::Peer flood({{"srvr", {Behaviour::flood, ""}}});
+  ::fake::Peer drip({{"srvr", {Behaviour::drip, ""}}});
 
   std::vector<ServerAddress> servers{at(good, "good"),     at(refusing, "refusing"), at(garbage, "garbage"),
                                      at(silent, "silent"), at(flood, "flood"),       at(drip, "drip")};
@@ -223,7 +219,7 @@ TEST_CASE("probe_servers with every misbehaviour at once: the good servers are s
 }
 
 TEST_CASE("a peer named by a host name is looked up, then asked") {
-  fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}});
+  ::fake::Peer peer({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}}});
   auto exchange =
       ask_word(test_executor(), {"peer", "localhost", peer.port(), {}}, "srvr", limits_for(std::chrono::seconds(5)));
   CHECK(exchange.error == ProbeError::ok);
@@ -237,8 +233,8 @@ TEST_CASE(
   using namespace std::chrono_literals;
   // The handshake's first four bytes (its length) are no word the peer knows: it stalls. One peer
   // per server, so the writer's own session is seen reaching its peer however the two are scheduled.
-  fake::Peer by_address({}, {Behaviour::stall, ""});
-  fake::Peer by_name({}, {Behaviour::stall, ""});
+  ::fake::Peer by_address({}, {Behaviour::stall, ""});
+  ::fake::Peer by_name({}, {Behaviour::stall, ""});
   RoundTripPlan plan;
   plan.servers = {{"stalled", "127.0.0.1", by_address.port(), {}},
                   {"stalled-by-name", "localhost", by_name.port(), {}}};
@@ -246,7 +242,7 @@ TEST_CASE(
   plan.payload = "round trip payload";
   // Far beyond the deadlines: a trip that waited for the session to time out would show.
   plan.session_timeout = 10000ms;
-  const fake::Peer* writer = nullptr;
+  const ::fake::Peer* writer = nullptr;
   SECTION("written through the numeric address") { plan.writer = 0, writer = &by_address; }
   SECTION("written through the host name") { plan.writer = 1, writer = &by_name; }
   auto start = Clock::now();
@@ -267,13 +263,13 @@ namespace {
 
 // A server whose whitelist is kubernetes-kafka's (only srvr and ruok answer), with its AdminServer
 // on the same port behaving as `admin` does for every /commands/ request.
-fake::Peer ruok_only_with_admin(fake::Script admin) {
-  return fake::Peer({{"srvr", {Behaviour::answer, capture("srvr_whitelist_ruok_only.txt")}},
-                     {"mntr", {Behaviour::answer, capture("mntr_whitelist_ruok_only.txt")}},
-                     {"conf", {Behaviour::answer, capture("conf_whitelist_ruok_only.txt")}},
-                     {"isro", {Behaviour::answer, capture("isro_whitelist_ruok_only.txt")}},
-                     {"ruok", {Behaviour::answer, "imok"}},
-                     {"GET ", std::move(admin)}});
+::fake::Peer ruok_only_with_admin(::fake::Script admin) {
+  return ::fake::Peer({{"srvr", {Behaviour::answer, capture("srvr_whitelist_ruok_only.txt")}},
+                       {"mntr", {Behaviour::answer, capture("mntr_whitelist_ruok_only.txt")}},
+                       {"conf", {Behaviour::answer, capture("conf_whitelist_ruok_only.txt")}},
+                       {"isro", {Behaviour::answer, capture("isro_whitelist_ruok_only.txt")}},
+                       {"ruok", {Behaviour::answer, "imok"}},
+                       {"GET ", std::move(admin)}});
 }
 
 std::string http_ok(const std::string& body) {
@@ -282,8 +278,8 @@ std::string http_ok(const std::string& body) {
 }
 
 // Probes the peer as a server whose AdminServer is on its own port, the limits far apart.
-ServerProbe probe_with_admin(const fake::Peer& peer, std::chrono::milliseconds overall, std::chrono::milliseconds each,
-                             std::chrono::milliseconds& took) {
+ServerProbe probe_with_admin(const ::fake::Peer& peer, std::chrono::milliseconds overall,
+                             std::chrono::milliseconds each, std::chrono::milliseconds& took) {
   ServerAddress server{"peer", "127.0.0.1", peer.port(), peer.port()};
   std::vector<ServerProbe> probes;
   took = timed([&] { probes = probe_servers(test_executor(), {server}, limits_apart(overall, each)); });
@@ -310,18 +306,18 @@ TEST_CASE(
     "probe_servers, verdict words only: conf beside srvr, mntr where it counts, ruok only if not "
     "serving, and each server reported once srvr answered") {
   auto peer_answering = [](const std::string& srvr, const std::string& conf, const std::string& mntr) {
-    return std::map<std::string, fake::Script>{{"srvr", {Behaviour::answer, capture(srvr)}},
-                                               {"conf", {Behaviour::answer, capture(conf)}},
-                                               {"mntr", {Behaviour::answer, capture(mntr)}},
-                                               {"isro", {Behaviour::answer, "rw"}},
-                                               {"ruok", {Behaviour::answer, "imok"}}};
+    return std::map<std::string, ::fake::Script>{{"srvr", {Behaviour::answer, capture(srvr)}},
+                                                 {"conf", {Behaviour::answer, capture(conf)}},
+                                                 {"mntr", {Behaviour::answer, capture(mntr)}},
+                                                 {"isro", {Behaviour::answer, "rw"}},
+                                                 {"ruok", {Behaviour::answer, "imok"}}};
   };
-  fake::Peer leader(peer_answering("srvr_leader.txt", "conf_leader.txt", "mntr_leader.txt"));
-  fake::Peer follower(peer_answering("srvr_follower.txt", "conf_follower.txt", "mntr_follower.txt"));
-  fake::Peer refusing(
+  ::fake::Peer leader(peer_answering("srvr_leader.txt", "conf_leader.txt", "mntr_leader.txt"));
+  ::fake::Peer follower(peer_answering("srvr_follower.txt", "conf_follower.txt", "mntr_follower.txt"));
+  ::fake::Peer refusing(
       peer_answering("srvr_whitelist_ruok_only.txt", "conf_whitelist_ruok_only.txt", "mntr_whitelist_ruok_only.txt"));
-  fake::Peer not_serving(peer_answering("srvr_no_quorum.txt", "conf_no_quorum.txt", "mntr_no_quorum.txt"));
-  std::map<std::string, const fake::Peer*> peers{
+  ::fake::Peer not_serving(peer_answering("srvr_no_quorum.txt", "conf_no_quorum.txt", "mntr_no_quorum.txt"));
+  std::map<std::string, const ::fake::Peer*> peers{
       {"leader", &leader}, {"follower", &follower}, {"refusing", &refusing}, {"not-serving", &not_serving}};
   std::vector<ServerAddress> servers;
   for (const auto& [name, peer] : peers) servers.push_back(at(*peer, name));
@@ -358,8 +354,8 @@ TEST_CASE(
 TEST_CASE(
     "probe_servers, verdict words only: a server allowing this address one connection still answers "
     "srvr and conf, each word cut off asked again alone") {
-  fake::Peer one_at_a_time({{"srvr", {Behaviour::answer_late, capture("srvr_follower.txt"), 100ms}},
-                            {"conf", {Behaviour::answer_late, capture("conf_follower.txt"), 100ms}}});
+  ::fake::Peer one_at_a_time({{"srvr", {Behaviour::answer_late, capture("srvr_follower.txt"), 100ms}},
+                              {"conf", {Behaviour::answer_late, capture("conf_follower.txt"), 100ms}}});
   one_at_a_time.limit_connections(1);
   auto limits = limits_for(5s);
   limits.verdict_words_only = true;
@@ -373,8 +369,8 @@ TEST_CASE(
 }
 
 TEST_CASE("probe_servers, verdict words only: conf is asked beside a slow srvr, on a second connection") {
-  fake::Peer slow({{"srvr", {Behaviour::answer_late, capture("srvr_follower.txt"), 300ms}},
-                   {"conf", {Behaviour::answer, capture("conf_follower.txt")}}});
+  ::fake::Peer slow({{"srvr", {Behaviour::answer_late, capture("srvr_follower.txt"), 300ms}},
+                     {"conf", {Behaviour::answer, capture("conf_follower.txt")}}});
   auto limits = limits_for(5s);
   limits.verdict_words_only = true;
   auto probes = probe_servers(test_executor(), {at(slow, "slow")}, limits);

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fake_peer.hpp"
+#include "loopback_port.hpp"
 #include "model/judge/checks.hpp"
 #include "model/parse/parsers.hpp"
 #include "probes/c_keeper.hpp"
@@ -38,7 +39,7 @@ using namespace zkverify::verifier;
 using namespace std::chrono_literals;
 using namespace std::string_literals;
 using Catch::Matchers::Contains;
-using fake::Behaviour;
+using ::fake::Behaviour;
 
 namespace {
 
@@ -61,14 +62,15 @@ std::string srvr_text(std::string_view mode, std::string_view zxid = "0x50000000
 
 // A server that answers srvr (`srvr_reply`) and refuses every other word, like kubernetes-kafka's
 // whitelist; "GET " (its AdminServer on the same port) behaves as `admin`.
-std::unique_ptr<fake::Peer> whitelisted_peer(fake::Script srvr, fake::Script admin = {Behaviour::close_at_once, ""}) {
-  return std::make_unique<fake::Peer>(
-      std::map<std::string, fake::Script>{{"srvr", std::move(srvr)},
-                                          {"mntr", {Behaviour::answer, "mntr" + std::string(kRefused)}},
-                                          {"conf", {Behaviour::answer, "conf" + std::string(kRefused)}},
-                                          {"isro", {Behaviour::answer, "isro" + std::string(kRefused)}},
-                                          {"ruok", {Behaviour::answer, "imok"}},
-                                          {"GET ", std::move(admin)}});
+std::unique_ptr<::fake::Peer> whitelisted_peer(::fake::Script srvr,
+                                               ::fake::Script admin = {Behaviour::close_at_once, ""}) {
+  return std::make_unique<::fake::Peer>(
+      std::map<std::string, ::fake::Script>{{"srvr", std::move(srvr)},
+                                            {"mntr", {Behaviour::answer, "mntr" + std::string(kRefused)}},
+                                            {"conf", {Behaviour::answer, "conf" + std::string(kRefused)}},
+                                            {"isro", {Behaviour::answer, "isro" + std::string(kRefused)}},
+                                            {"ruok", {Behaviour::answer, "imok"}},
+                                            {"GET ", std::move(admin)}});
 }
 
 std::string http_response(std::string_view status, std::string_view headers, std::string_view body) {
@@ -76,12 +78,7 @@ std::string http_response(std::string_view status, std::string_view headers, std
                      body);
 }
 
-// A port nothing listens on: bound, then closed, so connections to it are refused.
-std::uint16_t closed_port() {
-  boost::asio::io_context io;
-  boost::asio::ip::tcp::acceptor acceptor(io, {boost::asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
-}
+using loopback::closed_port;
 
 // neither: a row that no limit should end (refused, too large, a bad reply) gets both limits long,
 // so a starved machine cannot turn its outcome into a timeout (CI once saw the 10 MB AdminServer
@@ -121,7 +118,7 @@ bool valid_utf8(std::string_view text) {
 struct Row {
   std::string what;
   // The hostile peer (none: `port` refuses), and whether its AdminServer is asked.
-  std::function<std::unique_ptr<fake::Peer>()> make;
+  std::function<std::unique_ptr<::fake::Peer>()> make;
   bool admin = false;
   bool slow = false;  // ends only by a limit: run once with each limit the shorter
   // Connections the hostile peer saw: five words (srvr, then the optional ones while it answers),
@@ -146,7 +143,7 @@ struct Outcome {
 // Four healthy servers and the row's hostile one, probed, judged.
 Outcome run_row(const Row& row, Shorter shorter) {
   auto leader = whitelisted_peer({Behaviour::answer, srvr_text("leader")});
-  std::vector<std::unique_ptr<fake::Peer>> followers;
+  std::vector<std::unique_ptr<::fake::Peer>> followers;
   for (int i = 0; i < 3; ++i) followers.push_back(whitelisted_peer({Behaviour::answer, srvr_text("follower")}));
   auto hostile = row.make ? row.make() : nullptr;
   std::vector<ServerAddress> servers{{"good-0", "127.0.0.1", leader->port(), {}}};
@@ -408,7 +405,7 @@ namespace {
 // first four bytes, its length, are no word it knows).
 struct HandshakeRow {
   std::string what;
-  fake::Script script;
+  ::fake::Script script;
 };
 
 }  // namespace
@@ -423,7 +420,7 @@ TEST_CASE("hostile peers: a ZooKeeper peer that stalls or sends garbage in the C
   };
   for (const auto& row : rows) {
     INFO(row.what);
-    fake::Peer peer({}, row.script);
+    ::fake::Peer peer({}, row.script);
     KeeperOptions options;
     // Far longer than the deadline plus the margin (the C client drops a silent connection after two
     // thirds of it: 20 s): a wait ended by the session timeout, not the deadline, fails the timing checks.

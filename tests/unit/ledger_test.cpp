@@ -12,11 +12,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-const Finding* find(const std::vector<Finding>& findings, const std::string& code) {
-  auto it = std::ranges::find_if(findings, [&](const Finding& f) { return to_string(f.code) == code; });
-  return it == findings.end() ? nullptr : &*it;
-}
-
 // A healthy ensemble on `epoch` whose round trip also read the marker (czxid, content) everywhere.
 EnsembleFacts with_marker(std::uint32_t epoch, std::optional<std::uint64_t> marker_czxid, std::string content = "m") {
   auto facts = healthy_five();

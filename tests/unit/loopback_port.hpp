@@ -42,4 +42,12 @@ class RefusingPort {
   int socket_;
 };
 
+// A loopback port nothing listens on: bound, then closed, so connections to it are refused (until
+// the kernel gives it to another socket: RefusingPort holds it).
+inline std::uint16_t closed_port() {
+  std::uint16_t port = 0;
+  ::close(bound_socket(false, port));
+  return port;
+}
+
 }  // namespace loopback

@@ -16,6 +16,7 @@
 
 using namespace zkverify;
 using Catch::Matchers::Contains;
+using synthetic::ids_of;
 
 namespace {
 
@@ -39,13 +40,6 @@ std::map<int, std::string> target(const std::set<int>& ids) {
   std::map<int, std::string> named;
   for (int id : ids) named[id] = kNames[id - 1];
   return named;
-}
-
-std::set<int> ids_of(unsigned bits) {
-  std::set<int> ids;
-  for (int id = 1; id <= 7; ++id)
-    if (bits & (1U << (id - 1))) ids.insert(id);
-  return ids;
 }
 
 }  // namespace

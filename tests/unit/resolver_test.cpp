@@ -21,14 +21,14 @@ using namespace zkverify;
 using namespace zkverify::probes;
 using namespace std::chrono_literals;
 using Catch::Matchers::Contains;
-using fake::Behaviour;
+using ::fake::Behaviour;
 
 namespace {
 
 // How far past a deadline a call may return: wake-ups, not waiting.
-constexpr auto kSlack = 300ms;
+constexpr auto kResolveSlack = 300ms;
 
-boost::asio::ip::address loopback() { return boost::asio::ip::make_address("127.0.0.1"); }
+boost::asio::ip::address loopback_address() { return boost::asio::ip::make_address("127.0.0.1"); }
 
 // Names as a test wants them: "slow" is answered only by release() (or never), "missing" fails,
 // "nap-*" take 300 ms (a timer on the executor), any other is 127.0.0.1 at once. Counts lookups.
@@ -45,10 +45,10 @@ class ScriptedResolver final : public Resolver {
     } else if (name.starts_with("nap-")) {
       auto timer = std::make_shared<boost::asio::steady_timer>(executor_.io(), 300ms);
       timer->async_wait([timer, done = std::move(done)](const boost::system::error_code&) {
-        done({{loopback()}, {}});
+        done({{loopback_address()}, {}});
       });
     } else {
-      done({{loopback()}, {}});
+      done({{loopback_address()}, {}});
     }
   }
   // Answers the slow lookups now, late.
@@ -58,7 +58,7 @@ class ScriptedResolver final : public Resolver {
       std::lock_guard lock(mutex_);
       held.swap(held_);
     }
-    for (auto& done : held) done({{loopback()}, {}});
+    for (auto& done : held) done({{loopback_address()}, {}});
   }
   std::atomic<int> started{0};
 
@@ -86,7 +86,7 @@ std::chrono::milliseconds since(Clock::time_point start) {
 TEST_CASE("resolver: a numeric host needs no lookup, even past the deadline", "[resolver]") {
   ScriptedResolver resolver(test_executor());
   auto found = resolve_now(resolver, {"127.0.0.1", "::1"}, Clock::now() - 1s);
-  CHECK(found[0].addresses == std::vector{loopback()});
+  CHECK(found[0].addresses == std::vector{loopback_address()});
   CHECK(found[1].addresses == std::vector{boost::asio::ip::make_address("::1")});
   CHECK(resolver.started == 0);
 }
@@ -98,7 +98,7 @@ TEST_CASE("resolver: a lookup still running at the deadline is reported and aban
   auto found = resolve_now(resolver, {"slow"}, start + 200ms);
   INFO("returned after " << since(start).count() << " ms");
   CHECK(Clock::now() >= start + 200ms);
-  CHECK(Clock::now() < start + 200ms + kSlack);
+  CHECK(Clock::now() < start + 200ms + kResolveSlack);
   REQUIRE(found.size() == 1);
   CHECK_FALSE(found[0].ok());
   CHECK(found[0].error == "lookup of slow did not finish within the deadline");
@@ -108,7 +108,7 @@ TEST_CASE("resolver: a lookup still running at the deadline is reported and aban
 TEST_CASE("resolver: a lookup that ends in time gives its addresses, or its error", "[resolver]") {
   ScriptedResolver resolver(test_executor());
   auto found = resolve_now(resolver, {"zoo-0.zoo", "missing"}, Clock::now() + 5s);
-  CHECK(found[0].addresses == std::vector{loopback()});
+  CHECK(found[0].addresses == std::vector{loopback_address()});
   CHECK_FALSE(found[1].ok());
   CHECK(found[1].error == "lookup of missing failed: Name or service not known");
 }
@@ -119,9 +119,9 @@ TEST_CASE("resolve_all: every lookup at once, one slow name costs only its own r
   auto deadline = start + 1s;
   auto found = resolve_now(resolver, {"nap-1", "slow", "nap-2", "127.0.0.1", "nap-3"}, deadline);
   INFO("returned after " << since(start).count() << " ms");
-  CHECK(Clock::now() < deadline + kSlack);
+  CHECK(Clock::now() < deadline + kResolveSlack);
   REQUIRE(found.size() == 5);
-  for (std::size_t i : {0u, 2u, 3u, 4u}) CHECK(found[i].addresses == std::vector{loopback()});
+  for (std::size_t i : {0u, 2u, 3u, 4u}) CHECK(found[i].addresses == std::vector{loopback_address()});
   CHECK(found[1].error == "lookup of slow did not finish within the deadline");
 
   // Three naps of 300 ms end together, long before the deadline: they ran at once, not in a row.
@@ -140,11 +140,11 @@ TEST_CASE("system resolver: localhost is looked up (in /etc/hosts, not DNS)", "[
 
 TEST_CASE("probe_servers with a name that never resolves: the other servers are fully probed, by the deadline",
           "[resolver]") {
-  fake::Peer good({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}},
-                   {"mntr", {Behaviour::answer, capture("mntr_leader.txt")}},
-                   {"conf", {Behaviour::answer, capture("conf_follower.txt")}},
-                   {"isro", {Behaviour::answer, "rw"}},
-                   {"ruok", {Behaviour::answer, "imok"}}});
+  ::fake::Peer good({{"srvr", {Behaviour::answer, capture("srvr_leader.txt")}},
+                     {"mntr", {Behaviour::answer, capture("mntr_leader.txt")}},
+                     {"conf", {Behaviour::answer, capture("conf_follower.txt")}},
+                     {"isro", {Behaviour::answer, "rw"}},
+                     {"ruok", {Behaviour::answer, "imok"}}});
   ScriptedResolver resolver(test_executor());
   // Two names behind the slow one, as in a list where the slow server comes first.
   std::vector<ServerAddress> servers{{"slow", "slow", good.port(), {}},
@@ -157,7 +157,7 @@ TEST_CASE("probe_servers with a name that never resolves: the other servers are 
 
   auto probes = probe_servers(test_executor(), servers, limits, resolver);
   INFO("returned after " << since(start).count() << " ms");
-  CHECK(Clock::now() < limits.deadline + kSlack);
+  CHECK(Clock::now() < limits.deadline + kResolveSlack);
   REQUIRE(probes.size() == 3);
   CHECK(probes[0].srvr_exchange.error == ProbeError::resolve_failed);
   CHECK(describe(probes[0].srvr_exchange) == "cannot resolve host: lookup of slow did not finish within the deadline");
@@ -175,7 +175,7 @@ TEST_CASE("probe_servers with a name that never resolves: the other servers are 
 
 TEST_CASE("C keeper: open returns at once for a host name, and the session waits for its lookup",
           "[resolver][c_keeper]") {
-  fake::Peer stalled({}, {Behaviour::stall, ""});
+  ::fake::Peer stalled({}, {Behaviour::stall, ""});
   ScriptedResolver resolver(test_executor());
   CKeeperFactory keepers(test_executor(), resolver);
   auto start = Clock::now();

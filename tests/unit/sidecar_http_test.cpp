@@ -29,7 +29,7 @@ HttpServer::Handler echo_route(std::atomic<int>* calls = nullptr) {
   };
 }
 
-ListenAddress loopback() { return {"127.0.0.1", 0}; }
+ListenAddress any_loopback_port() { return {"127.0.0.1", 0}; }
 
 // Closed (end of stream), or reset: a connection still in the listen backlog when the listener
 // closes is reset by the kernel, never accepted. Not closed: the read timed out.
@@ -43,7 +43,7 @@ bool closed_by_server(int fd) {
 }  // namespace
 
 TEST_CASE("http server: routes, HEAD without a body, 404 and 405 with Allow", "[sidecar]") {
-  HttpServer server(test_executor(), loopback(), echo_route());
+  HttpServer server(test_executor(), any_loopback_port(), echo_route());
   auto readyz = sidecar_client::get(server.port(), "/readyz?verbose");
   CHECK(readyz.status == 503);
   CHECK(readyz.body == "verbose\n");
@@ -58,7 +58,7 @@ TEST_CASE("http server: routes, HEAD without a body, 404 and 405 with Allow", "[
 }
 
 TEST_CASE("http server: keep-alive serves several requests on one connection", "[sidecar]") {
-  HttpServer server(test_executor(), loopback(), echo_route());
+  HttpServer server(test_executor(), any_loopback_port(), echo_route());
   auto reply = sidecar_client::raw_request(server.port(),
                                            "GET /livez HTTP/1.1\r\nHost: x\r\n\r\n"
                                            "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -68,7 +68,7 @@ TEST_CASE("http server: keep-alive serves several requests on one connection", "
 
 TEST_CASE("http server: a request head over 8 KiB is refused", "[sidecar]") {
   std::atomic<int> calls{0};
-  HttpServer server(test_executor(), loopback(), echo_route(&calls));
+  HttpServer server(test_executor(), any_loopback_port(), echo_route(&calls));
   auto big = "GET /readyz HTTP/1.1\r\nHost: x\r\nX-Padding: " + std::string(9000, 'a') + "\r\n\r\n";
   auto reply = sidecar_client::raw_request(server.port(), big);
   CHECK(reply.status == 431);  // read before the connection closes: the rest of the head is drained
@@ -81,7 +81,7 @@ TEST_CASE("http server: a request head over 8 KiB is refused", "[sidecar]") {
 TEST_CASE("http server: an idle or slow client is dropped after the idle limit", "[sidecar]") {
   HttpLimits limits;
   limits.idle = std::chrono::milliseconds(300);
-  HttpServer server(test_executor(), loopback(), echo_route(), limits);
+  HttpServer server(test_executor(), any_loopback_port(), echo_route(), limits);
   SECTION("idle: connects and sends nothing") {
     int fd = sidecar_client::connect_to(server.port(), std::chrono::seconds(10));
     REQUIRE(fd >= 0);
@@ -107,7 +107,7 @@ TEST_CASE("http server: an idle or slow client is dropped after the idle limit",
 }
 
 TEST_CASE("http server: 300 idle connections do not keep /readyz from answering", "[sidecar]") {
-  HttpServer server(test_executor(), loopback(), echo_route());
+  HttpServer server(test_executor(), any_loopback_port(), echo_route());
   std::vector<int> idle;
   for (int i = 0; i < 300; ++i) {
     int fd = sidecar_client::connect_to(server.port());
@@ -126,7 +126,7 @@ TEST_CASE("http server: 300 idle connections do not keep /readyz from answering"
 }
 
 TEST_CASE("http server: stop closes every connection and the listener", "[sidecar]") {
-  auto server = std::make_unique<HttpServer>(test_executor(), loopback(), echo_route());
+  auto server = std::make_unique<HttpServer>(test_executor(), any_loopback_port(), echo_route());
   auto port = server->port();
   int fd = sidecar_client::connect_to(port);
   REQUIRE(fd >= 0);
@@ -138,7 +138,7 @@ TEST_CASE("http server: stop closes every connection and the listener", "[sideca
 }
 
 TEST_CASE("http server: an address it cannot listen on is an error naming it", "[sidecar]") {
-  HttpServer first(test_executor(), loopback(), echo_route());
+  HttpServer first(test_executor(), any_loopback_port(), echo_route());
   ListenAddress taken{"127.0.0.1", first.port()};
   CHECK_THROWS_WITH(HttpServer(test_executor(), taken, echo_route()),
                     Contains("cannot listen on 127.0.0.1:" + std::to_string(first.port())));

@@ -119,10 +119,10 @@ TEST_CASE("/ensemble: quorum's JSON plus checked_at and age_ms", "[sidecar]") {
 }
 
 TEST_CASE("is_alive: 3 intervals + timeout since the last cycle ended", "[sidecar]") {
-  auto t0 = std::chrono::steady_clock::time_point(std::chrono::hours(1));
+  auto began = std::chrono::steady_clock::time_point(std::chrono::hours(1));
   using std::chrono::seconds;
-  CHECK(is_alive(t0, t0 + seconds(35), seconds(10), seconds(5)));
-  CHECK_FALSE(is_alive(t0, t0 + seconds(36), seconds(10), seconds(5)));
+  CHECK(is_alive(began, began + seconds(35), seconds(10), seconds(5)));
+  CHECK_FALSE(is_alive(began, began + seconds(36), seconds(10), seconds(5)));
 }
 
 TEST_CASE("metrics: every family has HELP and TYPE, names as the issue lists, promtool accepts it", "[sidecar]") {

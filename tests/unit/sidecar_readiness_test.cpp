@@ -196,7 +196,7 @@ TEST_CASE(
 }
 
 TEST_CASE("the lender keeps one long-lived session on the local server across round trips", "[sidecar]") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   LocalSessionLender lender(ensemble.factory(), kThreeServers[0]);
   auto plan = three_server_plan(1);
   for (int cycle = 0; cycle < 3; ++cycle) {
@@ -223,7 +223,7 @@ TEST_CASE("the lender keeps one long-lived session on the local server across ro
 // The sidecar on the leader's pod writes through its own long-lived session, whose close does not
 // end it: the round trip deletes its node then, rather than leave one per cycle.
 TEST_CASE("the lent session as the writer: each round trip's node is deleted, not left to the session", "[sidecar]") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   LocalSessionLender lender(ensemble.factory(), kThreeServers[0]);
   auto plan = three_server_plan(0);
   for (int cycle = 0; cycle < 3; ++cycle) {
@@ -239,8 +239,9 @@ TEST_CASE("the lent session as the writer: each round trip's node is deleted, no
 
 TEST_CASE("a stop closes every session of the cycle in progress at once: its round-trip node goes with them",
           "[sidecar]") {
-  fake::Ensemble ensemble;
-  ensemble.inject({"pzoo-2", fake::OpKind::get, fake::Fault::never_complete, 0, ""});  // a read that hangs
+  zkverify::fake::Ensemble ensemble;
+  ensemble.inject(
+      {"pzoo-2", zkverify::fake::OpKind::get, zkverify::fake::Fault::never_complete, 0, ""});  // a read that hangs
   StoppableFactory stoppable(ensemble.factory());
   LocalSessionLender lender(stoppable, kThreeServers[0]);
   auto plan = three_server_plan(1);
@@ -255,7 +256,7 @@ TEST_CASE("a stop closes every session of the cycle in progress at once: its rou
   } seen;
   std::thread stopper([&] {
     seen.waiting =
-        ensemble.wait_for_operations(fake::OpKind::get, "pzoo-2", 1, Clock::now() + std::chrono::seconds(10));
+        ensemble.wait_for_operations(zkverify::fake::OpKind::get, "pzoo-2", 1, Clock::now() + std::chrono::seconds(10));
     seen.paths_while_waiting = ensemble.paths().size();
     seen.stopped = stoppable.stop(Clock::now() + std::chrono::seconds(1));
     seen.sessions_after = ensemble.sessions_open();

@@ -10,10 +10,12 @@
 #include "model/judge/smoke_judge.hpp"
 #include "probes/host.hpp"
 #include "probes/smoke_cases.hpp"
+#include "synthetic.hpp"
 
 using namespace zkverify;
 using namespace zkverify::probes;
 using Catch::Matchers::Contains;
+using synthetic::find_case;
 using zkverify::fake::Ensemble;
 using zkverify::fake::Fault;
 using zkverify::fake::OpKind;
@@ -59,12 +61,6 @@ class SmokeLab {
   Ensemble ensemble;
   SmokeObservations seen;
 };
-
-const CaseResult& find_case(const std::vector<CaseResult>& cases, const std::string& id) {
-  auto found = std::ranges::find_if(cases, [&](const CaseResult& one) { return one.id == id; });
-  REQUIRE(found != cases.end());
-  return *found;
-}
 
 // Every case but `failing` passed; `failing` failed with a message containing `why`.
 void check_only_failure(const std::vector<CaseResult>& cases, const std::string& failing, const std::string& why) {

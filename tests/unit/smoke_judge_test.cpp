@@ -12,6 +12,7 @@
 using namespace zkverify;
 using Catch::Matchers::Contains;
 using std::chrono::microseconds;
+using synthetic::find_case;
 
 namespace {
 
@@ -51,12 +52,6 @@ zkverify::SmokeObservations all_good() {
   }
   seen.cleanup = {"remove /zkverify/smoke-h-1-2", "a", ZkError::ok};
   return seen;
-}
-
-const CaseResult& find_case(const std::vector<CaseResult>& cases, const std::string& id) {
-  auto found = std::ranges::find_if(cases, [&](const CaseResult& one) { return one.id == id; });
-  REQUIRE(found != cases.end());
-  return *found;
 }
 
 CaseResult judged(const zkverify::SmokeObservations& seen, const std::string& id, SmokeLimits limits = {}) {

@@ -2,11 +2,15 @@
 // Builders of synthetic facts for the pure checks: an ensemble as a test wants to see it.
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 #include "model/facts/facts.hpp"
 #include "model/judge/checks.hpp"
+#include "model/judge/smoke_judge.hpp"
 
 namespace synthetic {
 
@@ -74,10 +78,27 @@ inline zkverify::EnsembleFacts healthy_five() {
   return facts;
 }
 
-// The report's first finding with the code named `code` ("duplicate-id"), or nullptr.
-inline const Finding* find(const Report& report, const std::string& code) {
-  auto it = std::ranges::find_if(report.findings, [&](const Finding& f) { return to_string(f.code) == code; });
-  return it == report.findings.end() ? nullptr : &*it;
+// The first finding with the code named `code` ("duplicate-id"), or nullptr.
+inline const Finding* find(const std::vector<Finding>& findings, const std::string& code) {
+  auto it = std::ranges::find_if(findings, [&](const Finding& f) { return to_string(f.code) == code; });
+  return it == findings.end() ? nullptr : &*it;
+}
+inline const Finding* find(const Report& report, const std::string& code) { return find(report.findings, code); }
+
+// The smoke case with the id `id` ("ephemeral-cleanup"); the test fails when there is none.
+inline const CaseResult& find_case(const std::vector<CaseResult>& cases, const std::string& id) {
+  auto found = std::ranges::find_if(cases, [&](const CaseResult& one) { return one.id == id; });
+  REQUIRE(found != cases.end());
+  return *found;
+}
+
+// The server ids 1..7 whose bits are set in BITS (bit 0 is id 1): every subset of a 7-server
+// ensemble, for the tests that walk them all.
+inline std::set<int> ids_of(unsigned bits) {
+  std::set<int> ids;
+  for (int id = 1; id <= 7; ++id)
+    if (bits & (1U << (id - 1))) ids.insert(id);
+  return ids;
 }
 
 }  // namespace synthetic

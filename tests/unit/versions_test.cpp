@@ -167,13 +167,13 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text.replace(at, from.size(), to);
 }
 
-fake::Script answer(std::string reply) { return {fake::Behaviour::answer, std::move(reply)}; }
+::fake::Script answer(std::string reply) { return {::fake::Behaviour::answer, std::move(reply)}; }
 
 enum class Role { leader, follower, not_serving };
 
 // One server of a 5-server ensemble (ids 1-5, 5 leads) as a line's fixtures say it answers the
 // words zkverify sends; `synced` is the leader's zk_synced_followers.
-std::map<std::string, fake::Script> answers_of(const std::string& line, Role role, int id, int synced) {
+std::map<std::string, ::fake::Script> answers_of(const std::string& line, Role role, int id, int synced) {
   if (role == Role::not_serving) {  // srvr, mntr and conf print the same line; isro says "null"
     auto refusal = fixture(line, line == "3.8" ? "srvr_no_quorum.txt" : "srvr_not_serving.txt");
     return {{"srvr", answer(refusal)},
@@ -196,7 +196,7 @@ std::map<std::string, fake::Script> answers_of(const std::string& line, Role rol
 }
 
 // 3.5+ with no 4lw.commands.whitelist in zoo.cfg: srvr answers, every other word is refused.
-std::map<std::string, fake::Script> default_whitelist(std::map<std::string, fake::Script> answers) {
+std::map<std::string, ::fake::Script> default_whitelist(std::map<std::string, ::fake::Script> answers) {
   for (auto& [word, script] : answers)
     if (word != "srvr") script = answer(word + " is not executed because it is not in the whitelist.\n");
   return answers;
@@ -209,9 +209,9 @@ struct ServerSpec {
 
 // Five fake servers zk-1..zk-5 (zk-5 leads); those in `down` refuse connections; without `quorum`
 // the others are up but not serving.
-class FakeEnsemble {
+class VersionedEnsemble {
  public:
-  FakeEnsemble(const std::vector<ServerSpec>& specs, const std::set<int>& down, bool quorum) {
+  VersionedEnsemble(const std::vector<ServerSpec>& specs, const std::set<int>& down, bool quorum) {
     int synced = 4 - static_cast<int>(down.size());
     for (int id = 1; id <= 5; ++id) {
       auto name = fmt::format("zk-{}", id);
@@ -224,7 +224,7 @@ class FakeEnsemble {
       auto role = !quorum ? Role::not_serving : id == 5 ? Role::leader : Role::follower;
       auto answers = answers_of(spec.line, role, id, synced);
       if (spec.srvr_only_whitelist) answers = default_whitelist(std::move(answers));
-      peers_.push_back(std::make_unique<fake::Peer>(std::move(answers)));
+      peers_.push_back(std::make_unique<::fake::Peer>(std::move(answers)));
       servers_.push_back({name, "127.0.0.1", peers_.back()->port(), {}});
     }
   }
@@ -243,7 +243,7 @@ class FakeEnsemble {
   }
 
  private:
-  std::vector<std::unique_ptr<fake::Peer>> peers_;
+  std::vector<std::unique_ptr<::fake::Peer>> peers_;
   std::vector<std::unique_ptr<ClosedPort>> closed_;
   std::vector<ServerAddress> servers_;
 };
@@ -266,7 +266,7 @@ const zkverify::Finding* finding(const Report& report, const std::string& code) 
 
 TEST_CASE("fake 3.4 peers: every word answers, conf has no membership, mntr no quorum size",
           "[versions][four_letter]") {
-  FakeEnsemble ensemble(all_on("3.4"), {}, true);
+  VersionedEnsemble ensemble(all_on("3.4"), {}, true);
   auto probes = ensemble.probe();
   REQUIRE(probes.size() == 5);
   for (const auto& probe : probes) {
@@ -310,13 +310,13 @@ TEST_CASE("every line's ensemble gets 3.8's verdicts: healthy, one down, no quor
   for (const auto& situation :
        {Situation{"healthy", {}, true, Verdict::healthy}, Situation{"one down", {2}, true, Verdict::degraded},
         Situation{"no quorum", {3, 4, 5}, false, Verdict::critical}}) {
-    auto current = FakeEnsemble(all_on("3.8"), situation.down, situation.quorum).judge();
+    auto current = VersionedEnsemble(all_on("3.8"), situation.down, situation.quorum).judge();
     CHECK(current.verdict == situation.verdict);
     auto current_codes = codes_of(current);
     current_codes.erase("voters-counted");
     for (const auto* line : {"3.4", "3.5", "3.6", "3.7", "3.9"}) {
       INFO(situation.name << ", line " << line);
-      auto old_line = FakeEnsemble(all_on(line), situation.down, situation.quorum).judge();
+      auto old_line = VersionedEnsemble(all_on(line), situation.down, situation.quorum).judge();
       check_same_verdicts(old_line, current);
       auto old_codes = codes_of(old_line);
       // 3.4 reports no membership: the voters are counted from the listed servers, and an info says so.
@@ -340,7 +340,7 @@ TEST_CASE("the AdminServer's zabstate: 3.5.10 and 3.6+ name the phase, and befor
   CHECK_FALSE(zkverify::parse_zabstate(unknown));
 
   // The sidecar with --no-write on follower zk-1: zabstate proves sync where it exists...
-  auto refusing = FakeEnsemble(std::vector<ServerSpec>(5, ServerSpec{"3.5", true}), {}, true).judge();
+  auto refusing = VersionedEnsemble(std::vector<ServerSpec>(5, ServerSpec{"3.5", true}), {}, true).judge();
   auto proved = judge_readiness(refusing, "zk-1", false, zabstate_phase(fixture("3.5", "admin_zabstate_leader.json")));
   CHECK(proved.proof == SyncProof::zabstate);
   CHECK(proved.ready);
@@ -349,7 +349,7 @@ TEST_CASE("the AdminServer's zabstate: 3.5.10 and 3.6+ name the phase, and befor
   auto by_mode = judge_readiness(refusing, "zk-1", false, zabstate_phase(unknown));
   CHECK(by_mode.proof == SyncProof::srvr_mode);
   CHECK(by_mode.ready);
-  auto answering = FakeEnsemble(all_on("3.5"), {}, true).judge();
+  auto answering = VersionedEnsemble(all_on("3.5"), {}, true).judge();
   auto by_count = judge_readiness(answering, "zk-1", false, zabstate_phase(unknown));
   CHECK(by_count.proof == SyncProof::synced_followers);
   CHECK(by_count.ready);
@@ -357,7 +357,7 @@ TEST_CASE("the AdminServer's zabstate: 3.5.10 and 3.6+ name the phase, and befor
 
 TEST_CASE("upgrading 3.4 to 3.5: mixed versions, and the line that lets 3.5 answer the words 3.4 did", "[versions]") {
   std::vector<ServerSpec> specs{{"3.4"}, {"3.4"}, {"3.4"}, {"3.5", true}, {"3.5", true}};
-  auto report = FakeEnsemble(specs, {}, true).judge();
+  auto report = VersionedEnsemble(specs, {}, true).judge();
   CHECK(report.verdict == Verdict::healthy);
   CHECK(report.leader == "zk-5");
 
@@ -375,7 +375,7 @@ TEST_CASE("upgrading 3.4 to 3.5: mixed versions, and the line that lets 3.5 answ
 
 TEST_CASE("a 3.5+ ensemble refusing words, with no 3.4 server, is not told about 3.4", "[versions]") {
   std::vector<ServerSpec> specs(5, ServerSpec{"3.9", true});
-  auto report = FakeEnsemble(specs, {}, true).judge();
+  auto report = VersionedEnsemble(specs, {}, true).judge();
   const auto* refused = finding(report, "not-whitelisted");
   REQUIRE(refused);
   CHECK_THAT(refused->message, Contains("4lw.commands.whitelist=srvr,ruok,mntr,conf,isro"));

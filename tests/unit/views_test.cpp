@@ -21,13 +21,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-std::set<int> ids_of(unsigned bits) {
-  std::set<int> ids;
-  for (int id = 1; id <= 7; ++id)
-    if (bits & (1U << (id - 1))) ids.insert(id);
-  return ids;
-}
-
 // By definition, without the rule's shortcut: some majority of `a` leaves a majority of `b` outside it.
 bool brute_force_disjoint(const std::set<int>& a, const std::set<int>& b) {
   std::vector<int> members(a.begin(), a.end());

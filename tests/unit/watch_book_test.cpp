@@ -9,17 +9,17 @@
 using namespace zkverify;
 using std::chrono::milliseconds;
 
-namespace {
-
 using Kind = WatchEventKind;
 
+namespace {
+
 // `ms` milliseconds after the run started.
-Moment at(long ms) {
+Moment moment(long ms) {
   return {Clock::time_point(milliseconds(ms)), std::chrono::system_clock::time_point(milliseconds(ms))};
 }
 
 // Three sessions at 50 writes a second: the unavailability threshold is 250ms.
-WatchBook three_sessions() { return WatchBook({"a", "b", "c"}, "/zkverify/watch/run", 50, at(0)); }
+WatchBook three_sessions() { return WatchBook({"a", "b", "c"}, "/zkverify/watch/run", 50, moment(0)); }
 
 SessionEvent connected_to(const std::string& server) { return {SessionState::connected, server, milliseconds(4000)}; }
 
@@ -27,7 +27,7 @@ SessionEvent connected_to(const std::string& server) { return {SessionState::con
 WatchBook::Write ack_next(WatchBook& book, std::int32_t version, long ms) {
   auto write = book.start_write();
   REQUIRE(write);
-  book.write_done(*write, ZkError::ok, version, at(ms));
+  book.write_done(*write, ZkError::ok, version, moment(ms));
   return *write;
 }
 
@@ -71,8 +71,8 @@ TEST_CASE("watch book: an ack that does not move its counter forward is an out-o
   auto fourth = book.start_write();  // session b again
   REQUIRE((first && second && third && fourth));
   CHECK(book.writes_in_flight() == 4);
-  book.write_done(*fourth, ZkError::ok, 2, at(10));
-  book.write_done(*first, ZkError::ok, 1, at(20));  // sent first, applied after
+  book.write_done(*fourth, ZkError::ok, 2, moment(10));
+  book.write_done(*first, ZkError::ok, 1, moment(20));  // sent first, applied after
   auto events = book.take_events();
   REQUIRE(events.size() == 1);
   CHECK(events[0].kind == Kind::stale_read);
@@ -85,12 +85,12 @@ TEST_CASE("watch book: an ack that does not move its counter forward is an out-o
 
 TEST_CASE("watch book: a window opens after the threshold without an ack and the next ack closes it") {
   auto book = three_sessions();
-  book.tick(at(1000));  // nothing acknowledged yet: no window to speak of
+  book.tick(moment(1000));  // nothing acknowledged yet: no window to speak of
   ack_next(book, 1, 1000);
-  book.tick(at(1250));  // exactly the threshold: not yet
+  book.tick(moment(1250));  // exactly the threshold: not yet
   CHECK(book.take_events().empty());
-  book.tick(at(1300));
-  book.tick(at(1500));  // already open
+  book.tick(moment(1300));
+  book.tick(moment(1500));  // already open
   auto events = book.take_events();
   REQUIRE(kinds(events) == std::vector<Kind>{Kind::unavailable_start});
   CHECK(events[0].duration == milliseconds(300));
@@ -113,7 +113,7 @@ TEST_CASE("watch book: a write failure is reported once per window, every failur
   for (long ms : {100, 200}) {
     auto write = book.start_write();
     REQUIRE(write);
-    book.write_done(*write, ZkError::connection_loss, 0, at(ms));
+    book.write_done(*write, ZkError::connection_loss, 0, moment(ms));
   }
   auto events = book.take_events();
   REQUIRE(kinds(events) == std::vector<Kind>{Kind::write_failed});
@@ -122,7 +122,7 @@ TEST_CASE("watch book: a write failure is reported once per window, every failur
   ack_next(book, 2, 300);  // the window is over: the next failure is news again
   auto write = book.start_write();
   REQUIRE(write);
-  book.write_done(*write, ZkError::operation_timeout, 0, at(400));
+  book.write_done(*write, ZkError::operation_timeout, 0, moment(400));
   CHECK(kinds(book.take_events()) == std::vector<Kind>{Kind::write_failed});
   CHECK(book.totals().writes_failed == 3);
   CHECK(book.totals().writes_acked == 2);
@@ -130,12 +130,12 @@ TEST_CASE("watch book: a write failure is reported once per window, every failur
 
 TEST_CASE("watch book: a disconnect and a reconnect are timed and want an ephemeral check and a read-back") {
   auto book = three_sessions();
-  book.session_changed(0, connected_to("s1"), at(0));
-  book.session_changed(1, {SessionState::connected, "s2", milliseconds(3000)}, at(5));
+  book.session_changed(0, connected_to("s1"), moment(0));
+  book.session_changed(1, {SessionState::connected, "s2", milliseconds(3000)}, moment(5));
   CHECK_FALSE(book.checks_wanted());
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(200));  // still away
-  book.session_changed(0, connected_to("s2"), at(350));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(100));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(200));  // still away
+  book.session_changed(0, connected_to("s2"), moment(350));
 
   auto events = book.take_events();
   REQUIRE(kinds(events) == std::vector<Kind>{Kind::connected, Kind::connected, Kind::disconnected, Kind::reconnected});
@@ -154,10 +154,10 @@ TEST_CASE("watch book: a disconnect and a reconnect are timed and want an epheme
   CHECK_FALSE(book.take_read_back_wanted());
   CHECK_FALSE(book.checks_wanted());
 
-  book.ephemeral_checked(0, ZkError::ok, at(400));
-  book.ephemeral_checked(0, ZkError::connection_loss, at(400));  // says nothing about the node
+  book.ephemeral_checked(0, ZkError::ok, moment(400));
+  book.ephemeral_checked(0, ZkError::connection_loss, moment(400));  // says nothing about the node
   CHECK(book.take_events().empty());
-  book.ephemeral_checked(0, ZkError::no_node, at(400));
+  book.ephemeral_checked(0, ZkError::no_node, moment(400));
   events = book.take_events();
   REQUIRE(kinds(events) == std::vector<Kind>{Kind::ephemeral_lost});
   CHECK(events[0].detail == "/zkverify/watch/run/session-a");
@@ -167,84 +167,84 @@ TEST_CASE("watch book: a disconnect and a reconnect are timed and want an epheme
 TEST_CASE("watch book: a session away for a third of the session timeout is widened once") {
   auto book = three_sessions();
   for (std::size_t i = 0; i < 3; ++i)
-    book.session_changed(i, {SessionState::connected, "s", milliseconds(3000)}, at(0));
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
-  book.session_changed(1, {SessionState::connecting, "", milliseconds(0)}, at(100));
-  CHECK(book.take_sessions_to_widen(at(1099)).empty());   // 999ms away: under 3000ms / 3
-  book.session_changed(1, connected_to("s3"), at(1050));  // back in time: nothing to widen
-  CHECK(book.take_sessions_to_widen(at(1100)) == std::vector<std::size_t>{0});
-  CHECK(book.take_sessions_to_widen(at(2500)).empty());  // once: the session stays widened
-  book.session_changed(0, connected_to("s3"), at(2600));
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(3000));
-  CHECK(book.take_sessions_to_widen(at(9000)).empty());
-  book.session_changed(2, {SessionState::connecting, "", milliseconds(0)}, at(3000));
+    book.session_changed(i, {SessionState::connected, "s", milliseconds(3000)}, moment(0));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(100));
+  book.session_changed(1, {SessionState::connecting, "", milliseconds(0)}, moment(100));
+  CHECK(book.take_sessions_to_widen(moment(1099)).empty());   // 999ms away: under 3000ms / 3
+  book.session_changed(1, connected_to("s3"), moment(1050));  // back in time: nothing to widen
+  CHECK(book.take_sessions_to_widen(moment(1100)) == std::vector<std::size_t>{0});
+  CHECK(book.take_sessions_to_widen(moment(2500)).empty());  // once: the session stays widened
+  book.session_changed(0, connected_to("s3"), moment(2600));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(3000));
+  CHECK(book.take_sessions_to_widen(moment(9000)).empty());
+  book.session_changed(2, {SessionState::connecting, "", milliseconds(0)}, moment(3000));
   book.closing();  // the driver's own close is no reason to widen
-  CHECK(book.take_sessions_to_widen(at(9000)).empty());
+  CHECK(book.take_sessions_to_widen(moment(9000)).empty());
 }
 
 // Sessions are named after their own servers here: "a" belongs on "a".
 TEST_CASE("watch book: a session that failed over is asked home every two seconds until it goes or cannot") {
   auto book = three_sessions();
-  book.session_changed(0, connected_to("a"), at(0));
-  book.session_changed(1, connected_to("b"), at(0));
-  CHECK(book.take_sessions_to_bring_home(at(10)).empty());  // every session is at home
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
-  CHECK(book.take_sessions_to_bring_home(at(150)).empty());  // not connected anywhere: nothing to move
-  book.session_changed(0, connected_to("b"), at(200));
-  CHECK(book.take_sessions_to_bring_home(at(200)) == std::vector<std::size_t>{0});
-  CHECK(book.take_sessions_to_bring_home(at(2199)).empty());  // its server did not serve yet: not before 2 s
-  CHECK(book.take_sessions_to_bring_home(at(2200)) == std::vector<std::size_t>{0});
+  book.session_changed(0, connected_to("a"), moment(0));
+  book.session_changed(1, connected_to("b"), moment(0));
+  CHECK(book.take_sessions_to_bring_home(moment(10)).empty());  // every session is at home
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(100));
+  CHECK(book.take_sessions_to_bring_home(moment(150)).empty());  // not connected anywhere: nothing to move
+  book.session_changed(0, connected_to("b"), moment(200));
+  CHECK(book.take_sessions_to_bring_home(moment(200)) == std::vector<std::size_t>{0});
+  CHECK(book.take_sessions_to_bring_home(moment(2199)).empty());  // its server did not serve yet: not before 2 s
+  CHECK(book.take_sessions_to_bring_home(moment(2200)) == std::vector<std::size_t>{0});
 
   book.homecoming(0, true);
-  CHECK(book.take_sessions_to_bring_home(at(9000)).empty());  // on its way
+  CHECK(book.take_sessions_to_bring_home(moment(9000)).empty());  // on its way
   book.take_events();
   book.take_read_back_wanted();
   book.take_ephemeral_checks();
   // The C client moves it without saying it was between servers: where it arrived is the news.
-  book.session_changed(0, connected_to("a"), at(2350));
+  book.session_changed(0, connected_to("a"), moment(2350));
   auto events = book.take_events();
   REQUIRE(kinds(events) == std::vector<Kind>{Kind::reconnected});
   CHECK(events[0].server == "a");
   CHECK(events[0].detail == "back on its own server after 0ms (session timeout 4000ms)");
   CHECK(book.take_read_back_wanted());  // a move is a reconnect: look whether anything went
   CHECK(book.take_ephemeral_checks() == std::vector<std::size_t>{0});
-  book.session_changed(0, connected_to("a"), at(2360));  // the same server again: no news
+  book.session_changed(0, connected_to("a"), moment(2360));  // the same server again: no news
   CHECK(book.take_events().empty());
 
   // One that cannot move from where it is (one address for every server) is not asked again there.
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(3000));
-  book.session_changed(0, connected_to("c"), at(3100));
-  CHECK(book.take_sessions_to_bring_home(at(3100)).empty());  // 2 s after the last ask, whatever happened since
-  CHECK(book.take_sessions_to_bring_home(at(4200)) == std::vector<std::size_t>{0});
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(3000));
+  book.session_changed(0, connected_to("c"), moment(3100));
+  CHECK(book.take_sessions_to_bring_home(moment(3100)).empty());  // 2 s after the last ask, whatever happened since
+  CHECK(book.take_sessions_to_bring_home(moment(4200)) == std::vector<std::size_t>{0});
   book.homecoming(0, false);
-  CHECK(book.take_sessions_to_bring_home(at(20000)).empty());
+  CHECK(book.take_sessions_to_bring_home(moment(20000)).empty());
   CHECK(book.take_events().back().detail == "after 100ms (session timeout 4000ms)");
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(21000));
-  book.session_changed(0, connected_to("b"), at(21100));  // landed elsewhere again: asked again
-  CHECK(book.take_sessions_to_bring_home(at(21100)) == std::vector<std::size_t>{0});
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(21000));
+  book.session_changed(0, connected_to("b"), moment(21100));  // landed elsewhere again: asked again
+  CHECK(book.take_sessions_to_bring_home(moment(21100)) == std::vector<std::size_t>{0});
   book.closing();
-  CHECK(book.take_sessions_to_bring_home(at(40000)).empty());
+  CHECK(book.take_sessions_to_bring_home(moment(40000)).empty());
 }
 
 // Asked home, it fails over again on the way (its server went down): it may widen again.
 TEST_CASE("watch book: a session sent home may be widened again") {
   auto book = three_sessions();
-  book.session_changed(0, {SessionState::connected, "a", milliseconds(3000)}, at(0));
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
-  CHECK(book.take_sessions_to_widen(at(1100)) == std::vector<std::size_t>{0});
-  book.session_changed(0, connected_to("c"), at(1200));
-  REQUIRE(book.take_sessions_to_bring_home(at(1300)) == std::vector<std::size_t>{0});
+  book.session_changed(0, {SessionState::connected, "a", milliseconds(3000)}, moment(0));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(100));
+  CHECK(book.take_sessions_to_widen(moment(1100)) == std::vector<std::size_t>{0});
+  book.session_changed(0, connected_to("c"), moment(1200));
+  REQUIRE(book.take_sessions_to_bring_home(moment(1300)) == std::vector<std::size_t>{0});
   book.homecoming(0, true);
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(1400));
-  CHECK(book.take_sessions_to_widen(at(2399)).empty());
-  CHECK(book.take_sessions_to_widen(at(2400)) == std::vector<std::size_t>{0});
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(1400));
+  CHECK(book.take_sessions_to_widen(moment(2399)).empty());
+  CHECK(book.take_sessions_to_widen(moment(2400)) == std::vector<std::size_t>{0});
 }
 
 TEST_CASE("watch book: an expiry is counted once and the expired session writes no more") {
   auto book = three_sessions();
-  book.session_changed(2, connected_to("s3"), at(0));
-  book.session_changed(2, {SessionState::expired, "", milliseconds(0)}, at(100));
-  book.session_changed(2, {SessionState::expired, "", milliseconds(0)}, at(150));
+  book.session_changed(2, connected_to("s3"), moment(0));
+  book.session_changed(2, {SessionState::expired, "", milliseconds(0)}, moment(100));
+  book.session_changed(2, {SessionState::expired, "", milliseconds(0)}, moment(150));
   auto events = book.take_events();
   REQUIRE(kinds(events) == std::vector<Kind>{Kind::connected, Kind::expired, Kind::ephemeral_lost});
   CHECK(events[1].session == "c");
@@ -253,22 +253,22 @@ TEST_CASE("watch book: an expiry is counted once and the expired session writes 
   CHECK(book.totals().ephemerals_lost == 1);
   CHECK(book.live_sessions() == std::vector<std::size_t>{0, 1});
 
-  book.ephemeral_checked(2, ZkError::no_node, at(200));  // already counted with the expiry
+  book.ephemeral_checked(2, ZkError::no_node, moment(200));  // already counted with the expiry
   CHECK(book.totals().ephemerals_lost == 1);
   for (int i = 0; i < 6; ++i) CHECK(ack_next(book, 1 + i, 300).session != 2);
 
-  book.session_changed(0, {SessionState::expired, "", milliseconds(0)}, at(400));
-  book.session_changed(1, {SessionState::expired, "", milliseconds(0)}, at(400));
+  book.session_changed(0, {SessionState::expired, "", milliseconds(0)}, moment(400));
+  book.session_changed(1, {SessionState::expired, "", milliseconds(0)}, moment(400));
   CHECK_FALSE(book.start_write());
 }
 
 TEST_CASE("watch book: session changes during the driver's own close are not news") {
   auto book = three_sessions();
-  book.session_changed(0, connected_to("s1"), at(0));
+  book.session_changed(0, connected_to("s1"), moment(0));
   book.take_events();
   book.closing();
-  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, at(100));
-  book.session_changed(0, {SessionState::expired, "", milliseconds(0)}, at(100));
+  book.session_changed(0, {SessionState::connecting, "", milliseconds(0)}, moment(100));
+  book.session_changed(0, {SessionState::expired, "", milliseconds(0)}, moment(100));
   CHECK(book.take_events().empty());
   CHECK(book.totals().sessions_expired == 0);
 }
@@ -283,7 +283,7 @@ TEST_CASE("watch book: a read-back is judged against the acks recorded before it
   ack_next(book, 2, 10);  // 5 through c: after the read began, so not expected
 
   SECTION("every acked write present") {
-    book.read_back_done(before, {"s1", ZkError::ok, {"3", "4", "2"}}, false, at(20));
+    book.read_back_done(before, {"s1", ZkError::ok, {"3", "4", "2"}}, false, moment(20));
     auto events = book.take_events();
     REQUIRE(kinds(events) == std::vector<Kind>{Kind::read_check});
     CHECK(events[0].server == "s1");
@@ -292,7 +292,7 @@ TEST_CASE("watch book: a read-back is judged against the acks recorded before it
     CHECK(book.totals().stale_reads == 0);
   }
   SECTION("a counter below an acked value is a stale read, not yet a loss") {
-    book.read_back_done(before, {"s2", ZkError::ok, {"3", "1", "2"}}, false, at(20));
+    book.read_back_done(before, {"s2", ZkError::ok, {"3", "1", "2"}}, false, moment(20));
     auto events = book.take_events();
     REQUIRE(kinds(events) == std::vector<Kind>{Kind::stale_read});
     CHECK(events[0].server == "s2");
@@ -301,8 +301,8 @@ TEST_CASE("watch book: a read-back is judged against the acks recorded before it
     CHECK(book.totals().writes_lost == 0);
   }
   SECTION("the final read-back's missing writes are lost: the most any server missed") {
-    book.read_back_done(before, {"s1", ZkError::ok, {"0", "1", "2"}}, true, at(20));
-    book.read_back_done(before, {"s2", ZkError::ok, {"3", "4", "2"}}, true, at(20));
+    book.read_back_done(before, {"s1", ZkError::ok, {"0", "1", "2"}}, true, moment(20));
+    book.read_back_done(before, {"s2", ZkError::ok, {"3", "4", "2"}}, true, moment(20));
     auto events = book.take_events();
     REQUIRE(kinds(events) == std::vector<Kind>{Kind::stale_read, Kind::read_check});
     CHECK(events[0].detail == "2 of 4 acknowledged writes missing after sync (first: write 3 of session a)");
@@ -311,7 +311,7 @@ TEST_CASE("watch book: a read-back is judged against the acks recorded before it
     CHECK(book.totals().read_checks == 2);
   }
   SECTION("a server that could not be read is skipped, not judged") {
-    book.read_back_done(before, {"s3", ZkError::deadline_exceeded, {}}, true, at(20));
+    book.read_back_done(before, {"s3", ZkError::deadline_exceeded, {}}, true, moment(20));
     auto events = book.take_events();
     REQUIRE(kinds(events) == std::vector<Kind>{Kind::read_skipped});
     CHECK(events[0].detail == "read-back not possible: deadline_exceeded");
@@ -319,14 +319,14 @@ TEST_CASE("watch book: a read-back is judged against the acks recorded before it
   }
 }
 
-TEST_CASE("watch book: a window still open at the end counts up to the end") {
+TEST_CASE("watch book: a window still open moment the end counts up to the end") {
   auto book = three_sessions();
   ack_next(book, 1, 0);
   ack_next(book, 1, 100);
-  book.settle(at(5000));  // no window open: the quiet end of a run is not unavailability
+  book.settle(moment(5000));  // no window open: the quiet end of a run is not unavailability
   CHECK(book.totals().longest_unavailable == milliseconds(100));
 
-  book.tick(at(5000));
-  book.settle(at(7000));
+  book.tick(moment(5000));
+  book.settle(moment(7000));
   CHECK(book.totals().longest_unavailable == milliseconds(6900));
 }

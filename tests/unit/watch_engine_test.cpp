@@ -34,12 +34,14 @@ WatchSettings quick_settings() {
 
 // Waits (at most 10 s) until `count` writes (sets) went through `server` (empty: any): the engine has
 // run that far. True when they had.
-bool written(const fake::Ensemble& ensemble, const std::string& server, int count) {
-  return ensemble.wait_for_operations(fake::OpKind::set, server, count, Clock::now() + std::chrono::seconds(10));
+bool written(const zkverify::fake::Ensemble& ensemble, const std::string& server, int count) {
+  return ensemble.wait_for_operations(zkverify::fake::OpKind::set, server, count,
+                                      Clock::now() + std::chrono::seconds(10));
 }
 
-fake::Rule rule(const std::string& server, fake::OpKind op, fake::Fault fault, int nth = 0) {
-  fake::Rule rule;
+zkverify::fake::Rule rule(const std::string& server, zkverify::fake::OpKind op, zkverify::fake::Fault fault,
+                          int nth = 0) {
+  zkverify::fake::Rule rule;
   rule.server = server;
   rule.op = op;
   rule.fault = fault;
@@ -87,7 +89,7 @@ class Recorder {
 
 bool under(const std::string& path, const std::string& root) { return path.rfind(root, 0) == 0; }
 
-std::unique_ptr<Keeper> connected_session(fake::Ensemble& ensemble) {
+std::unique_ptr<Keeper> connected_session(zkverify::fake::Ensemble& ensemble) {
   auto session = ensemble.factory().open(parse_server_list("s1=127.0.0.1:2181"), {});
   REQUIRE(session->wait_connected(Clock::now() + milliseconds(1000)) == ZkError::ok);
   return session;
@@ -111,7 +113,7 @@ std::string plant_run(Keeper& owner, const std::string& name, bool with_session)
 }  // namespace
 
 TEST_CASE("watch engine: a healthy run writes, reads every write back and leaves nothing behind") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   Recorder recorder;
   WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
@@ -141,7 +143,7 @@ TEST_CASE("watch engine: a healthy run writes, reads every write back and leaves
 }
 
 TEST_CASE("watch engine: a server that is down costs its own read-back only, not the others'") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   Recorder recorder;
   WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
@@ -161,7 +163,7 @@ TEST_CASE("watch engine: a server that is down costs its own read-back only, not
 
 TEST_CASE("watch engine: a counter gone after sync is acknowledged writes lost, not a skipped read") {
   // As after a restart of every server without their transaction logs: the node is not there.
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   Recorder recorder;
   WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
@@ -182,16 +184,16 @@ TEST_CASE("watch engine: a counter gone after sync is acknowledged writes lost, 
 }
 
 TEST_CASE("watch engine: a session the ensemble expires is reported once and writes no more") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   Recorder recorder;
   WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   REQUIRE(written(ensemble, "s2", 1));
   ensemble.expire_sessions_on("s2");
   REQUIRE(recorder.wait_for(Kind::expired, milliseconds(1000)));
-  auto writes_when_expired = ensemble.operations(fake::OpKind::set, "s2");
+  auto writes_when_expired = ensemble.operations(zkverify::fake::OpKind::set, "s2");
   // The others write three times more meanwhile: time enough for s2 to have written, had it gone on.
-  REQUIRE(written(ensemble, "s1", ensemble.operations(fake::OpKind::set, "s1") + 3));
+  REQUIRE(written(ensemble, "s1", ensemble.operations(zkverify::fake::OpKind::set, "s1") + 3));
   engine.stop();
 
   auto expired = recorder.of(Kind::expired);
@@ -201,13 +203,13 @@ TEST_CASE("watch engine: a session the ensemble expires is reported once and wri
   CHECK(totals.sessions_expired == 1);
   CHECK(totals.ephemerals_lost == 1);
   CHECK(totals.writes_lost == 0);
-  CHECK(ensemble.operations(fake::OpKind::set, "s2") == writes_when_expired);
+  CHECK(ensemble.operations(zkverify::fake::OpKind::set, "s2") == writes_when_expired);
 }
 
 // s1 serves throughout: the session that lost its connection there goes back once it landed on s2.
 TEST_CASE("watch engine: a connection lost on a write fails it, reconnects, and loses nothing") {
-  fake::Ensemble ensemble;
-  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  zkverify::fake::Ensemble ensemble;
+  ensemble.inject(rule("s1", zkverify::fake::OpKind::set, zkverify::fake::Fault::connection_loss, 1));
   Recorder recorder;
   WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
@@ -244,7 +246,7 @@ TEST_CASE("watch engine: a connection lost on a write fails it, reconnects, and 
 TEST_CASE(
     "watch engine: a displaced session tries one other server, and every server once a third of "
     "the session timeout has passed") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   auto settings = quick_settings();
   settings.servers = parse_server_list("s1=127.0.0.1:2181,s2=127.0.0.1:2182,s3=127.0.0.1:2183,s4=127.0.0.1:2184");
   Recorder recorder;
@@ -253,7 +255,7 @@ TEST_CASE(
   // s1's session fails over to s2 alone; with both down it waits rather than joining s3's or s4's.
   ensemble.set_down("s1");
   ensemble.set_down("s2");
-  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  ensemble.inject(rule("s1", zkverify::fake::OpKind::set, zkverify::fake::Fault::connection_loss, 1));
   REQUIRE(recorder.wait_for(Kind::disconnected, milliseconds(2000)));
   REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(3000)));
   engine.stop();
@@ -273,7 +275,7 @@ TEST_CASE(
 // On Kubernetes (maxClientCnxns=3 from one pod) a third session on one server leaves the checks
 // beside the watch no room there: a widened session skips a server that holds two already.
 TEST_CASE("watch engine: a widened session goes past a server that already holds two sessions") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   auto settings = quick_settings();
   settings.servers = parse_server_list("s1=127.0.0.1:2181,s2=127.0.0.1:2182,s3=127.0.0.1:2183,s4=127.0.0.1:2184");
   Recorder recorder;
@@ -281,12 +283,12 @@ TEST_CASE("watch engine: a widened session goes past a server that already holds
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   // s2's session moves to s3, its one other server: s3 holds two.
   ensemble.set_down("s2");
-  ensemble.inject(rule("s2", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  ensemble.inject(rule("s2", zkverify::fake::OpKind::set, zkverify::fake::Fault::connection_loss, 1));
   REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(3000)));
   REQUIRE(recorder.of(Kind::reconnected)[0].server == "s3");
   // s1's session has s2 (down) as its other server; widened, it passes s3 by for s4.
   ensemble.set_down("s1");
-  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  ensemble.inject(rule("s1", zkverify::fake::OpKind::set, zkverify::fake::Fault::connection_loss, 1));
   REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(3000), 2));
   engine.stop();
 
@@ -300,18 +302,18 @@ TEST_CASE("watch engine: a widened session goes past a server that already holds
 // A session that failed over stays where it landed unless moved: that server then holds two of the
 // watch's sessions, and with maxClientCnxns=3 the checks beside the watch find no room there.
 TEST_CASE("watch engine: a session that failed over goes home once its server serves, not before") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   Recorder recorder;
   WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
   ensemble.set_down("s1");
-  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  ensemble.inject(rule("s1", zkverify::fake::OpKind::set, zkverify::fake::Fault::connection_loss, 1));
   REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(3000)));
   REQUIRE(recorder.of(Kind::reconnected)[0].server == "s2");
   // 80 more writes through s2 (about 2.4 s: two asks, 2 s apart): s1 is down, so it stays.
-  auto on_s2 = ensemble.operations(fake::OpKind::set, "s2");
+  auto on_s2 = ensemble.operations(zkverify::fake::OpKind::set, "s2");
   REQUIRE(written(ensemble, "s2", on_s2 + 80));
-  CHECK(ensemble.operations(fake::OpKind::home) == 0);
+  CHECK(ensemble.operations(zkverify::fake::OpKind::home) == 0);
   CHECK(recorder.of(Kind::reconnected).size() == 1);
 
   ensemble.set_down("s1", false);
@@ -323,7 +325,7 @@ TEST_CASE("watch engine: a session that failed over goes home once its server se
   CHECK(reconnected[1].session == "s1");
   CHECK(reconnected[1].server == "s1");
   CHECK_THAT(reconnected[1].detail, StartsWith("back on its own server after"));
-  CHECK(ensemble.operations(fake::OpKind::home, "s2") == 1);
+  CHECK(ensemble.operations(zkverify::fake::OpKind::home, "s2") == 1);
   CHECK(recorder.of(Kind::expired).empty());
   auto totals = engine.totals();
   CHECK(totals.writes_lost == 0);
@@ -333,31 +335,32 @@ TEST_CASE("watch engine: a session that failed over goes home once its server se
 // On one address (the one-host lab) the C client cannot tell the servers apart: asked once, the
 // session stays, no connection is spent on its server, and it is not asked again every two seconds.
 TEST_CASE("watch engine: a session that cannot be moved home is asked once") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   ensemble.share_one_address();
   Recorder recorder;
   WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
-  ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+  ensemble.inject(rule("s1", zkverify::fake::OpKind::set, zkverify::fake::Fault::connection_loss, 1));
   REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(3000)));
-  REQUIRE(ensemble.wait_for_operations(fake::OpKind::can_go_home, "s2", 1, Clock::now() + std::chrono::seconds(10)));
+  REQUIRE(ensemble.wait_for_operations(zkverify::fake::OpKind::can_go_home, "s2", 1,
+                                       Clock::now() + std::chrono::seconds(10)));
   REQUIRE(recorder.wait_for(Kind::read_check, milliseconds(3000), 3));  // the read-back after the reconnect
-  auto on_s2 = ensemble.operations(fake::OpKind::set, "s2");
+  auto on_s2 = ensemble.operations(zkverify::fake::OpKind::set, "s2");
   auto sessions = ensemble.sessions_opened();
   REQUIRE(written(ensemble, "s2", on_s2 + 80));   // about 2.4 s: another ask would have come
   CHECK(ensemble.sessions_opened() == sessions);  // no session pinned to s1 to see it serve
   engine.stop();
 
-  CHECK(ensemble.operations(fake::OpKind::can_go_home) == 1);
-  CHECK(ensemble.operations(fake::OpKind::home) == 0);
+  CHECK(ensemble.operations(zkverify::fake::OpKind::can_go_home) == 1);
+  CHECK(ensemble.operations(zkverify::fake::OpKind::home) == 0);
   auto reconnected = recorder.of(Kind::reconnected);
   REQUIRE(reconnected.size() == 1);
   CHECK(reconnected[0].server == "s2");
 }
 
 TEST_CASE("watch engine: closes that never complete do not hold stop() up") {
-  fake::Ensemble ensemble;
-  ensemble.inject(rule("", fake::OpKind::close, fake::Fault::never_complete));
+  zkverify::fake::Ensemble ensemble;
+  ensemble.inject(rule("", zkverify::fake::OpKind::close, zkverify::fake::Fault::never_complete));
   auto settings = quick_settings();
   WatchEngine engine(settings, test_executor(), ensemble.factory(), nullptr);
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
@@ -370,14 +373,14 @@ TEST_CASE("watch engine: closes that never complete do not hold stop() up") {
 }
 
 TEST_CASE("watch engine: start() says why it cannot start, and the engine still ends in time") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   std::string expected;
   SECTION("no server takes a session") {
     for (const auto& server : {"s1", "s2", "s3"}) ensemble.set_down(server);
     expected = "session s1 could not connect: deadline_exceeded";
   }
   SECTION("a create never completes") {
-    ensemble.inject(rule("", fake::OpKind::create, fake::Fault::never_complete));
+    ensemble.inject(rule("", zkverify::fake::OpKind::create, zkverify::fake::Fault::never_complete));
     expected = "cannot create /zkverify: deadline_exceeded";
   }
   auto settings = quick_settings();
@@ -392,10 +395,10 @@ TEST_CASE("watch engine: start() says why it cannot start, and the engine still 
 }
 
 TEST_CASE("watch engine: a start() that fails half-way removes what it created") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   // The creates: the namespace, /watch, the run's node, then each session's node and counter: the
   // 7th is session s2's counter.
-  ensemble.inject(rule("", fake::OpKind::create, fake::Fault::connection_loss, 7));
+  ensemble.inject(rule("", zkverify::fake::OpKind::create, zkverify::fake::Fault::connection_loss, 7));
   {
     WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), nullptr);
     auto error = engine.start(Clock::now() + milliseconds(2000));
@@ -406,7 +409,7 @@ TEST_CASE("watch engine: a start() that fails half-way removes what it created")
 }
 
 TEST_CASE("watch engine: with every session expired, the counters and the run's node still go") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   Recorder recorder;
   WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
@@ -418,7 +421,7 @@ TEST_CASE("watch engine: with every session expired, the counters and the run's 
 }
 
 TEST_CASE("watch engine: at start, a run left behind is swept once no session is left and it is old enough") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   auto settings = quick_settings();
   settings.sweep_age = milliseconds(500);
   auto killed = connected_session(ensemble);
@@ -441,7 +444,7 @@ TEST_CASE("watch engine: at start, a run left behind is swept once no session is
 }
 
 TEST_CASE("watch engine: a run whose watch still has a session is never swept, however old") {
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   auto settings = quick_settings();
   settings.sweep_age = milliseconds(300);
   auto alive = connected_session(ensemble);
@@ -462,14 +465,14 @@ TEST_CASE("watch engine: stopped while its check is stuck, it returns and the ch
   // opens holds both. stop() waits for the check only up to its bound, then goes on. The check,
   // released after stop() returned and the engine's handle is gone, still finds its engine and
   // sessions (it owns them): no event reaches the sink after stop().
-  fake::Ensemble ensemble;
+  zkverify::fake::Ensemble ensemble;
   Recorder recorder;
   std::size_t events_at_stop = 0;
   {
     WatchEngine engine(quick_settings(), test_executor(), ensemble.factory(), recorder.sink());
     REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
     ensemble.hold_opens(2);  // the check's first pinned read-back session and the move home's
-    ensemble.inject(rule("s1", fake::OpKind::set, fake::Fault::connection_loss, 1));
+    ensemble.inject(rule("s1", zkverify::fake::OpKind::set, zkverify::fake::Fault::connection_loss, 1));
     REQUIRE(recorder.wait_for(Kind::reconnected, milliseconds(2000)));
     REQUIRE(ensemble.wait_held_opens(2, Clock::now() + milliseconds(5000)));  // the check is stuck
     engine.stop_quickly(milliseconds(200));

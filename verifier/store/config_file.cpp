@@ -14,7 +14,7 @@ namespace zkverify::verifier {
 namespace {
 
 // A configuration is a few hundred bytes; anything this large is the wrong file.
-constexpr std::uintmax_t kMaxSize = 1 << 20;
+constexpr std::uintmax_t kMaxConfigSize = 1 << 20;
 
 std::string_view trimmed(std::string_view text) {
   auto first = text.find_first_not_of(" \t\r");
@@ -88,7 +88,7 @@ ConfigFile parse_config(std::string_view text, const std::string& path) {
 }
 
 ConfigFile read_config_file(const std::string& path) {
-  return parse_config(read_text_file("--config", path, kMaxSize, "a zkverify configuration"), path);
+  return parse_config(read_text_file("--config", path, kMaxConfigSize, "a zkverify configuration"), path);
 }
 
 }  // namespace zkverify::verifier

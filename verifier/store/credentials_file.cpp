@@ -20,7 +20,7 @@ namespace zkverify::verifier {
 namespace {
 
 // A line of digest:USER:PASSWORD is short; anything this long is the wrong file.
-constexpr off_t kMaxSize = 4096;
+constexpr off_t kMaxCredentialsSize = 4096;
 
 class Descriptor {
  public:
@@ -65,7 +65,8 @@ Credentials read_credentials_file(const std::string& path, std::ostream& err) {
   if (::fstat(file.get(), &status) != 0)
     fail(path, fmt::format("cannot stat it: {}", std::generic_category().message(errno)));
   if (!S_ISREG(status.st_mode)) fail(path, "is not a regular file");
-  if (status.st_size > kMaxSize) fail(path, fmt::format("is larger than {} bytes: not a credentials file", kMaxSize));
+  if (status.st_size > kMaxCredentialsSize)
+    fail(path, fmt::format("is larger than {} bytes: not a credentials file", kMaxCredentialsSize));
   if ((status.st_mode & (S_IRWXG | S_IRWXO)) != 0)  // ssh refuses such a key; a warning is enough here
     err << fmt::format(
         "zkverify: warning: permissions {:04o} for auth file '{}' are too open (group or others may "

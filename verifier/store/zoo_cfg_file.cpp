@@ -14,11 +14,11 @@ namespace zkverify::verifier {
 namespace {
 
 // A zoo.cfg is a few kilobytes; anything this large is the wrong file.
-constexpr std::uintmax_t kMaxSize = 1 << 20;
+constexpr std::uintmax_t kMaxZooCfgSize = 1 << 20;
 
 // `option` names the flag that gave the file, in errors.
 std::string read_text(std::string_view option, const std::filesystem::path& path) {
-  return read_text_file(option, path, kMaxSize, "a zoo.cfg");
+  return read_text_file(option, path, kMaxZooCfgSize, "a zoo.cfg");
 }
 
 }  // namespace
