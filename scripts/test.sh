@@ -4,12 +4,13 @@
 # parts mostly wait on JVMs), the unit tests and the integration tests against real ZooKeeper ensembles
 # (in parts, one CTest entry each: docs/testing.md) with README's demo, and the packaging tests, from that
 # build. From the start, at the lowest priority (nice 19: CPU the build and the tests leave idle), it
-# builds zkverify and the unit tests with clang under ThreadSanitizer (the watch, roll and sidecar parts
-# run their commands with that zkverify: zero reports), then again under ASan+UBSan with warnings as
-# errors (with the fuzz targets), and runs the lint (clang-format, clang-tidy on the files whose inputs
-# changed since they last passed, the house rules, the docs' links) and each fuzz target for 3 s on that
-# build; its output is shown when it ends. The unit tests under each sanitizer run in the foreground once
-# the lanes are done (tests/tsan.supp says what TSan suppresses and why).
+# builds zkverify with clang under ThreadSanitizer (the watch, roll and sidecar parts run their
+# commands with that zkverify: zero reports), then zkverify and the unit tests under ASan+UBSan with
+# warnings as errors (with the fuzz targets), then the unit tests under TSan, and runs the lint
+# (clang-format, clang-tidy on the files whose inputs changed since they last passed, the house rules,
+# the docs' links) and each fuzz target for 3 s on the ASan+UBSan build; its output is shown when it
+# ends. The unit tests under each sanitizer run in the foreground, side by side, once the lanes are
+# done (tests/tsan.supp says what TSan suppresses and why).
 #   scripts/test.sh            everything (what CI runs)
 #   scripts/test.sh --quick    GCC only: skip the clang builds, clang-tidy and the fuzzing
 set -euo pipefail
@@ -198,13 +199,15 @@ wait_for_build() {
 }
 background=
 if ((!quick)); then
-  phase "background: build-tsan, then build-clang (ASan+UBSan, -Werror, fuzz targets), the lint, the fuzzing, at nice 19"
+  phase "background: build-tsan's zkverify, build-clang (ASan+UBSan, -Werror, fuzz targets), build-tsan's unit tests, the lint, the fuzzing, at nice 19"
   export -f sanitizer_build background_work milestone
   setsid -w nice -n 19 bash -c background_work 3>&1 >"$TMPDIR/background.log" 2>&1 &
   background=$!
 fi
 stop_background() { [[ -n $background ]] && kill -- "-$background" 2>/dev/null || true; }
-trap 'rc=$?; stop_background; slowest_cases; ((rc == 0)) || failure_summary; cleanup' EXIT
+# Without errexit here: a report that fails (sort's SIGPIPE once head has its 25 lines: pipefail)
+# would end the handler there, before cleanup (ea869e7's fresh clone: $TMPDIR was left behind).
+trap 'rc=$?; set +e; stop_background; slowest_cases; ((rc == 0)) || failure_summary; cleanup; exit "$rc"' EXIT
 
 # docs/install.md's from-source commands, as a user runs them: a user's build never fails on a compiler's
 # warning (ZKVERIFY_WERROR is off by default), so this one fails on its log instead.
