@@ -23,11 +23,6 @@ std::vector<std::string> listed_commands(const CLI::App& app) {
   return names;
 }
 
-const CLI::App* find_command(const CLI::App& app, const std::string& name) {
-  auto found = app.get_subcommands([&](const CLI::App* sub) { return sub->get_name() == name; });
-  return found.empty() ? nullptr : found.front();
-}
-
 int usage_error(const Context& context, std::string_view where, const std::string& what) {
   context.err << "zkverify" << (where.empty() ? "" : " ") << where << ": " << what << "\n";
   return kExitUsage;

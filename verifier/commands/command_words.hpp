@@ -20,6 +20,13 @@ std::optional<std::string> closest_word(std::string_view typed, const std::vecto
 // " (did you mean X?)" for the closest word, or "".
 std::string did_you_mean(std::string_view typed, const std::vector<std::string>& known);
 
+// The subcommand of `app` named `name`, or nullptr; const when `app` is.
+template <typename App>
+App* find_command(App& app, const std::string& name) {
+  auto found = app.get_subcommands([&](auto* sub) { return sub->get_name() == name; });
+  return found.empty() ? nullptr : found.front();
+}
+
 // Checks `words` (what follows the command's name) against `command`'s options, up to a bare "--":
 // the first unknown option, or a word before "--" where the command takes its COMMAND after it,
 // as a usage message; none when CLI11 may parse them.

@@ -33,11 +33,6 @@ std::vector<CLI::App*> listed_commands(CLI::App& app) {
   return app.get_subcommands([](const CLI::App* command) { return !command->get_group().empty(); });
 }
 
-CLI::App* find_command(CLI::App& app, const std::string& name) {
-  auto found = app.get_subcommands([&](CLI::App* command) { return command->get_name() == name; });
-  return found.empty() ? nullptr : found.front();
-}
-
 CLI::Option* find_option(CLI::App& command, const std::string& key) {
   for (auto* option : layered_options(command))
     if (option->get_lnames().front() == key) return option;
