@@ -8,6 +8,8 @@ FILE:LINE: what, and exits 1 if there is any.
   tests: waits are timers and condition variables with deadlines.
 - No function longer than 60 lines (scripts/function-lengths.py's reading of a function).
 - No test name with a ';' (CTest splits it into two entries that match no test).
+- The unit tests listed as pure (tests/CMakeLists.txt: ZKVERIFY_PURE_UNIT_TESTS, left out of the TSan
+  build) include model/ headers and the pure test helpers only, and no thread header.
 """
 import re
 import subprocess
@@ -35,6 +37,10 @@ LAYERS = {
 IMPURE = re.compile(
     r"<(thread|future|mutex|condition_variable|fstream|iostream|filesystem|unistd\.h|sys/.*|netdb\.h|"
     r"arpa/.*|netinet/.*|spawn\.h|pwd\.h|boost/asio.*|boost/beast.*|zookeeper/.*)>")
+
+# The test helpers that run no thread, and the headers that start or synchronise threads.
+PURE_HELPERS = {"synthetic.hpp", "test_data.hpp"}
+THREADS = re.compile(r"<(thread|future|mutex|condition_variable|semaphore|latch|barrier|stop_token|boost/asio.*)>")
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
@@ -86,6 +92,25 @@ def check_patterns(path, relative, problems):
             problems.append(f"{relative}:{number}: a sleep (wait for the event, with a deadline: a timer or a condition)")
 
 
+def check_pure_tests(problems):
+    cmake = (TOP / "tests" / "CMakeLists.txt").read_text()
+    listed = re.search(r"set\(ZKVERIFY_PURE_UNIT_TESTS\s+([^)]*)\)", cmake)
+    if not listed:
+        problems.append("tests/CMakeLists.txt: no set(ZKVERIFY_PURE_UNIT_TESTS ...)")
+        return
+    for name in listed.group(1).split():
+        relative = f"tests/{name}"
+        for number, line in enumerate((TOP / relative).read_text().splitlines(), 1):
+            match = INCLUDE.match(line)
+            if not match:
+                continue
+            kind, target = match.groups()
+            if (kind == '"' and not target.startswith("model/") and target not in PURE_HELPERS) or \
+                    (kind == "<" and THREADS.match(f"<{target}>")):
+                problems.append(f"{relative}:{number}: listed as a pure unit test (no TSan), but includes "
+                                f"{kind}{target}{'>' if kind == '<' else kind}")
+
+
 def check_lengths(problems, limit=60):
     script = TOP / "scripts" / "function-lengths.py"
     out = subprocess.run([sys.executable, str(script), "100000"], capture_output=True, text=True, check=True).stdout
@@ -102,6 +127,7 @@ def main():
             relative = path.relative_to(TOP).as_posix()
             check_includes(path, relative, problems)
             check_patterns(path, relative, problems)
+    check_pure_tests(problems)
     check_lengths(problems)
     for problem in problems:
         print(problem)

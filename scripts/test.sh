@@ -6,7 +6,7 @@
 # build. From the start, at the lowest priority (nice 19: CPU the build and the tests leave idle), it
 # builds zkverify with clang under ThreadSanitizer (the watch, roll and sidecar parts run their
 # commands with that zkverify: zero reports), then zkverify and the unit tests under ASan+UBSan with
-# warnings as errors (with the fuzz targets), then the unit tests under TSan, and runs the lint
+# warnings as errors (with the fuzz targets), then the unit tests that run threads under TSan, and runs the lint
 # (clang-format, clang-tidy on the files whose inputs changed since they last passed, the house rules,
 # the docs' links) and each fuzz target for 3 s on the ASan+UBSan build; its output is shown when it
 # ends. The unit tests under each sanitizer run in the foreground, side by side, once the lanes are
@@ -169,6 +169,7 @@ background_work() {
   sanitizer_build build-clang -DZKVERIFY_SANITIZE=ON -DZKVERIFY_FUZZ=ON -DCMAKE_UNITY_BUILD=OFF
   cmake --build build-clang -j"$(nproc)" --target zkverify unit_tests fuzz
   milestone "clang build done" clang-built
+  # The unit tests that run threads: the pure ones are left out of this build (tests/CMakeLists.txt).
   cmake --build build-tsan -j"$(nproc)" --target unit_tests
   milestone "tsan build done" tsan-built
   scripts/lint.sh build-clang
