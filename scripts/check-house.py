@@ -62,15 +62,19 @@ def allowed(layer, target):
     return any(target == a or target.startswith(a + "/") for a in LAYERS[layer])
 
 
+def includes(path):
+    """Each #include of the file: its line number, '<' or '"', and what it names."""
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        match = INCLUDE.match(line)
+        if match:
+            yield number, *match.groups()
+
+
 def check_includes(path, relative, problems):
     layer = layer_of(relative)
     if layer is None:
         return
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        match = INCLUDE.match(line)
-        if not match:
-            continue
-        kind, target = match.groups()
+    for number, kind, target in includes(path):
         if kind == '"' and "/" in target and not allowed(layer, target):
             problems.append(f"{relative}:{number}: {layer} may not include \"{target}\" (includes go only downward)")
         if kind == "<" and layer.startswith("model/") and IMPURE.match(f"<{target}>"):
@@ -100,11 +104,7 @@ def check_pure_tests(problems):
         return
     for name in listed.group(1).split():
         relative = f"tests/{name}"
-        for number, line in enumerate((TOP / relative).read_text().splitlines(), 1):
-            match = INCLUDE.match(line)
-            if not match:
-                continue
-            kind, target = match.groups()
+        for number, kind, target in includes(TOP / relative):
             if (kind == '"' and not target.startswith("model/") and target not in PURE_HELPERS) or \
                     (kind == "<" and THREADS.match(f"<{target}>")):
                 problems.append(f"{relative}:{number}: listed as a pure unit test (no TSan), but includes "
