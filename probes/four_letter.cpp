@@ -164,15 +164,16 @@ bool maybe_over_the_limit(const Exchange& exchange) {
 // client from this address may hold a connection, so a word cut off while the other was in flight
 // is asked again alone: one word's time more, never a false "unreachable". Over TLS conf waits for
 // srvr instead: its handshake then resumes srvr's TLS session, a fraction of a full handshake's cost
-// on both sides (the full ones are most of a TLS gate's time). Returns conf's exchange (none asked
-// when srvr did not answer over TLS: the caller asks nothing more then).
+// on both sides (the full ones are most of a TLS gate's time); so it does one connection at a time.
+// Returns conf's exchange (an empty one when, asked in turn, srvr did not answer: the caller asks
+// nothing more then).
 awaitable<Exchange> ask_srvr_and_conf(ServerProbe& probe, const std::vector<asio::ip::address>& addresses,
                                       const ProbeLimits& limits, const ProbedCallback& on_srvr) {
   static const std::string conf_word = "conf";  // named: GCC 12 and coroutine temporaries
   auto executor = co_await asio::this_coro::executor;
   WordTarget target{probe.address.host, addresses, probe.address.port};
   std::optional<Exchange> conf_exchange;
-  if (limits.tls) {
+  if (limits.tls || limits.one_connection_at_a_time) {
     co_await ask_srvr(probe, addresses, limits);
     if (on_srvr) on_srvr(probe);
     if (!probe.srvr) co_return Exchange{};
@@ -219,10 +220,11 @@ awaitable<void> probe_one(ServerProbe& probe, tcp::Lookup lookup, ProbeLimits li
 }
 
 // quorum's probe (verdict words) reports a server once srvr is in: the session that starts then is
-// its second connection, beside one word at a time. Otherwise after the last word.
+// its second connection, beside one word at a time. Otherwise (and one connection at a time) after
+// the last word.
 awaitable<void> probe_then_report(ServerProbe& probe, tcp::Lookup lookup, ProbeLimits limits,
                                   const ProbedCallback& on_probed) {
-  if (limits.verdict_words_only) {
+  if (limits.verdict_words_only && !limits.one_connection_at_a_time) {
     co_await probe_one(probe, lookup, limits, on_probed);
     co_return;
   }

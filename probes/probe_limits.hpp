@@ -22,6 +22,10 @@ struct ProbeLimits {
   // for a server that is not serving. Otherwise, after srvr, every optional word in kOptionalWords'
   // order.
   bool verdict_words_only = false;
+  // With verdict_words_only: conf after srvr's answer, not beside it, and a server reported after its
+  // last word (so that a session started then is alone): a client that keeps a session open on a
+  // server (the sidecar) then holds at most two connections to it.
+  bool one_connection_at_a_time = false;
   std::shared_ptr<const TlsClient> tls;  // set: every word and AdminServer request goes over TLS
 };
 

@@ -380,3 +380,24 @@ TEST_CASE("probe_servers, verdict words only: conf is asked beside a slow srvr, 
   REQUIRE(probes[0].conf);
   CHECK(probes[0].conf->facts.server_id);
 }
+
+// The sidecar's: its long-lived session is a connection already, so conf waits for srvr's answer,
+// and the server is reported (its round-trip session starts) after its last word.
+TEST_CASE(
+    "probe_servers, verdict words one connection at a time: conf waits for a slow srvr, and the server is "
+    "reported after its last word") {
+  ::fake::Peer slow({{"srvr", {Behaviour::answer_late, capture("srvr_follower.txt"), 300ms}},
+                     {"conf", {Behaviour::answer, capture("conf_follower.txt")}}});
+  auto limits = limits_for(5s);
+  limits.verdict_words_only = true;
+  limits.one_connection_at_a_time = true;
+  int connections_when_reported = 0;
+  auto probes = probe_servers(test_executor(), {at(slow, "slow")}, limits, system_resolver(),
+                              [&](const ServerProbe&) { connections_when_reported = slow.connections(); });
+  CHECK(connections_when_reported == 2);
+  CHECK(slow.max_concurrent() == 1);
+  CHECK(slow.connections() == 2);
+  CHECK(mode_of(probes[0]) == Mode::follower);
+  REQUIRE(probes[0].conf);
+  CHECK(probes[0].conf->facts.server_id);
+}

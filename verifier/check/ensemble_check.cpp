@@ -151,6 +151,7 @@ probes::ProbeLimits probe_limits(const EnsembleOptions& options, const std::shar
   limits.connect_timeout = span;
   limits.exchange_timeout = span;
   limits.verdict_words_only = options.verdict_words_only;
+  limits.one_connection_at_a_time = options.one_connection_at_a_time;
   limits.tls = tls;
   return limits;
 }

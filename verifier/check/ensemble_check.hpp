@@ -29,9 +29,12 @@ struct EnsembleOptions {
   std::string namespace_path = "/zkverify";  // checked by parse_namespace
   bool no_write = false;
   ConnectionOptions connection;  // --auth-file, --tls-*
-  // Ask only the four-letter words that can change the verdict (quorum); others keep every word
-  // (the sidecar's readiness reads mntr's zk_peer_state on every server).
+  // Ask only the four-letter words that can change the verdict (quorum, serve); the other
+  // commands ask every word, to report what each server allows.
   bool verdict_words_only = false;
+  // One connection at a time to each server (words, then the session), for a command that keeps a
+  // session open there (serve).
+  bool one_connection_at_a_time = false;
   // A stop signal abandons the check at once (the sidecar's SIGTERM), rather than letting it end.
   bool abandoned_by_stop = false;
 };

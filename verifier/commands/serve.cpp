@@ -57,6 +57,14 @@ HttpServer::Handler page_handler(const std::shared_ptr<GuardedBook>& shared) {
 
 class ServeCommand final : public Command {
  public:
+  // quorum's words, no more: a cycle's verdict is quorum's, and every other word is one more
+  // connection to each server per cycle (over TLS, one more handshake). One connection at a time:
+  // with the long-lived session, the local server sees at most two from the sidecar.
+  ServeCommand() {
+    options_.verdict_words_only = true;
+    options_.one_connection_at_a_time = true;
+  }
+
   std::string_view name() const override { return "serve"; }
 
   CLI::App& add_to(CLI::App& app) override {
