@@ -11,6 +11,7 @@
 # every command for 20 s (fresh JVMs interpret before they compile).
 #   bench/tls.sh [RUNS]      (default 30 runs per command)
 #   ZKVERIFY=build/zkverify bench/tls.sh    a Release binary already built (else build-bench's)
+#   BASELINE=path/to/zkverify bench/tls.sh  also that binary's TLS gates in the same run (before/after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
@@ -53,6 +54,11 @@ echo "a saved session resumed by the server: $([[ $resumed -gt 0 ]] && echo yes 
 
 commands=(-n 'nc floor' "$nc_floor" -n 'TLS floor' "$tls_floor" -n 'TLS floor, resumed' "$resumed_floor"
   -n plain "$plain" -n tls "$secure" -n 'plain --no-write' "$plain --no-write" -n 'tls --no-write' "$secure --no-write")
+if [[ -n ${BASELINE:-} ]]; then
+  baseline="$(realpath "$BASELINE") quorum --servers $secure_servers $credentials"
+  $baseline >/dev/null
+  commands+=(-n 'tls, baseline' "$baseline" -n 'tls --no-write, baseline' "$baseline --no-write")
+fi
 until=$((SECONDS + 20))
 while ((SECONDS < until)); do
   for ((i = 1; i < ${#commands[@]}; i += 2)); do bash -c "${commands[i]}" >/dev/null 2>&1 || true; done
@@ -67,4 +73,7 @@ perl -MJSON::PP -0777 -ne '
   printf "TLS gate / TLS floor  %.2f (goal <= 1.2), --no-write %.2f\n", $m{tls} / $m{"TLS floor"},
          $m{"tls --no-write"} / $m{"TLS floor"};
   printf "TLS floor / nc floor  %.2f; resumed TLS floor / TLS floor %.2f\n", $m{"TLS floor"} / $m{"nc floor"},
-         $m{"TLS floor, resumed"} / $m{"TLS floor"};' "$work/tls.json"
+         $m{"TLS floor, resumed"} / $m{"TLS floor"};
+  printf "baseline: TLS gate %.1f ms, --no-write %.1f ms; this binary / baseline %.2f, --no-write %.2f\n",
+         $m{"tls, baseline"}, $m{"tls --no-write, baseline"}, $m{tls} / $m{"tls, baseline"},
+         $m{"tls --no-write"} / $m{"tls --no-write, baseline"} if exists $m{"tls, baseline"};' "$work/tls.json"

@@ -310,6 +310,10 @@ TlsSource::Renewal TlsSource::renew_if_changed() {
 void keep_session_resumable(void* native_ssl_handle) {
   auto* ssl = static_cast<SSL*>(native_ssl_handle);
   SSL_set_shutdown(ssl, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+}
+
+void keep_renewed_session(void* native_ssl_handle) {
+  auto* ssl = static_cast<SSL*>(native_ssl_handle);
   auto* notes = static_cast<HandshakeNotes*>(SSL_get_ex_data(ssl, notes_index()));
   auto* sessions = static_cast<TlsClient::Sessions*>(SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), sessions_index()));
   SSL_SESSION* now = SSL_get_session(ssl);

@@ -112,13 +112,16 @@ std::function<bool(bool, boost::asio::ssl::verify_context&)> verifier_for(const 
 // Where the session tickets of this connection go: `notes`' session_key (notes outlive the SSL).
 void keep_session_under(void* native_ssl_handle, HandshakeNotes* notes);
 
-// Before an established connection is freed: keeps its TLS session for the next handshake with the
-// server. Two things would otherwise make that one a full handshake:
-//  - freed without a close_notify of ours (the peer hung up, a relay ends its session's connection),
-//    OpenSSL takes the session for a broken one. Ending so does not forbid resuming (TLS 1.1 on,
-//    RFC 5246 7.2.1); a fatal alert still does (OpenSSL drops the session at the alert);
-//  - on a TLS 1.2 resumption whose ticket the server renewed (the JDK does, every time), OpenSSL
-//    retires the offered session and tells no callback of the renewed one: it is kept here.
+// Right after a handshake: on a TLS 1.2 resumption whose ticket the server renewed (the JDK does,
+// every time), OpenSSL retires the offered session at once and tells no callback of the renewed one,
+// which is kept here. Kept later (at the connection's end), every handshake with that server in
+// between offered the retired session and was a full one.
+void keep_renewed_session(void* native_ssl_handle);
+
+// Before an established connection is freed: keeps its TLS session resumable. Freed without a
+// close_notify of ours (the peer hung up, a relay ends its session's connection), OpenSSL takes the
+// session for a broken one. Ending so does not forbid resuming (TLS 1.1 on, RFC 5246 7.2.1); a fatal
+// alert still does (OpenSSL drops the session at the alert).
 void keep_session_resumable(void* native_ssl_handle);
 
 // SNI for `host` on a handshake not yet started (nothing for an IP address, as RFC 6066 says).

@@ -42,6 +42,7 @@ asio::awaitable<bool> connect(Stream& stream, const TlsClient& client, const std
   co_await stream.async_handshake(asio::ssl::stream_base::client, asio::redirect_error(asio::use_awaitable, error));
   exchange.certificate = notes->certificate ? notes->certificate : peer_certificate_of(stream.native_handle());
   exchange.tls_resumed = !error && SSL_session_reused(stream.native_handle()) == 1;
+  if (exchange.tls_resumed) keep_renewed_session(stream.native_handle());
   if (!error) co_return true;
   if (error == beast::error::timeout)
     record({TlsFailure::handshake_stalled, "connected, but the TLS handshake did not end within the deadline"},
