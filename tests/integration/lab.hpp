@@ -42,6 +42,7 @@ class Lab {
 
   std::string servers() const;      // NAME=127.0.0.1:PORT,... ([::1]:PORT on IPv6)
   std::string admin_ports() const;  // P1,P2,...
+  std::string tls_dir() const;      // a --tls lab's ca.pem, client.pem and client.key are here
   std::string leader() const;       // "" when none says it leads
   const std::string& dir() const { return dir_; }
   // zklab VERB DIR NAME, must succeed; what it printed.

@@ -31,8 +31,7 @@ struct TlsServer {
 // The TLS-only lab's first server, and a TLS client of its own (no session kept yet).
 TlsServer first_tls_server() {
   auto& ensemble = lab::shared("", "--tls-only");
-  auto tls = lab::sh(ZKLAB " tls-dir " + ensemble.dir()).out;
-  tls = tls.substr(0, tls.find('\n'));
+  auto tls = ensemble.tls_dir();
   auto servers = ensemble.servers();
   auto first = servers.substr(0, servers.find(','));  // pzoo-0=127.0.0.1:PORT
   zkverify::ServerAddress server{first.substr(0, first.find('=')),

@@ -18,7 +18,7 @@ std::string first_line(const std::string& text) { return text.substr(0, text.fin
 
 struct TlsLab {
   lab::Lab& ensemble = lab::shared("", "--tls-only");
-  std::string tls = first_line(lab::sh(ZKLAB " tls-dir " + ensemble.dir()).out);
+  std::string tls = ensemble.tls_dir();
   std::string servers = ensemble.servers();
   std::string flags = " --tls-ca " + tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key";
   std::string with(const std::string& command) const { return command + " --servers " + servers + flags; }
@@ -222,7 +222,7 @@ void admin_over_https(const lab::Lab& ensemble, const std::string& servers, cons
 TEST_CASE("a mixed ensemble of 3.8.0 and 3.9.3 (plain and TLS ports): both healthy, HTTPS AdminServers, a roll",
           "[integration][tls][part:tls]") {
   auto& ensemble = lab::shared("srvr", "--tls --versions 3.8.0,3.8.0,3.8.0,3.9.3,3.9.3");
-  auto tls = first_line(lab::sh(ZKLAB " tls-dir " + ensemble.dir()).out);
+  auto tls = ensemble.tls_dir();
   auto flags = " --tls-ca " + tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key";
   auto secure = first_line(lab::sh(ZKLAB " secure-servers " + ensemble.dir()).out);
   CHECK(zkverify("quorum --servers " + ensemble.servers()).exit_code == 0);
