@@ -84,13 +84,21 @@ void follow_the_thread_into_the_split(const lab::Lab& ensemble, const std::strin
   WARN("two leaders after " << elections << " election(s) of the leader's restart");
 }
 
+// Seven servers laid out, five on the list. Every server listens on 127.0.0.1, and the C client
+// tells servers apart by address alone: a watch session that failed over in a leader's restart
+// cannot be moved back home here, so the sessions crowd on the servers that took them, and with
+// kubernetes-kafka's maxClientCnxns=3 the steps' checks were once refused for a minute ("Too many
+// connections from /127.0.0.1"). A lab artifact: pods have their own addresses, where sessions go
+// home (the `pods` part holds that and the budget of 3). So this lab allows 10.
+const std::string kSevenLaidOut =
+    "--names pzoo-0,pzoo-1,pzoo-2,zoo-0,zoo-1,zoo-2,zoo-3 --members 5 --max-client-cnxns 10";
+
 }  // namespace
 
 TEST_CASE("membership: 5 to 6 one server at a time passes the gate, 5 and 7 at once is critical before the split",
           "[integration][part:membership]") {
   // pzoo-0..2 and zoo-0..1 on the 5-list; zoo-2 and zoo-3 laid out, not started.
-  auto& ensemble =
-      lab::shared("srvr,conf,mntr,ruok,isro", "--names pzoo-0,pzoo-1,pzoo-2,zoo-0,zoo-1,zoo-2,zoo-3 --members 5");
+  auto& ensemble = lab::shared("srvr,conf,mntr,ruok,isro", kSevenLaidOut);
   auto all = ensemble.servers();
 
   // zoo-2 joins on a 6-list: the lists' majorities always meet (3 of 5, 4 of 6).
@@ -191,8 +199,7 @@ void follow_step(const lab::Lab& ensemble, const std::vector<std::string>& lists
 
 TEST_CASE("membership: zkverify plan's way from 5 to 7 and back to 6, followed on the lab, passes every gate, 0 lost",
           "[integration][part:membership]") {
-  auto& ensemble =
-      lab::shared("srvr,conf,mntr,ruok,isro", "--names pzoo-0,pzoo-1,pzoo-2,zoo-0,zoo-1,zoo-2,zoo-3 --members 5");
+  auto& ensemble = lab::shared("srvr,conf,mntr,ruok,isro", kSevenLaidOut);
   auto all = ensemble.servers();
   auto five = ensemble.dir() + "/five.cfg", seven = ensemble.dir() + "/zoo-3/zoo.cfg";
   REQUIRE(lab::sh("cp " + ensemble.dir() + "/pzoo-0/zoo.cfg " + five).exit_code == 0);
