@@ -27,18 +27,21 @@ using Tcp = asio::ip::tcp;
 
 namespace {
 
-// Whether `fd` is a TCP socket from 127.0.0.1:`local_port` to 127.0.0.1:`remote_port`.
-bool is_loopback_connection(int fd, std::uint16_t local_port, std::uint16_t remote_port) {
-  auto is = [](const sockaddr_in& address, std::uint16_t port) {
-    return address.sin_family == AF_INET && address.sin_addr.s_addr == htonl(INADDR_LOOPBACK) &&
-           address.sin_port == htons(port);
-  };
-  sockaddr_in local{};
-  sockaddr_in remote{};
-  socklen_t local_size = sizeof local;
-  socklen_t remote_size = sizeof remote;
-  return ::getsockname(fd, reinterpret_cast<sockaddr*>(&local), &local_size) == 0 && is(local, local_port) &&
-         ::getpeername(fd, reinterpret_cast<sockaddr*>(&remote), &remote_size) == 0 && is(remote, remote_port);
+// Whether `address` (IPv4) is `expected`, address and port.
+bool is_endpoint(const sockaddr_in& address, const Tcp::endpoint& expected) {
+  return address.sin_family == AF_INET && expected.address().is_v4() &&
+         address.sin_addr.s_addr == htonl(expected.address().to_v4().to_uint()) &&
+         address.sin_port == htons(expected.port());
+}
+
+// Whether `fd` is a TCP socket from `local` to `remote`.
+bool is_connection(int fd, const Tcp::endpoint& local, const Tcp::endpoint& remote) {
+  sockaddr_in mine{};
+  sockaddr_in theirs{};
+  socklen_t mine_size = sizeof mine;
+  socklen_t theirs_size = sizeof theirs;
+  return ::getsockname(fd, reinterpret_cast<sockaddr*>(&mine), &mine_size) == 0 && is_endpoint(mine, local) &&
+         ::getpeername(fd, reinterpret_cast<sockaddr*>(&theirs), &theirs_size) == 0 && is_endpoint(theirs, remote);
 }
 
 }  // namespace
@@ -47,15 +50,13 @@ bool is_loopback_connection(int fd, std::uint16_t local_port, std::uint16_t remo
 // never share both ends, so a match is the connecting socket itself. Reading /proc/self/net/tcp
 // instead listed the whole network namespace's sockets, TIME_WAIT ones too, on every accept (18% of
 // a TLS sidecar's CPU). A descriptor closed or reused meanwhile is only asked a question.
-bool connection_is_ours(std::uint16_t peer_port, std::uint16_t relay_port) {
+bool connection_is_ours(const Tcp::endpoint& peer, const Tcp::endpoint& relay) {
   std::error_code error;
   for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", error)) {
     int fd = -1;
     auto name = entry.path().filename().string();
     auto [end, parse_error] = std::from_chars(name.data(), name.data() + name.size(), fd);
-    if (parse_error == std::errc() && end == name.data() + name.size() &&
-        is_loopback_connection(fd, peer_port, relay_port))
-      return true;
+    if (parse_error == std::errc() && end == name.data() + name.size() && is_connection(fd, peer, relay)) return true;
   }
   return false;
 }
@@ -101,9 +102,9 @@ awaitable<void> copy(std::shared_ptr<Carried> carried, From& from, To& to) {
 // touched by the accept loop and the carrying coroutines, each holding a Task.
 struct TlsRelay::State : ActorCore {
   State(Executor& executor, Resolver& resolver_, std::function<std::shared_ptr<const TlsClient>()> client,
-        ServerAddress address, std::chrono::milliseconds timeout)
+        ServerAddress address, std::chrono::milliseconds timeout, const asio::ip::address_v4& listen_on)
       : ActorCore(executor),
-        acceptor(strand(), Tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
+        acceptor(strand(), Tcp::endpoint(listen_on, 0)),
         resolver(resolver_),
         tls(std::move(client)),
         server(std::move(address)),
@@ -144,7 +145,7 @@ awaitable<void> carry(std::shared_ptr<TlsRelay::State> state, std::shared_ptr<Ca
   co_await copy(carried, carried->client, carried->server);
 }
 
-awaitable<void> accept_loop(std::shared_ptr<TlsRelay::State> state, std::uint16_t port) {
+awaitable<void> accept_loop(std::shared_ptr<TlsRelay::State> state, Tcp::endpoint relay) {
   for (;;) {
     boost::system::error_code error;
     Tcp::socket socket(state->strand());
@@ -152,7 +153,7 @@ awaitable<void> accept_loop(std::shared_ptr<TlsRelay::State> state, std::uint16_
     if (error == asio::error::operation_aborted || !state->acceptor.is_open()) co_return;
     if (error) continue;
     auto peer = socket.remote_endpoint(error);
-    if (error || !connection_is_ours(peer.port(), port)) continue;  // not this process's: closed unheard
+    if (error || !connection_is_ours(peer, relay)) continue;  // not this process's: closed unheard
     if (state->current) state->current->end();
     socket.set_option(Tcp::no_delay(true), error);  // the C client's packets, relayed as they come
     state->current = std::make_shared<Carried>(std::move(socket), state->strand(), state->tls());
@@ -163,10 +164,13 @@ awaitable<void> accept_loop(std::shared_ptr<TlsRelay::State> state, std::uint16_
 }  // namespace
 
 TlsRelay::TlsRelay(Executor& executor, Resolver& resolver, std::function<std::shared_ptr<const TlsClient>()> tls,
-                   ServerAddress server, std::chrono::milliseconds handshake_timeout)
-    : state_(std::make_shared<State>(executor, resolver, std::move(tls), std::move(server), handshake_timeout)),
-      port_(state_->acceptor.local_endpoint().port()) {
-  asio::co_spawn(state_->strand(), accept_loop(state_, port_), [task = state_->task()](const std::exception_ptr&) {});
+                   ServerAddress server, std::chrono::milliseconds handshake_timeout,
+                   const asio::ip::address_v4& listen_on)
+    : state_(
+          std::make_shared<State>(executor, resolver, std::move(tls), std::move(server), handshake_timeout, listen_on)),
+      endpoint_(state_->acceptor.local_endpoint()) {
+  asio::co_spawn(state_->strand(), accept_loop(state_, endpoint_),
+                 [task = state_->task()](const std::exception_ptr&) {});
 }
 
 // Not waited for: the coroutines end at their next operation, on the state they own.
@@ -193,17 +197,34 @@ TlsKeeperFactory::TlsKeeperFactory(KeeperFactory& inner, Executor& executor,
                                    std::function<std::shared_ptr<const TlsClient>()> tls, Resolver& resolver)
     : inner_(inner), executor_(executor), tls_(std::move(tls)), resolver_(resolver) {}
 
+// The session's i-th server's relay listens on 127.0.0.(1+i): the C client tells servers apart by
+// address alone, not port, and moves a session that failed over back home (Keeper::return_home)
+// only to another address. Where that address cannot be bound (a narrower loopback), 127.0.0.1.
+std::unique_ptr<TlsRelay> TlsKeeperFactory::open_relay(std::size_t index, const ServerAddress& server,
+                                                       std::chrono::milliseconds handshake_timeout) {
+  constexpr std::size_t kLoopbackAddresses = 254;  // 127.0.0.1 to 127.0.0.254
+  const auto first = asio::ip::address_v4::loopback();
+  if (index > 0 && index < kLoopbackAddresses) {
+    try {
+      asio::ip::address_v4 own(first.to_uint() + static_cast<asio::ip::address_v4::uint_type>(index));
+      return std::make_unique<TlsRelay>(executor_, resolver_, tls_, server, handshake_timeout, own);
+    } catch (const boost::system::system_error&) {
+    }
+  }
+  return std::make_unique<TlsRelay>(executor_, resolver_, tls_, server, handshake_timeout, first);
+}
+
 std::unique_ptr<Keeper> TlsKeeperFactory::open(const std::vector<ServerAddress>& servers, const KeeperOptions& options,
                                                Keeper::Listener listener) {
   // A third of the session timeout, as the C client gives each server to connect.
   auto handshake_timeout = std::max(options.session_timeout / 3, std::chrono::milliseconds(1000));
   std::vector<std::unique_ptr<TlsRelay>> relays;
   std::vector<ServerAddress> through_relays;
-  for (const auto& server : servers) {
-    relays.push_back(std::make_unique<TlsRelay>(executor_, resolver_, tls_, server, handshake_timeout));
-    auto relayed = server;
-    relayed.host = "127.0.0.1";
-    relayed.port = relays.back()->port();
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    relays.push_back(open_relay(i, servers[i], handshake_timeout));
+    auto relayed = servers[i];
+    relayed.host = relays.back()->endpoint().address().to_string();
+    relayed.port = relays.back()->endpoint().port();
     through_relays.push_back(std::move(relayed));
   }
   return std::make_unique<RelayedKeeper>(inner_.open(through_relays, options, std::move(listener)), std::move(relays));

@@ -4,11 +4,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_future.hpp>
@@ -100,4 +104,40 @@ TEST_CASE("TLS: a handshake while a resumed connection to the same real server i
   auto both = boost::asio::co_spawn(executor.io(), two_open_handshakes(target), boost::asio::use_future);
   REQUIRE(both.wait_for(20s) == std::future_status::ready);
   CHECK(both.get() == std::vector<bool>{true, true});
+}
+
+// The C client tells servers apart by address alone, so a watch session that failed over could go
+// back to its own server only if the relays it reaches its servers through listen on different
+// addresses (127.0.0.1, .2, ...): on one, the session stayed where it landed for the whole run, and
+// the server it fled to held two of the watch's sessions (with maxClientCnxns=3, the step's checks
+// found no room).
+TEST_CASE("TLS: a watch session that failed over goes back to its own server once it serves again",
+          "[integration][tls][part:tls]") {
+  auto& ensemble = lab::shared("", "--tls-only");
+  auto tls = ensemble.tls_dir();
+  auto flags = " --tls-ca " + tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key";
+  std::string away = ensemble.leader() == "zoo-1" ? "zoo-0" : "zoo-1";  // a follower: no election
+  auto run = lab::sh("{ $ZKVERIFY watch --duration 30s --output json --servers " + ensemble.servers() + flags +
+                     " & W=$!; sleep 3; " ZKLAB " stop " + ensemble.dir() + " " + away + " >/dev/null 2>&1; sleep 4; " +
+                     ZKLAB " start " + ensemble.dir() + " " + away + " >/dev/null 2>&1; wait $W; }");
+  INFO(run);
+  REQUIRE(run.exit_code == 0);
+  std::vector<nlohmann::json> lines;
+  std::istringstream out(run.out);
+  for (std::string line; std::getline(out, line);)
+    if (!line.empty()) lines.push_back(nlohmann::json::parse(line));
+  auto of_away = [&](const std::string& event, const std::string& server) {
+    return std::ranges::any_of(lines, [&](const nlohmann::json& line) {
+      return line["event"] == event && line["session"] == away && line["server"] == server;
+    });
+  };
+  auto elsewhere = std::ranges::any_of(lines, [&](const nlohmann::json& line) {
+    return line["event"] == "reconnected" && line["session"] == away && line["server"] != away;
+  });
+  CHECK(elsewhere);  // it did fail over
+  CHECK(of_away("reconnected", away));
+  REQUIRE_FALSE(lines.empty());
+  CHECK(lines.back()["event"] == "summary");
+  CHECK(lines.back()["sessions_expired"] == 0);
+  CHECK(lines.back()["writes_lost"] == 0);
 }

@@ -19,6 +19,7 @@
 #include <catch2/catch.hpp>
 
 #include "command_line_fakes.hpp"
+#include "fake_keeper.hpp"
 #include "model/judge/checks.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/tls.hpp"
@@ -158,50 +159,100 @@ TEST_CASE("tls over fake peers: a stalled handshake costs its deadline, a plain 
 
 namespace {
 
-// A listener on 127.0.0.1 (a port the kernel picks); its fd and port.
-std::pair<int, std::uint16_t> loopback_listener() {
+// A listener on `address` (127.0.0.1 unless told; a port the kernel picks); its fd and port.
+std::pair<int, std::uint16_t> loopback_listener(std::uint32_t address = INADDR_LOOPBACK) {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  sockaddr_in bound{};
+  bound.sin_family = AF_INET;
+  bound.sin_addr.s_addr = htonl(address);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&bound), sizeof bound) == 0);
   REQUIRE(::listen(fd, 4) == 0);
-  socklen_t length = sizeof address;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  return {fd, ntohs(address.sin_port)};
+  socklen_t length = sizeof bound;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&bound), &length);
+  return {fd, ntohs(bound.sin_port)};
 }
 
-// Accepts one connection; the port it came from.
-std::uint16_t accepted_from(int listener, int& accepted) {
+// Accepts one connection; the endpoint it came from.
+boost::asio::ip::tcp::endpoint accepted_from(int listener, int& accepted) {
   sockaddr_in peer{};
   socklen_t length = sizeof peer;
   accepted = ::accept(listener, reinterpret_cast<sockaddr*>(&peer), &length);
   REQUIRE(accepted >= 0);
-  return ntohs(peer.sin_port);
+  return {boost::asio::ip::address_v4(ntohl(peer.sin_addr.s_addr)), ntohs(peer.sin_port)};
 }
 
 }  // namespace
 
+// The relay listens on 127.0.0.1 or on another loopback address (one per server of a session).
 TEST_CASE("tls relay: a connection from this process is its own, one from another process is not") {
-  auto [listener, port] = loopback_listener();
-  int own = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in to{};
-  to.sin_family = AF_INET;
-  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  to.sin_port = htons(port);
-  REQUIRE(::connect(own, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
-  int accepted = -1;
-  CHECK(zkverify::probes::connection_is_ours(accepted_from(listener, accepted), port));
-  ::close(accepted);
-  ::close(own);
+  for (std::uint32_t listen_on : {INADDR_LOOPBACK, INADDR_LOOPBACK + 2}) {
+    auto [listener, port] = loopback_listener(listen_on);
+    boost::asio::ip::tcp::endpoint relay(boost::asio::ip::address_v4(listen_on), port);
+    INFO("relay on " << relay);
+    int own = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_addr.s_addr = htonl(listen_on);
+    to.sin_port = htons(port);
+    REQUIRE(::connect(own, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0);
+    int accepted = -1;
+    auto peer = accepted_from(listener, accepted);
+    CHECK(zkverify::probes::connection_is_ours(peer, relay));
+    // The same port on another address is another listener's: not this connection.
+    auto elsewhere = listen_on == INADDR_LOOPBACK ? INADDR_LOOPBACK + 3 : INADDR_LOOPBACK;
+    CHECK_FALSE(zkverify::probes::connection_is_ours(peer, {boost::asio::ip::address_v4(elsewhere), port}));
+    ::close(accepted);
+    ::close(own);
 
-  // Another process (as another user on a shared host would be) holds the connecting socket.
-  auto command = "timeout 10 python3 -c 'import socket, time; s = socket.create_connection((\"127.0.0.1\", " +
-                 std::to_string(port) + ")); time.sleep(1)' &";
-  REQUIRE(std::system(command.c_str()) == 0);
-  CHECK_FALSE(zkverify::probes::connection_is_ours(accepted_from(listener, accepted), port));
-  ::close(accepted);
-  ::close(listener);
+    // Another process (as another user on a shared host would be) holds the connecting socket.
+    auto command = "timeout 10 python3 -c 'import socket, time; s = socket.create_connection((\"" +
+                   relay.address().to_string() + "\", " + std::to_string(port) + ")); time.sleep(1)' &";
+    REQUIRE(std::system(command.c_str()) == 0);
+    CHECK_FALSE(zkverify::probes::connection_is_ours(accepted_from(listener, accepted), relay));
+    ::close(accepted);
+    ::close(listener);
+  }
+}
+
+namespace {
+
+// Records the servers each session is opened on, and opens it on `inner`.
+class RecordingFactory final : public zkverify::probes::KeeperFactory {
+ public:
+  explicit RecordingFactory(zkverify::probes::KeeperFactory& inner) : inner_(inner) {}
+  std::unique_ptr<zkverify::probes::Keeper> open(const std::vector<zkverify::ServerAddress>& servers,
+                                                 const zkverify::probes::KeeperOptions& options,
+                                                 zkverify::probes::Keeper::Listener listener) override {
+    opened.push_back(servers);
+    return inner_.open(servers, options, std::move(listener));
+  }
+  std::vector<std::vector<zkverify::ServerAddress>> opened;
+
+ private:
+  zkverify::probes::KeeperFactory& inner_;
+};
+
+}  // namespace
+
+// The C client tells servers apart by address alone: relays that shared 127.0.0.1 kept a session
+// that failed over from ever being moved back home (Keeper::return_home).
+TEST_CASE("tls relay: a session reaches each of its servers through a relay on a loopback address of its own") {
+  zkverify::fake::Ensemble ensemble;
+  RecordingFactory recording(ensemble.factory());
+  zkverify::probes::TlsKeeperFactory factory(recording, test_executor(), [client = test_client()] { return client; });
+  const std::vector<zkverify::ServerAddress> servers{{"pzoo-0", "pzoo-0.pzoo", 2281, {}, {}},
+                                                     {"pzoo-1", "pzoo-1.pzoo", 2281, {}, {}},
+                                                     {"zoo-0", "zoo-0.zoo", 2281, {}, {}}};
+  auto session = factory.open(servers, {});
+  REQUIRE(recording.opened.size() == 1);
+  const auto& relayed = recording.opened.front();
+  REQUIRE(relayed.size() == servers.size());
+  for (std::size_t i = 0; i < servers.size(); ++i) {
+    CHECK(relayed[i].name == servers[i].name);
+    CHECK(relayed[i].host == "127.0.0." + std::to_string(i + 1));
+    CHECK(relayed[i].port != 0);
+  }
+  session->close(std::chrono::steady_clock::now() + 2s);
 }
 
 namespace {
