@@ -5,7 +5,6 @@
 #include <chrono>
 #include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include <catch2/catch.hpp>
@@ -160,11 +159,8 @@ TEST_CASE("silent peers beside a lab listed by host name: --timeout 2s holds and
   INFO(watch);
   CHECK(watch.exit_code == 0);
   std::set<std::string> reached;
-  std::istringstream lines(watch.out);
-  for (std::string line; std::getline(lines, line);) {
-    auto event = nlohmann::json::parse(line, nullptr, false);
-    if (event.is_object() && event.value("event", "") == "connected")
+  for (const auto& event : lab::event_lines(watch.out))
+    if (event.value("event", "") == "connected")
       reached.insert(event["server"].is_string() ? event["server"].get<std::string>() : "(no server)");
-  }
   CHECK(reached == names);
 }

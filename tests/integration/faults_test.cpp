@@ -6,7 +6,6 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
-#include <sstream>
 #include <thread>
 
 #include <catch2/catch.hpp>
@@ -20,16 +19,6 @@ using namespace std::chrono_literals;
 namespace probes = zkverify::probes;
 
 namespace {
-
-// The JSON lines of `watch --output json` among the padding written into the same pipe: the summary
-// is the last.
-std::vector<nlohmann::json> padded_json_lines(const std::string& text) {
-  std::vector<nlohmann::json> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    if (line.find("\"event\":") != std::string::npos) lines.push_back(nlohmann::json::parse(line));
-  return lines;
-}
 
 // The children of `path`, sorted; nullopt when it does not exist.
 std::optional<std::vector<std::string>> children(probes::Keeper& keeper, const std::string& path) {
@@ -169,7 +158,7 @@ TEST_CASE("a reader that stalls for 5s holds up no write: events reach stdout of
       ensemble.servers() + "; echo \"watch exit $?\" >&2; } | (sleep 5; cat)");
   INFO(run);
   CHECK(run.err.find("watch exit 0") != std::string::npos);
-  auto lines = padded_json_lines(run.out);
+  auto lines = lab::event_lines(run.out);
   REQUIRE(lines.size() > 1);
   CHECK(lines.front()["event"] == "connected");  // the line that waited for the reader
   const auto& summary = lines.back();
@@ -195,7 +184,7 @@ TEST_CASE("a follower lost while the reader stalls holds up no write", "[integra
               " | (timeout 3 cat; sleep 6; cat)");
   INFO(run);
   CHECK(run.err.find("watch exit 0") != std::string::npos);
-  auto lines = padded_json_lines(run.out);
+  auto lines = lab::event_lines(run.out);
   REQUIRE_FALSE(lines.empty());
   CHECK(std::ranges::any_of(lines, [](const nlohmann::json& line) { return line["event"] == "disconnected"; }));
   const auto& summary = lines.back();

@@ -291,6 +291,16 @@ const nlohmann::json* find_finding(const nlohmann::json& report, const std::stri
   return nullptr;
 }
 
+std::vector<nlohmann::json> event_lines(const std::string& text) {
+  std::vector<nlohmann::json> events;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    auto event = nlohmann::json::parse(line, nullptr, false);
+    if (event.is_object()) events.push_back(std::move(event));
+  }
+  return events;
+}
+
 bool znode_exists(const std::string& servers, const std::string& path) {
   namespace probes = zkverify::probes;
   auto keeper = keepers().open(zkverify::parse_server_list(servers), {});

@@ -66,6 +66,9 @@ Lab& shared(const std::string& whitelist = "", const std::string& up_options = "
 
 // The first finding with `code` in a zkverify JSON report (or watch summary), or nullptr.
 const nlohmann::json* find_finding(const nlohmann::json& report, const std::string& code);
+// The events of `watch --output json` (or roll's, step's) in `text`, in order: the lines that are
+// JSON objects; any other line (padding, a shell's words) is skipped. The summary is the last.
+std::vector<nlohmann::json> event_lines(const std::string& text);
 
 // The zkverify binary the tests run: this build's, or ZKVERIFY_TEST_BIN's (scripts/test.sh runs
 // some parts again with the ThreadSanitizer build's).
