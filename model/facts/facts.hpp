@@ -65,9 +65,11 @@ struct SrvrFacts {      // srvr / stat
 struct MntrFacts {           // mntr, or the AdminServer's "monitor"
   std::string server_state;  // leader, follower, observer, standalone, read-only
   std::optional<std::int64_t> znode_count;
-  std::optional<std::int64_t> synced_followers;  // leader only
+  std::optional<std::int64_t> synced_followers;  // leader only: followers synced with it, voting or not
   std::optional<std::int64_t> learners;          // leader only
   std::optional<std::int64_t> quorum_size;
+  // Leader only (3.6+): the synced followers its list gives no vote (started on a longer list).
+  std::optional<std::int64_t> synced_non_voting_followers;
 };
 
 struct Member {  // one server.N line of the dynamic configuration
@@ -113,6 +115,9 @@ struct Exchange {
   TlsFailure tls_failure = TlsFailure::none;    // with error tls_failed: why (detail has it in words)
   std::optional<CertificateFacts> certificate;  // over TLS: the server's, as its handshake presented it
   bool tls_resumed = false;  // over TLS: the handshake resumed a session of an earlier one with the server
+  // The IP address the connection reached ("127.77.0.4"), once it connected: two names that reach two
+  // addresses on one port are two processes, even where each says it is the same server id.
+  std::string peer;
 };
 
 // The words tried after srvr, in order; refused ones are recorded, not retried.

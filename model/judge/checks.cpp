@@ -23,23 +23,51 @@ namespace {
 // quorum it is joining, or cannot reach them. A 3.4 leader dials the address it looked the joiner's
 // name up to (Java caches names for 30 s, and a joiner's retries back off to a minute), so a server
 // back on a new address waits; 3.5+ servers connect back to the address the joiner announces.
-std::string not_serving_message(const std::string& name, const Derived& derived) {
+// What is known of a not-serving server's id beside a serving leader: it has the leader's (it will
+// never join while that leader leads), or it names none while the list has no place for it.
+std::string id_evidence(const ServerRow& row, const ServerRow& leader, const Derived& derived) {
+  if (row.id && row.id == leader.id)
+    return fmt::format(
+        ". It has server id {}, the leader's own: the leader hangs up on a server with its own id, "
+        "so it waits outside, and joins as a second server {} once {} stops leading. Give it its "
+        "own id before anything restarts",
+        *row.id, *row.id, leader.name);
+  std::set<int> members;
+  for (const auto& view : derived.views)
+    for (const auto& member : view.members) members.insert(member.id);
+  auto listed =
+      std::ranges::count_if(derived.rows, [](const ServerRow& r) { return r.state != ServerState::observer; });
+  if (!row.id && !members.empty() && static_cast<std::size_t>(listed) > members.size())
+    return fmt::format(
+        ". {} servers are listed where the membership has {}: if {} is the one with no place in it, "
+        "it runs with a listed server's id (the leader's, while it waits outside)",
+        listed, members.size(), row.name);
+  return "";
+}
+
+// Why a server that answers is not serving, as far as the others tell: beside one leader and a
+// quorum it is joining, or cannot reach them. A 3.4 leader dials the address it looked the joiner's
+// name up to (Java caches names for 30 s, and a joiner's retries back off to a minute), so a server
+// back on a new address waits; 3.5+ servers connect back to the address the joiner announces.
+std::string not_serving_message(const ServerRow& row, const Derived& derived) {
+  const auto& name = row.name;
   if (derived.leaders.size() != 1 || derived.no_quorum)
     return fmt::format("{} is up but not serving requests: it has no quorum or is still joining", name);
   const auto& leader = derived.leaders.front();
-  auto row = std::ranges::find(derived.rows, leader, &ServerRow::name);
-  bool old_line = row != derived.rows.end() && row->version.starts_with("3.4.");
+  const auto& leader_row = *std::ranges::find(derived.rows, leader, &ServerRow::name);
+  bool old_line = leader_row.version.starts_with("3.4.");
   // On a Kubernetes-shaped network a server given another's id (a wrong ID_OFFSET) never joins: its
-  // peers hang up on "a server with our own ID", and it answers nothing that names its id.
+  // peers hang up on "a server with our own ID", and it rarely answers anything that names its id.
   return fmt::format(
       "{} is up but not serving requests while the others serve with leader {}: it is still joining, cannot "
       "reach them, or has another server's id (a wrong ID_OFFSET or a copied myid; 3.5+ servers log \"We got a "
-      "connection request from a server with our own ID\"){}",
+      "connection request from a server with our own ID\"){}{}",
       name, leader,
       old_line ? "; if it came back on a new address, 3.4 peers dial the one they looked its name up to (Java caches "
                  "names for 30 s, its retries back off to a minute): wait, or restart the leader (a new election); "
                  "3.5+ peers connect back to the address it announces"
-               : "");
+               : "",
+      id_evidence(row, leader_row, derived));
 }
 
 void check_servers(const EnsembleFacts& facts, const Derived& derived, Findings& findings) {
@@ -59,7 +87,7 @@ void check_servers(const EnsembleFacts& facts, const Derived& derived, Findings&
       findings.add(FindingCode::unreachable, name,
                    fmt::format("{}: {}{}", server_label(name, row.address), row.error, still_synced));
     } else if (row.state == ServerState::not_serving) {
-      findings.add(FindingCode::not_serving, name, not_serving_message(name, derived));
+      findings.add(FindingCode::not_serving, name, not_serving_message(row, derived));
     } else if (row.state == ServerState::bad_reply) {
       findings.add(FindingCode::bad_reply, name,
                    row.error == kClosedWithoutReply

@@ -116,6 +116,11 @@ std::optional<bool> proven_synced(const ServerRow& row, bool mntr_counts_every_f
   return std::nullopt;
 }
 
+bool shares_an_id(const std::vector<ServerRow>& rows) {
+  std::set<int> ids;
+  return std::ranges::any_of(rows, [&ids](const ServerRow& row) { return row.id && !ids.insert(*row.id).second; });
+}
+
 // The leader's zk_synced_followers against the other voters: a note on its row, and every follower
 // proven in sync when it counts them all.
 void mark_synced(const EnsembleFacts& facts, Derived& derived) {
@@ -126,7 +131,10 @@ void mark_synced(const EnsembleFacts& facts, Derived& derived) {
     if (has_facts(leader.mntr) && leader.mntr->facts.synced_followers) {
       auto synced = *leader.mntr->facts.synced_followers;
       auto expected = derived.voters.voters - 1;
-      counts_every_follower = synced >= expected;
+      if (auto non_voting = leader.mntr->facts.synced_non_voting_followers)
+        derived.leader_voting_followers = synced - *non_voting;
+      // Two servers on one id fill one follower's place in the count: it no longer proves the others.
+      counts_every_follower = synced >= expected && !shares_an_id(derived.rows);
       // More synced followers than its view has other voters: followers outside its view (a server
       // started on a longer list follows, without a vote). Said so, not as "6/4".
       std::ranges::find(derived.rows, leader.address.name, &ServerRow::name)->note =
@@ -169,18 +177,22 @@ const ConfFacts* membership_of(const EnsembleFacts& facts, const Derived& derive
   return leaders_else_first(facts, derived, [&facts](const ServerProbe& probe) { return list_held(facts, probe); });
 }
 
-// Leaders and followers that vote in `membership`: a follower whose id it does not list as a voter
-// serves without a vote (started on a longer list), and is not counted. Unknown ids count.
+// Leaders and followers that vote in `membership`, one vote an id: a follower whose id it does not
+// list as a voter serves without a vote (started on a longer list), and two servers claiming one id
+// are one vote in the leader's count, so neither is counted past its whole. Unknown ids count.
 int count_serving_voters(const EnsembleFacts& facts, const Derived& derived) {
   auto voters =
       derived.membership ? voter_ids(derived.membership->members, derived.membership->voters_only) : std::set<int>{};
-  int serving = 0;
+  std::set<int> serving_ids;
+  int unknown = 0;
   for (std::size_t i = 0; i < facts.probes.size(); ++i) {
     auto mode = mode_of(facts.probes[i]);
     const auto& id = derived.rows[i].id;
-    if (mode && is_serving_voter(*mode) && (voters.empty() || !id || voters.contains(*id))) ++serving;
+    if (!mode || !is_serving_voter(*mode)) continue;
+    if (!id) ++unknown;
+    else if (voters.empty() || voters.contains(*id)) serving_ids.insert(*id);
   }
-  return serving;
+  return static_cast<int>(serving_ids.size()) + unknown;
 }
 
 }  // namespace

@@ -42,6 +42,9 @@ struct Derived {
   // The one leader's zk_synced_followers counts every other voter: a voter zkverify cannot reach is
   // then one the ensemble still has.
   bool leader_counts_every_follower = false;
+  // The one leader's synced followers that vote (zk_synced_followers less its non-voting ones, 3.6+):
+  // more than its list has other voters, and two learners are voting as one id.
+  std::optional<std::int64_t> leader_voting_followers;
   // Fewer voters serve than a majority, yet a committed write proves a quorum: the count was an estimate.
   bool voters_uncertain = false;
   // No quorum: fewer voters serve than a majority (and no committed write disproves the count), with

@@ -66,9 +66,11 @@ constexpr std::array kTable{
                 "Wait until every server reports the newest version (quorum --wait); a server applies it when it "
                 "syncs with the leader."},
     FindingInfo{duplicate_id, "duplicate-id", Severity::warning,
-                "Two listed servers report the same server id (critical when they are provably two servers: "
-                "they hold other lists or run other releases).",
-                "Give each server its own myid, or list each server once."},
+                "Two listed servers report the same server id (critical when they are provably two servers: the "
+                "leader counts more voting followers than its list has, their names reach two addresses, or they "
+                "hold other lists or run other releases). No restart verdict is given while it lasts.",
+                "Give the server its list does not place at that id a myid of its own (or list each server once) "
+                "before anything else restarts."},
     FindingInfo{id_address_mismatch, "id-address-mismatch", Severity::critical,
                 "A server reports an id that its list gives another server: the host it is listed at is that "
                 "other id's in the server.N lines.",

@@ -36,37 +36,6 @@ const ServerRow& row_named(const Derived& derived, const std::string& name) {
   return *std::ranges::find(derived.rows, name, &ServerRow::name);
 }
 
-// One process holds one list and runs one release: servers that differ in either are two servers,
-// whatever else they share. Empty when nothing proves it (they may be one server listed twice).
-std::string two_processes(const Derived& derived, const std::vector<std::string>& names) {
-  const auto* first = view_held_by(derived, names.front());
-  const auto& first_version = row_named(derived, names.front()).version;
-  for (std::size_t i = 1; i < names.size(); ++i) {
-    const auto* other = view_held_by(derived, names[i]);
-    if (first && other && first != other) return fmt::format("{} and {} hold other lists", names.front(), names[i]);
-    const auto& other_version = row_named(derived, names[i]).version;
-    if (!first_version.empty() && !other_version.empty() && first_version != other_version)
-      return fmt::format("{} runs {}, {} runs {}", names.front(), first_version, names[i], other_version);
-  }
-  return {};
-}
-
-void check_duplicates(const std::map<int, std::vector<std::string>>& by_id, const Derived& derived,
-                      Findings& findings) {
-  for (const auto& [id, names] : by_id) {
-    if (names.size() < 2) continue;
-    if (auto proof = two_processes(derived, names); !proof.empty())
-      findings.add(Severity::critical, FindingCode::duplicate_id, "",
-                   fmt::format("server id {} is reported by {}, and they are two servers ({}): both vote as "
-                               "server {}. Give each its own myid before any restart",
-                               id, fmt::join(names, " and "), proof, id));
-    else
-      findings.add(FindingCode::duplicate_id, "",
-                   fmt::format("server id {} is reported by {}: two servers with one id, or one server listed twice",
-                               id, fmt::join(names, " and ")));
-  }
-}
-
 // The host of a server.N address ("pzoo-2.pzoo" of "pzoo-2.pzoo:2888", "::1" of "[::1]:2888").
 std::string host_of(const std::string& address) {
   if (address.starts_with('[')) return address.substr(1, address.find(']') - 1);
@@ -85,6 +54,84 @@ bool same_host(const std::string& listed, const std::string& member) {
   const auto& shorter = listed.size() < member.size() ? listed : member;
   const auto& longer = listed.size() < member.size() ? member : listed;
   return longer.starts_with(shorter) && longer[shorter.size()] == '.';
+}
+
+const ServerProbe& probe_named(const EnsembleFacts& facts, const std::string& name) {
+  return *std::ranges::find(facts.probes, name, [](const ServerProbe& probe) { return probe.address.name; });
+}
+
+// Two names that reached two addresses on one port are two pods (a pod network gives each its own).
+// Names only: two IP literals of one server bound to every address would reach two addresses too.
+std::string two_addresses(const EnsembleFacts& facts, const std::string& first, const std::string& other) {
+  const auto& a = probe_named(facts, first);
+  const auto& b = probe_named(facts, other);
+  if (is_ip_literal(a.address.host) || is_ip_literal(b.address.host) || a.address.port != b.address.port) return {};
+  const auto& peer_a = a.srvr_exchange.peer;
+  const auto& peer_b = b.srvr_exchange.peer;
+  if (peer_a.empty() || peer_b.empty() || peer_a == peer_b) return {};
+  return fmt::format("{} and {} reach {} and {}", a.address.host, b.address.host, peer_a, peer_b);
+}
+
+// What proves that the servers reporting one id are two processes, each reason a clause; empty when
+// nothing does (they may be one server listed twice). One process holds one list, runs one release
+// and has one address; and the leader counts each learner that synced with it, so more voting
+// followers than its list has other voters means two of them vote as one id.
+std::vector<std::string> two_processes(const EnsembleFacts& facts, const Derived& derived,
+                                       const std::vector<std::string>& names) {
+  std::vector<std::string> proof;
+  bool leader_among = std::ranges::any_of(
+      names, [&](const auto& name) { return std::ranges::find(derived.leaders, name) != derived.leaders.end(); });
+  if (derived.leaders.size() == 1 && !leader_among && derived.leader_voting_followers &&
+      *derived.leader_voting_followers > derived.voters.voters - 1)
+    proof.push_back(fmt::format("the leader {} counts {} synced voting followers where its list has {} other voters",
+                                derived.leaders.front(), *derived.leader_voting_followers, derived.voters.voters - 1));
+  const auto* first = view_held_by(derived, names.front());
+  const auto& first_version = row_named(derived, names.front()).version;
+  for (std::size_t i = 1; i < names.size(); ++i) {
+    if (auto addresses = two_addresses(facts, names.front(), names[i]); !addresses.empty()) proof.push_back(addresses);
+    const auto* other = view_held_by(derived, names[i]);
+    if (first && other && first != other)
+      proof.push_back(fmt::format("{} and {} hold other lists", names.front(), names[i]));
+    const auto& other_version = row_named(derived, names[i]).version;
+    if (!first_version.empty() && !other_version.empty() && first_version != other_version)
+      proof.push_back(fmt::format("{} runs {}, {} runs {}", names.front(), first_version, names[i], other_version));
+  }
+  return proof;
+}
+
+// What to do: the servers the list does not place at `id`'s host are the newcomers that need an id
+// of their own (the seed's pzoo-3 on zoo-0's id); without a list that tells, each needs its own.
+std::string what_to_do(const EnsembleFacts& facts, const Derived& derived, int id,
+                       const std::vector<std::string>& names) {
+  std::string line;  // the list's server.`id` quorum address
+  if (derived.membership)
+    for (const auto& member : derived.membership->members)
+      if (member.id == id) line = member.quorum_address;
+  std::vector<std::string> placed, newcomers;
+  for (const auto& name : names)
+    (!line.empty() && same_host(probe_named(facts, name).address.host, host_of(line)) ? placed : newcomers)
+        .push_back(name);
+  if (placed.size() != 1) return "Give each its own myid before any restart";
+  return fmt::format("Give {} an id of its own (the list has server {} at {}: {}) before anything else restarts",
+                     fmt::join(newcomers, " and "), id, line, placed.front());
+}
+
+void check_duplicates(const EnsembleFacts& facts, const std::map<int, std::vector<std::string>>& by_id,
+                      const Derived& derived, Findings& findings) {
+  for (const auto& [id, names] : by_id) {
+    if (names.size() < 2) continue;
+    if (auto proof = two_processes(facts, derived, names); !proof.empty())
+      findings.add(Severity::critical, FindingCode::duplicate_id, "",
+                   fmt::format("server id {} is reported by {}, and they are two servers ({}): both vote as "
+                               "server {}. {}",
+                               id, fmt::join(names, " and "), fmt::join(proof, "; "), id,
+                               what_to_do(facts, derived, id, names)));
+    else
+      findings.add(FindingCode::duplicate_id, "",
+                   fmt::format("server id {} is reported by {}: two servers with one id, or one server listed "
+                               "twice; restart nothing until it is known which",
+                               id, fmt::join(names, " and ")));
+  }
 }
 
 // A server listed at a host that exactly one member of its list has, under another id than the
@@ -117,7 +164,7 @@ void check_id_addresses(const EnsembleFacts& facts, const Derived& derived, Find
 
 void check_ids(const EnsembleFacts& facts, const Derived& derived, Findings& findings) {
   auto by_id = names_by_id(derived);
-  check_duplicates(by_id, derived, findings);
+  check_duplicates(facts, by_id, derived, findings);
   check_id_addresses(facts, derived, findings);
   if (!derived.membership) return;
   // An id some list names is a member (of a change in progress, perhaps); one that no list names is

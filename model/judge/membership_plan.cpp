@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "model/judge/id_collision.hpp"
 #include "model/judge/views.hpp"
 
 namespace zkverify {
@@ -12,6 +13,8 @@ namespace zkverify {
 namespace {
 
 std::string why_no_plan(const Report& report) {
+  // Before the verdict: a proved duplicate is critical too, and this says what to do about it.
+  if (auto collision = id_collision(report)) return *collision;
   if (report.verdict == Verdict::critical)
     return "the ensemble is critical now (zkverify quorum says why): change no membership until it is healthy";
   if (report.membership_views.empty())

@@ -8,6 +8,7 @@
 
 #include "model/facts/text.hpp"
 #include "model/facts/time_text.hpp"
+#include "model/judge/id_collision.hpp"
 #include "model/judge/majority.hpp"
 #include "model/judge/views.hpp"
 
@@ -76,11 +77,13 @@ std::optional<RestartSafety> refuse_leader(const Report& report, const std::stri
 
 namespace {
 
-// The refusals before any count: a name not listed, an ensemble already critical.
+// The refusals before any count: a name not listed, ids that collide (every count below assumes
+// one vote an id), an ensemble already critical.
 std::optional<RestartSafety> refuse_outright(const Report& report, const std::vector<std::string>& names) {
   for (const auto& name : names)
     if (std::ranges::find(report.servers, name, &ServerRow::name) == report.servers.end())
       return RestartSafety{false, fmt::format("{} is not one of the listed servers", name)};
+  if (auto collision = id_collision(report)) return RestartSafety{false, *collision};
   if (report.verdict == Verdict::critical)
     return RestartSafety{
         false, "the ensemble is critical now (zkverify quorum says why): restart nothing until it is healthy"};
@@ -104,8 +107,9 @@ SyncedAfter synced_after(const Report& report, const std::set<std::string>& toge
   count.voters = report.expected_voters;
   count.majority = zkverify::majority(count.voters);
   int taken = 0;
+  std::set<int> ids;  // one vote an id, however many servers claim it: a count never exceeds its whole
   for (const auto& row : report.servers) {
-    if (!is_synced_voter(row)) continue;
+    if (!is_synced_voter(row) || (row.id && !ids.insert(*row.id).second)) continue;
     ++count.synced;
     if (together.contains(row.name)) ++taken;
     else if (going_down.contains(row.name)) count.leaving.push_back(row.name);

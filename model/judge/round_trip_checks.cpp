@@ -40,6 +40,41 @@ bool write_only_slow(const RoundTrip& trip, const Derived& derived) {
   return timed_out && derived.leaders.size() == 1 && !derived.no_quorum;
 }
 
+// Followers that answer on an older epoch than the one leader's: they have left it (a leader cut
+// off from its followers leads on alone for its sync limit, while they elect anew and report the
+// zxid they loaded, 0x0 in between).
+std::vector<const ServerRow*> left_the_leader(const Derived& derived) {
+  const auto& leader = *std::ranges::find(derived.rows, derived.leaders.front(), &ServerRow::name);
+  std::vector<const ServerRow*> left;
+  if (!leader.zxid) return left;
+  for (const auto& row : derived.rows)
+    if (row.state == ServerState::follower && row.zxid && row.zxid->epoch() < leader.zxid->epoch())
+      left.push_back(&row);
+  return left;
+}
+
+// A write that ran out of time beside one leader: what the followers' own answers say of why.
+std::string slow_write_message(const RoundTrip& trip, const Derived& derived) {
+  const auto& leader = derived.leaders.front();
+  auto left = left_the_leader(derived);
+  if (left.empty())
+    return fmt::format(
+        "the write through {} was not committed within the deadline, though {} leads and {} of {} "
+        "voters serve: the quorum may only be slow (a cold disk, a loaded leader); rerun with a "
+        "longer --timeout",
+        trip.writer, leader, derived.serving_voters, derived.voters.voters);
+  std::vector<std::string> answers;
+  for (const auto* row : left)
+    answers.push_back(fmt::format("{} (epoch {}, zxid {})", row->name, row->zxid->epoch(), zxid_hex(*row->zxid)));
+  const auto& leader_row = *std::ranges::find(derived.rows, leader, &ServerRow::name);
+  return fmt::format(
+      "the write through {} was not committed within the deadline: {} says it leads on epoch {}, but "
+      "{} of its followers answer on an older epoch: {}. They have left it and are electing, and no "
+      "follower acknowledged the write: {} has lost its followers (a partition, or its pod's network) "
+      "and steps down within its sync limit. Find what cuts it off; a longer --timeout will not help",
+      trip.writer, leader, leader_row.zxid->epoch(), left.size(), fmt::join(answers, ", "), leader);
+}
+
 // Why the namespace node could not be made (a hint where one helps); none when it was.
 std::optional<std::string> namespace_failure(const RoundTrip& trip) {
   if (trip.namespace_error == ZkError::ok || trip.namespace_error == ZkError::not_attempted) return std::nullopt;
@@ -126,11 +161,7 @@ void check_round_trip(const EnsembleFacts& facts, const Derived& derived, Findin
   const auto& trip = *facts.round_trip;
   if (derived.access_refused) return;  // check_access said why, once
   if (write_only_slow(trip, derived)) {
-    findings.add(FindingCode::write_timed_out, trip.writer,
-                 fmt::format("the write through {} was not committed within the deadline, though {} leads and {} of "
-                             "{} voters serve: the quorum may only be slow (a cold disk, a loaded leader); rerun with "
-                             "a longer --timeout",
-                             trip.writer, derived.leaders.front(), derived.serving_voters, derived.voters.voters));
+    findings.add(FindingCode::write_timed_out, trip.writer, slow_write_message(trip, derived));
     return;
   }
   if (auto failure = namespace_failure(trip)) {

@@ -137,6 +137,7 @@ Reply<MntrFacts> parse_mntr(std::string_view reply) {
   std::map<std::string_view, std::optional<std::int64_t>*> numbers{
       {"zk_znode_count", &mntr.znode_count},
       {"zk_synced_followers", &mntr.synced_followers},
+      {"zk_synced_non_voting_followers", &mntr.synced_non_voting_followers},
       {"zk_learners", &mntr.learners},
       {"zk_quorum_size", &mntr.quorum_size},
   };
@@ -279,6 +280,7 @@ Reply<MntrFacts> parse_admin_monitor(std::string_view body) {
   mntr.server_state = state->get<std::string>();
   mntr.znode_count = optional_int(*json, "znode_count");
   mntr.synced_followers = optional_int(*json, "synced_followers");
+  mntr.synced_non_voting_followers = optional_int(*json, "synced_non_voting_followers");
   mntr.learners = optional_int(*json, "learners");
   mntr.quorum_size = optional_int(*json, "quorum_size");
   return facts(std::move(mntr));

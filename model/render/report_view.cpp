@@ -23,9 +23,12 @@ std::string headline(const Report& report) {
   text += report.leader ? fmt::format("leader {}", *report.leader) : std::string("no single leader");
   text += fmt::format(", {}/{} voters serving", report.serving_voters, report.expected_voters);
   if (report.voters_uncertain) text += " (an estimate of the voters: the committed write proves a quorum)";
-  if (report.round_trip)
-    text += fmt::format(", round trip via {} read back on {}/{}", report.round_trip->writer,
-                        report.round_trip->reads_ok, report.round_trip->reads_attempted);
+  // A count of nothing ("read back on 0/0") says nothing: a trip that read nowhere says how far it got.
+  if (const auto& trip = report.round_trip; trip && trip->reads_attempted > 0)
+    text += fmt::format(", round trip via {} read back on {}/{}", trip->writer, trip->reads_ok, trip->reads_attempted);
+  else if (trip)
+    text += fmt::format(", round trip via {}: {}", trip->writer,
+                        trip->write_zxid ? "read back nowhere" : "the write was not committed");
   return text;
 }
 

@@ -371,3 +371,81 @@ TEST_CASE(
   CHECK_THAT((*lab::find_finding(joined.json(), "id-address-mismatch"))["message"].get<std::string>(),
              Contains(victim + " reports server id " + id_of(other)) && Contains("another server's id"));
 }
+
+namespace {
+
+// Every restart verdict on `servers` refuses, saying `id_words`: safe-to-restart, order, roll --dry-run.
+void restarts_refused(const PodLab& pods, const std::string& servers, const std::string& id_words) {
+  auto safe = pods.zkverify("safe-to-restart pzoo-0 --servers " + servers);
+  INFO(safe);
+  CHECK(safe.exit_code == 1);
+  CHECK_THAT(safe.out + safe.err, Contains(id_words));
+  auto order = pods.zkverify("order --servers " + servers);
+  INFO(order);
+  CHECK(order.exit_code == 1);
+  CHECK_THAT(order.err, Contains("no restart is safe now") && Contains(id_words));
+  auto roll = pods.zkverify("roll --dry-run --state " + (pods.dir() / "collision.state").string() + " --servers " +
+                            servers + " -- true");
+  INFO(roll);
+  CHECK(roll.exit_code == 1);
+  CHECK_THAT(roll.out, Contains(id_words));
+}
+
+}  // namespace
+
+// The seed's own warning (issue 57): pzoo scaled to 4 without moving zoo's ID_OFFSET, so pzoo-3 starts
+// with myid 4, zoo-0's, and the ensemble's zoo.cfg; the operator lists it. While zoo-0 leads, the
+// leader hangs up on pzoo-3 (its own id): not serving, and every restart verdict refuses, since the
+// leader's restart would let it in. Once zoo-1 leads, pzoo-3 joins as a second server 4: critical,
+// both pods named with the proof (the leader counts one voting follower more than its list has, the
+// two names reach two addresses), and still no restart verdict; no count exceeds its whole.
+TEST_CASE(
+    "pods: pzoo-3 started on zoo-0's id 4: refused by zoo-0 (not-serving, restarts refused), "
+    "let in by zoo-1 (duplicate-id, critical, restarts refused)",
+    "[integration][pods][part:pods]") {
+  auto& pods = shared_pods();
+  pods.pods("lead", "zoo-0");
+  pods.pods("add-pod", "pzoo-3 4");
+  const auto servers = pods.servers();
+  REQUIRE_THAT(servers, Contains("pzoo-3=pzoo-3.pzoo:2181"));
+  // The report once `done` says so of it, or after 30 s.
+  auto quorum_until = [&](auto done) {
+    lab::Run run;
+    for (int attempt = 0; attempt < 30; ++attempt) {
+      run = pods.zkverify("quorum --output json --servers " + servers);
+      if (done(run.json())) break;
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    return run;
+  };
+  auto refused =
+      quorum_until([](const nlohmann::json& report) { return server_in(report, "pzoo-3")["mode"] == "not-serving"; });
+  INFO(refused);
+  CHECK(refused.exit_code == 1);
+  CHECK(refused.json()["leader"] == "zoo-0");
+  REQUIRE(lab::find_finding(refused.json(), "not-serving"));
+  CHECK((*lab::find_finding(refused.json(), "not-serving"))["server"] == "pzoo-3");
+  CHECK_THAT((*lab::find_finding(refused.json(), "not-serving"))["message"].get<std::string>(),
+             Contains("6 servers are listed where the membership has 5"));
+  CHECK(refused.json()["serving_voters"] == 5);
+  restarts_refused(pods, servers, "pzoo-3 does not serve and names no id");
+
+  pods.pods("lead", "zoo-1");
+  auto joined = quorum_until([](const nlohmann::json& report) {
+    return lab::find_finding(report, "duplicate-id") != nullptr && server_in(report, "pzoo-3")["mode"] == "follower" &&
+           server_in(report, "zoo-0")["mode"] == "follower";
+  });
+  INFO(joined);
+  CHECK(joined.exit_code == 2);
+  CHECK(joined.json()["leader"] == "zoo-1");
+  REQUIRE(lab::find_finding(joined.json(), "duplicate-id"));
+  const auto& duplicate = *lab::find_finding(joined.json(), "duplicate-id");
+  CHECK(duplicate["severity"] == "critical");
+  CHECK_THAT(duplicate["message"].get<std::string>(),
+             Contains("server id 4 is reported by zoo-0 and pzoo-3, and they are two servers") &&
+                 Contains("the leader zoo-1 counts 5 synced voting followers where its list has 4 other voters") &&
+                 Contains("zoo-0.zoo and pzoo-3.pzoo reach") && Contains("Give pzoo-3 an id of its own"));
+  CHECK(joined.json()["serving_voters"] == 5);
+  CHECK(joined.json()["expected_voters"] == 5);
+  restarts_refused(pods, servers, "server id 4 is reported by zoo-0 and pzoo-3");
+}

@@ -100,6 +100,33 @@ TEST_CASE("cli: step's and roll's COMMAND only after --, and nothing after -- is
   CHECK_THAT(dry.out, !Contains("{\"") && Contains("pzoo-1"));
 }
 
+// The dry run's exit code is its answer: 0 only when the ensemble is healthy and every step is safe.
+TEST_CASE("cli: roll --dry-run exits 1 when a step of its plan is not safe, and says which") {
+  ScratchLedger state("cli-unsafe");
+  SECTION("a healthy pair: either restart leaves one of two, short of a quorum") {
+    FakeEnsemble pair({"a", "b"});
+    auto quorum = run(pair.zookeeper, {"quorum", "--servers", pair.servers()});
+    INFO(quorum.out << quorum.err);
+    CHECK(quorum.exit_code == 0);  // healthy: the plan alone makes the dry run's answer 1
+    auto dry = run(pair.zookeeper,
+                   {"roll", "--servers", pair.servers(), "--state", state.path.string(), "--dry-run", "--", "true"});
+    INFO(dry.out << dry.err);
+    CHECK(dry.exit_code == 1);
+    CHECK_THAT(dry.out, Contains("a quorum needs 2"));
+  }
+  SECTION("five, two of them not serving: the next restart would take the quorum") {
+    FakeEnsemble five;
+    for (std::size_t index : {1, 2})
+      five.srvr_answers(index,
+                        {::fake::Behaviour::answer, "This ZooKeeper instance is not currently serving requests\n"});
+    auto dry = run(five.zookeeper,
+                   {"roll", "--servers", five.servers(), "--state", state.path.string(), "--dry-run", "--", "true"});
+    INFO(dry.out << dry.err);
+    CHECK(dry.exit_code == 1);
+    CHECK_THAT(dry.out, Contains("a quorum needs 3"));
+  }
+}
+
 TEST_CASE("cli: server lists written as other tools write them are named") {
   auto said = [](const std::string& list) { return parse_only({"quorum", "--servers", list}).err; };
   CHECK_THAT(said("h:1 h:2"), Contains("separate servers with ','"));

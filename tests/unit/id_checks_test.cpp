@@ -6,6 +6,10 @@
 #include <catch2/catch.hpp>
 
 #include "model/judge/checks.hpp"
+#include "model/judge/id_collision.hpp"
+#include "model/judge/membership_plan.hpp"
+#include "model/judge/restart_plan.hpp"
+#include "model/judge/roll.hpp"
 #include "synthetic.hpp"
 
 using namespace zkverify;
@@ -129,4 +133,167 @@ TEST_CASE("ids: an id in no list is a warning, also where its own list is read",
   REQUIRE(unknown);
   CHECK(unknown->severity == Severity::warning);
   CHECK(unknown->server == "zoo-1");
+}
+
+namespace {
+
+// The seed's warning (issue 57): pzoo scaled to 4 without moving zoo's offset, so pzoo-3 runs with
+// myid 4 (zoo-0's) and the ensemble's five-server list, listed sixth; every pod on its own address.
+// pzoo-1 leads and, as a real 3.8.0 leader does, counts pzoo-3 as one more synced follower.
+EnsembleFacts pzoo3_on_id_4() {
+  auto facts = named_five({1, 2, 3, 4, 5});
+  auto pzoo3 = facts.probes[3];  // zoo-0's list and id
+  pzoo3.address.name = "pzoo-3";
+  pzoo3.address.host = "pzoo-3.pzoo";
+  facts.probes.push_back(pzoo3);
+  for (std::size_t i = 0; i < facts.probes.size(); ++i)
+    facts.probes[i].srvr_exchange.peer = "10.1.0." + std::to_string(i + 1);
+  MntrFacts leader{"leader", 5, 5, 5, {}, 0};
+  facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, leader, {}};
+  return facts;
+}
+
+}  // namespace
+
+TEST_CASE("ids: a second server on a listed id is proved by the leader's count and by two addresses", "[ids]") {
+  auto facts = pzoo3_on_id_4();
+  SECTION("both proofs: critical, both pods named, the newcomer told to take an id of its own") {
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::critical);
+    auto* duplicate = find(report, "duplicate-id");
+    REQUIRE(duplicate);
+    CHECK(duplicate->severity == Severity::critical);
+    CHECK_THAT(duplicate->message,
+               Contains("server id 4 is reported by zoo-0 and pzoo-3, and they are two servers (the leader pzoo-1 "
+                        "counts 5 synced voting followers where its list has 4 other voters; zoo-0.zoo and "
+                        "pzoo-3.pzoo reach 10.1.0.4 and 10.1.0.6)") &&
+                   Contains("Give pzoo-3 an id of its own (the list has server 4 at "
+                            "zoo-0.zoo.kafka.svc.cluster.local:2888: zoo-0) before anything else restarts"));
+  }
+  SECTION("the leader's count alone") {
+    for (auto& probe : facts.probes) probe.srvr_exchange.peer.clear();
+    auto report = judge(facts);
+    auto* duplicate = find(report, "duplicate-id");
+    CHECK(duplicate->severity == Severity::critical);
+    CHECK_THAT(duplicate->message, Contains("(the leader pzoo-1 counts 5 synced voting followers"));
+  }
+  SECTION("two addresses alone (no mntr)") {
+    facts.probes[1].mntr.reset();
+    auto report = judge(facts);
+    CHECK(find(report, "duplicate-id")->severity == Severity::critical);
+  }
+  SECTION("an excess the leader counts as non-voting, one address, or IP literals prove nothing") {
+    facts.probes[1].mntr->facts.synced_non_voting_followers = 1;
+    facts.probes[5].srvr_exchange.peer = facts.probes[3].srvr_exchange.peer;
+    auto report = judge(facts);
+    CHECK(find(report, "duplicate-id")->severity == Severity::warning);
+    facts.probes[5].srvr_exchange.peer = "10.1.0.6";
+    facts.probes[3].address.host = "10.1.0.4";
+    facts.probes[5].address.host = "10.1.0.6";
+    auto literals = judge(facts);
+    CHECK(find(literals, "duplicate-id")->severity == Severity::warning);
+  }
+}
+
+TEST_CASE("ids: no count exceeds its whole: a second server on an id is not one more voter", "[ids]") {
+  auto report = judge(pzoo3_on_id_4());
+  CHECK(report.serving_voters == 5);
+  CHECK(report.expected_voters == 5);
+  // The leader's count no longer proves a follower synced: one of its five may be the intruder.
+  CHECK(report.servers.back().name == "pzoo-3");
+  CHECK(report.servers.back().synced != true);
+}
+
+// Every restart verdict refuses while two listed servers claim one id, proved two servers or not:
+// each count the restart rules make assumes one vote an id.
+TEST_CASE("ids: no restart verdict while two listed servers claim one id", "[ids]") {
+  auto facts = pzoo3_on_id_4();
+  auto expect_refused = [](const Report& report) {
+    auto why = id_collision(report);
+    REQUIRE(why);
+    CHECK_THAT(*why, Contains("server id 4 is reported by zoo-0 and pzoo-3: restart nothing until every server has "
+                              "an id of its own"));
+    for (const auto* name : {"pzoo-0", "pzoo-1", "pzoo-3"}) {
+      auto safety = restart_safety(report, name, {});
+      CHECK_FALSE(safety.safe);
+      CHECK(safety.reason == *why);
+    }
+    CHECK_FALSE(restart_safety(report, std::vector<std::string>{"pzoo-0", "zoo-1"}, {}).safe);
+    CHECK_FALSE(plan_roll(report, {}).all_safe());
+    CHECK(plan_membership(report, {{1, "a"}, {2, "b"}, {3, "c"}}).refusal == *why);
+  };
+  SECTION("proved: critical") { expect_refused(judge(facts)); }
+  SECTION("not proved (one list, one address, no count): a warning, and still refused") {
+    facts.probes[1].mntr.reset();
+    for (auto& probe : facts.probes) probe.srvr_exchange.peer.clear();
+    auto report = judge(facts);
+    CHECK(report.verdict == Verdict::degraded);
+    expect_refused(report);
+  }
+  SECTION("each server its own id: no refusal") {
+    facts.probes.pop_back();
+    auto report = judge(facts);
+    CHECK_FALSE(id_collision(report));
+    CHECK(restart_safety(report, "pzoo-0", {}).safe);
+  }
+}
+
+// The first moment of the seed's collision: zoo-0 (id 4) leads and hangs up on pzoo-3, which then
+// answers "not serving" and names no id. Restarting zoo-0 would let it in as a second server 4.
+TEST_CASE("ids: a server outside the list that does not serve may hold a listed id: restarts refused", "[ids]") {
+  auto facts = named_five({1, 2, 3, 4, 5});
+  facts.probes[1].srvr->facts.mode = Mode::follower;
+  facts.probes[3].srvr->facts.mode = Mode::leader;
+  facts.round_trip = round_trip(facts.probes, "zoo-0", 1);
+  facts.probes.push_back(not_serving("pzoo-3"));
+  auto report = judge(facts);
+  CHECK(report.verdict == Verdict::degraded);
+  CHECK(report.serving_voters == 5);
+  auto* outside = find(report, "not-serving");
+  REQUIRE(outside);
+  CHECK_THAT(outside->message, Contains("6 servers are listed where the membership has 5: if pzoo-3 is the one with "
+                                        "no place in it, it runs with a listed server's id"));
+  auto safety = restart_safety(report, "zoo-0", {});
+  CHECK_FALSE(safety.safe);
+  CHECK_THAT(safety.reason, Contains("pzoo-3 does not serve and names no id, and 6 servers are listed where the "
+                                     "membership has 5"));
+  SECTION("its id known, the leader's: named as such") {
+    report.servers.back().id = 4;  // as the AdminServer would have told it
+    auto why = id_collision(report);
+    REQUIRE(why);
+    CHECK_THAT(*why, Contains("server id 4 is reported by zoo-0 and pzoo-3"));
+  }
+  SECTION("one of the listed five not serving, ids unknown: a restart is judged as usual") {
+    facts.probes.pop_back();
+    facts.probes[4] = not_serving("zoo-1");
+    auto five = judge(facts);
+    CHECK_FALSE(id_collision(five));
+    CHECK(restart_safety(five, "pzoo-0", {}).safe);
+  }
+}
+
+// A leader cut off from every follower (its pod's traffic dropped): for its sync limit it still says
+// it leads, while the followers have left it and answer on epoch 0. The hint says that, not "slow".
+TEST_CASE("round trip: a write that timed out beside followers on an older epoch names the lost followers") {
+  auto facts = healthy_five();
+  for (auto& probe : facts.probes)
+    probe.srvr->facts.zxid = Zxid{probe.srvr->facts.mode == Mode::leader ? 0x500000006ULL : 0ULL};
+  facts.round_trip->write_error = ZkError::deadline_exceeded;
+  facts.round_trip->write_zxid.reset();
+  facts.round_trip->reads.clear();
+  auto report = judge(facts);
+  CHECK(report.verdict == Verdict::degraded);
+  auto* slow = find(report, "write-timed-out");
+  REQUIRE(slow);
+  CHECK_THAT(slow->message,
+             Contains("pzoo-1 says it leads on epoch 5, but 4 of its followers answer on an older epoch: pzoo-0 "
+                      "(epoch 0, zxid 0x0)") &&
+                 Contains("pzoo-1 has lost its followers") && !Contains("may only be slow"));
+  REQUIRE(report.round_trip);
+  CHECK(report.round_trip->reads_attempted == 0);
+  SECTION("followers on the leader's epoch: only slow, as before") {
+    for (auto& probe : facts.probes) probe.srvr->facts.zxid = Zxid{0x500000006ULL};
+    auto same = judge(facts);
+    CHECK_THAT(find(same, "write-timed-out")->message, Contains("the quorum may only be slow"));
+  }
 }

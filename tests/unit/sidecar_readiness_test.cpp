@@ -1,11 +1,18 @@
 // The sidecar's readiness judgement, its change log, --local's default, and the long-lived local
 // session lent to each cycle's round trip (against the fake keeper).
 
+#include <map>
+#include <memory>
+#include <string>
 #include <thread>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include <catch2/catch.hpp>
 
 #include "fake_keeper.hpp"
+#include "fake_peer.hpp"
 #include "model/facts/errors.hpp"
 #include "model/facts/failure.hpp"
 #include "model/judge/checks.hpp"
@@ -13,6 +20,7 @@
 #include "probes/round_trip.hpp"
 #include "synthetic.hpp"
 #include "test_data.hpp"
+#include "test_executor.hpp"
 #include "verifier/commands/local_server.hpp"
 #include "verifier/sidecar/cycle.hpp"
 #include "verifier/sidecar/session_lender.hpp"
@@ -295,6 +303,37 @@ TEST_CASE("readiness with --no-write: the local mntr's zk_peer_state proves sync
       judge_readiness(report, "pzoo-0", false, LocalPhase{SyncProof::peer_state, "following - synchronization"});
   CHECK_FALSE(syncing.ready);
   CHECK_THAT(first_failure(syncing), Contains("zk_peer_state is 'following - synchronization'"));
+}
+
+// The cycle asks the local server's own mntr for its Zab phase (no admin port here): a phase that
+// says it is still syncing keeps it not Ready, though srvr says follower and the leader leads.
+TEST_CASE("a --no-write cycle asks the local server's mntr for its sync proof", "[sidecar]") {
+  auto syncing = capture("mntr_follower.txt");
+  auto phase = syncing.find("following - broadcast");
+  REQUIRE(phase != std::string::npos);
+  syncing.replace(phase, 21, "following - synchronization");
+  std::vector<std::unique_ptr<::fake::Peer>> peers;
+  std::string servers;
+  for (const auto* name : {"pzoo-0", "pzoo-1", "pzoo-2"}) {
+    bool leader = std::string(name) == "pzoo-1";
+    std::map<std::string, ::fake::Script> words{
+        {"srvr", {::fake::Behaviour::answer, capture(leader ? "srvr_leader.txt" : "srvr_follower.txt")}}};
+    if (std::string(name) == "pzoo-0") words["mntr"] = {::fake::Behaviour::answer, syncing};
+    peers.push_back(std::make_unique<::fake::Peer>(
+        words, ::fake::Script{::fake::Behaviour::answer, capture("mntr_whitelist_ruok_only.txt")}));
+    servers += fmt::format("{}{}=127.0.0.1:{}", servers.empty() ? "" : ",", name, peers.back()->port());
+  }
+  EnsembleOptions options;
+  options.servers = parse_server_list(servers);
+  options.no_write = true;
+  options.verdict_words_only = true;
+  options.one_connection_at_a_time = true;
+  options.timeout = std::chrono::seconds(5);
+  zkverify::fake::Ensemble keepers;
+  auto cycle = run_cycle(options, "pzoo-0", test_executor(), keepers.factory(), nullptr);
+  CHECK(cycle.readiness.proof == SyncProof::peer_state);
+  CHECK_FALSE(cycle.readiness.ready);
+  CHECK_THAT(first_failure(cycle.readiness), Contains("zk_peer_state is 'following - synchronization'"));
 }
 
 TEST_CASE("parse_peer_state: the value of the zk_peer_state line, if any", "[sidecar]") {

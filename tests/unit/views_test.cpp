@@ -181,6 +181,19 @@ TEST_CASE(
              Contains("no server reported the list it holds"));
 }
 
+// Several servers restarted together: a list only they hold leaves with them, and the look goes on to
+// the next list, which may be the one the new list's majority can miss.
+TEST_CASE("safe-to-restart A B --to: a list held only by the servers restarting is passed over, not the end") {
+  Report report;
+  report.membership_views = {ViewSummary{0, {1, 2, 3, 4, 5}, {}, {"zoo-0", "zoo-1"}, {}},
+                             ViewSummary{0, {1, 2, 3}, {}, {"pzoo-0", "pzoo-1", "pzoo-2"}, {}}};
+  auto refusal = membership_refusal(report, {"zoo-0", "zoo-1"}, {1, 2, 3, 4, 5, 6, 7});
+  REQUIRE(refusal);
+  CHECK_THAT(refusal->reason, Contains("while pzoo-0, pzoo-1, pzoo-2 hold one of 3 voters"));
+  // Once those are on the new list too, nothing is left to split from.
+  CHECK_FALSE(membership_refusal(report, {"zoo-0", "zoo-1"}, {1, 2, 3, 4, 5, 6, 7}, {"pzoo-0", "pzoo-1", "pzoo-2"}));
+}
+
 namespace {
 
 // The same servers as 3.4 runs them: conf says its id but no list; --zoo-cfg gives each one's list.

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "model/judge/id_collision.hpp"
 #include "model/judge/restart_plan.hpp"
 #include "model/render/restart_view.hpp"
 #include "verifier/check/ensemble_check.hpp"
@@ -29,8 +30,9 @@ class OrderCommand final : public Command {
     return command;
   }
 
-  // Exit 0 whenever the servers could be probed: the gate is quorum or safe-to-restart. With --to,
-  // 1 when a step of this order could elect two leaders (or no server reported its list).
+  // Exit 0 whenever the servers could be probed: the gate is quorum or safe-to-restart. 1 while
+  // the servers' ids collide (no order is safe then), and with --to when a step of this order could
+  // elect two leaders (or no server reported its list).
   int run(const Context& given) override {
     AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
@@ -45,6 +47,10 @@ class OrderCommand final : public Command {
       context.err << fmt::format(
           "zkverify order: the ensemble is {} now; check it with zkverify quorum before restarting\n",
           to_string(report.verdict));
+    if (auto collision = id_collision(report)) {
+      context.err << fmt::format("zkverify order: no restart is safe now: {}\n", *collision);
+      return kExitDegraded;
+    }
     if (to && to->refusal) {
       context.err << fmt::format("zkverify order: restarting {} in this order onto --to's list is not safe: {}\n",
                                  to->refusal->server, to->refusal->reason);
