@@ -174,6 +174,16 @@ TEST_CASE("JSON leader is null unless exactly one leads") {
   CHECK(to_json(judge(facts))["leader"].is_null());
 }
 
+// A count of nothing says nothing: a round trip that read nowhere says how far it got.
+TEST_CASE("text: a round trip that read nowhere says so, never 'read back on 0/0'") {
+  auto facts = synthetic::healthy_five();
+  facts.round_trip->write_error = ZkError::deadline_exceeded;
+  facts.round_trip->write_zxid.reset();
+  facts.round_trip->reads.clear();
+  auto text = render_text(judge(facts));
+  CHECK_THAT(text, Contains("round trip via pzoo-1: the write was not committed") && !Contains("0/0"));
+}
+
 TEST_CASE("text: a headline, one row per server, the findings") {
   auto facts = synthetic::healthy_five();
   facts.probes[2] = synthetic::unreachable("pzoo-2");
