@@ -270,6 +270,9 @@ MUTANTS = [
     ("ids: the leader's count of voting followers proves no duplicate", "model/judge/id_checks.cpp",
      "*derived.leader_voting_followers > derived.voters.voters - 1)",
      "*derived.leader_voting_followers > derived.voters.voters + 1)"),
+    ("write-timed-out: followers at 0x0 beside a leader with nothing applied in its epoch called lost",
+     "model/judge/round_trip_checks.cpp", "if (!leader.zxid || leader.zxid->counter() == 0) return left;",
+     "if (!leader.zxid || leader.zxid->value == 0) return left;"),
     ("ids: a server on a shared id counted as one more serving voter", "model/judge/derived.cpp",
      "  std::set<int> serving_ids;", "  std::multiset<int> serving_ids;"),
 ]

@@ -40,16 +40,17 @@ bool write_only_slow(const RoundTrip& trip, const Derived& derived) {
   return timed_out && derived.leaders.size() == 1 && !derived.no_quorum;
 }
 
-// Followers that answer on an older epoch than the one leader's: they have left it (a leader cut
-// off from its followers leads on alone for its sync limit, while they elect anew and report the
-// zxid they loaded, 0x0 in between).
+// Followers that answer zxid 0x0 beside a leader that has committed in its epoch: they have left it
+// and are electing (seen on 3.8.0 with the leader's pod cut off). Not an older epoch alone: right
+// after an election followers report the previous epoch's last zxid (0x0 on a fresh ensemble) until
+// the first write commits, and still follow; srvr's zxid is the last one applied, so a leader whose
+// first write of the epoch is stuck still says counter 0.
 std::vector<const ServerRow*> left_the_leader(const Derived& derived) {
   const auto& leader = *std::ranges::find(derived.rows, derived.leaders.front(), &ServerRow::name);
   std::vector<const ServerRow*> left;
-  if (!leader.zxid) return left;
+  if (!leader.zxid || leader.zxid->counter() == 0) return left;
   for (const auto& row : derived.rows)
-    if (row.state == ServerState::follower && row.zxid && row.zxid->epoch() < leader.zxid->epoch())
-      left.push_back(&row);
+    if (row.state == ServerState::follower && row.zxid && row.zxid->value == 0) left.push_back(&row);
   return left;
 }
 
@@ -57,19 +58,22 @@ std::vector<const ServerRow*> left_the_leader(const Derived& derived) {
 std::string slow_write_message(const RoundTrip& trip, const Derived& derived) {
   const auto& leader = derived.leaders.front();
   auto left = left_the_leader(derived);
+  // Until the followers give the leader up (tickTime x syncLimit), a leader cut off from them looks
+  // like a slow one from outside: both are said, with what tells them apart.
   if (left.empty())
     return fmt::format(
         "the write through {} was not committed within the deadline, though {} leads and {} of {} "
-        "voters serve: the quorum may only be slow (a cold disk, a loaded leader); rerun with a "
-        "longer --timeout",
-        trip.writer, leader, derived.serving_voters, derived.voters.voters);
+        "voters serve: the quorum may be slow (a cold disk, a loaded leader), or {} may be cut off "
+        "from its followers, which they notice within tickTime x syncLimit; rerun with a longer "
+        "--timeout: a slow quorum then commits, a cut-off leader is replaced",
+        trip.writer, leader, derived.serving_voters, derived.voters.voters, leader);
   std::vector<std::string> answers;
   for (const auto* row : left)
     answers.push_back(fmt::format("{} (epoch {}, zxid {})", row->name, row->zxid->epoch(), zxid_hex(*row->zxid)));
   const auto& leader_row = *std::ranges::find(derived.rows, leader, &ServerRow::name);
   return fmt::format(
       "the write through {} was not committed within the deadline: {} says it leads on epoch {}, but "
-      "{} of its followers answer on an older epoch: {}. They have left it and are electing, and no "
+      "{} of its followers answer with no zxid at all: {}. They have left it and are electing, and no "
       "follower acknowledged the write: {} has lost its followers (a partition, or its pod's network) "
       "and steps down within its sync limit. Find what cuts it off; a longer --timeout will not help",
       trip.writer, leader, leader_row.zxid->epoch(), left.size(), fmt::join(answers, ", "), leader);

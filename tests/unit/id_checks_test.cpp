@@ -274,7 +274,7 @@ TEST_CASE("ids: a server outside the list that does not serve may hold a listed 
 
 // A leader cut off from every follower (its pod's traffic dropped): for its sync limit it still says
 // it leads, while the followers have left it and answer on epoch 0. The hint says that, not "slow".
-TEST_CASE("round trip: a write that timed out beside followers on an older epoch names the lost followers") {
+TEST_CASE("round trip: a write that timed out beside followers at zxid 0x0 names the lost followers") {
   auto facts = healthy_five();
   for (auto& probe : facts.probes)
     probe.srvr->facts.zxid = Zxid{probe.srvr->facts.mode == Mode::leader ? 0x500000006ULL : 0ULL};
@@ -286,14 +286,27 @@ TEST_CASE("round trip: a write that timed out beside followers on an older epoch
   auto* slow = find(report, "write-timed-out");
   REQUIRE(slow);
   CHECK_THAT(slow->message,
-             Contains("pzoo-1 says it leads on epoch 5, but 4 of its followers answer on an older epoch: pzoo-0 "
+             Contains("pzoo-1 says it leads on epoch 5, but 4 of its followers answer with no zxid at all: pzoo-0 "
                       "(epoch 0, zxid 0x0)") &&
-                 Contains("pzoo-1 has lost its followers") && !Contains("may only be slow"));
+                 Contains("pzoo-1 has lost its followers") && !Contains("may be slow"));
   REQUIRE(report.round_trip);
   CHECK(report.round_trip->reads_attempted == 0);
-  SECTION("followers on the leader's epoch: only slow, as before") {
+  SECTION("right after an election, followers on the last epoch or 0x0: not lost") {
+    for (auto& probe : facts.probes)
+      if (probe.srvr->facts.mode == Mode::follower) probe.srvr->facts.zxid = Zxid{0x40000000cULL};
+    auto lagging = judge(facts);
+    CHECK_THAT(find(lagging, "write-timed-out")->message, !Contains("lost its followers"));
+    facts.probes[1].srvr->facts.zxid = Zxid{0x500000000ULL};  // nothing applied in its epoch yet
+    for (auto& probe : facts.probes)
+      if (probe.srvr->facts.mode == Mode::follower) probe.srvr->facts.zxid = Zxid{0};
+    auto fresh = judge(facts);
+    CHECK_THAT(find(fresh, "write-timed-out")->message, !Contains("lost its followers"));
+  }
+  SECTION("followers on the leader's epoch: slow, or cut off, both said") {
     for (auto& probe : facts.probes) probe.srvr->facts.zxid = Zxid{0x500000006ULL};
     auto same = judge(facts);
-    CHECK_THAT(find(same, "write-timed-out")->message, Contains("the quorum may only be slow"));
+    CHECK_THAT(find(same, "write-timed-out")->message,
+               Contains("the quorum may be slow (a cold disk, a loaded leader), or pzoo-1 may be cut off from its "
+                        "followers"));
   }
 }
