@@ -10,6 +10,7 @@
 #include "model/facts/text.hpp"
 #include "model/facts/time_text.hpp"
 #include "model/judge/check_parts.hpp"
+#include "model/judge/checks.hpp"
 #include "model/judge/derived.hpp"
 #include "model/parse/parsers.hpp"
 

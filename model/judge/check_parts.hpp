@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/judge/checks.hpp"
+#include "model/judge/ensemble_facts.hpp"
 #include "model/judge/report.hpp"
 
 namespace zkverify {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "model/judge/checks.hpp"
+#include "model/judge/ensemble_facts.hpp"
 #include "model/judge/report.hpp"
 #include "model/judge/views.hpp"
 

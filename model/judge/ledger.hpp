@@ -11,8 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/facts/facts.hpp"
 #include "model/facts/failure.hpp"
-#include "model/judge/checks.hpp"
 
 namespace zkverify {
 
@@ -64,17 +64,6 @@ Ledger ledger_from_json(const nlohmann::json& json);
 
 // The marker znode's path under a namespace, and the content a new one gets.
 std::string marker_path(const std::string& namespace_path);
-
-struct LedgerOutcome {
-  std::vector<Finding> findings;
-  Ledger next;
-};
-
-// Compares this run's facts and report with the previous ledger (none on the first run) and returns
-// the findings (data-loss, node-count-drop, leader/epoch/membership changes, marker-recorded) and the
-// ledger to store. `now` is an ISO 8601 time.
-LedgerOutcome apply_ledger(const EnsembleFacts& facts, const Report& report, const std::optional<Ledger>& previous,
-                           const std::string& now);
 
 // A one-line summary of what --reset-state forgets.
 std::string describe_forgotten(const Ledger& ledger);

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "model/judge/checks.hpp"
+#include "model/judge/ensemble_facts.hpp"
 
 namespace zkverify {
 

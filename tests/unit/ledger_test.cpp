@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "model/judge/ledger.hpp"
+#include "model/judge/ledger_update.hpp"
 #include "model/judge/restart_plan.hpp"
 #include "synthetic.hpp"
 

@@ -6,6 +6,7 @@
 #include "model/facts/time_text.hpp"
 #include "model/judge/ledger.hpp"
 #include "model/judge/restart_plan.hpp"
+#include "model/judge/restart_round.hpp"
 #include "synthetic.hpp"
 
 using namespace zkverify;

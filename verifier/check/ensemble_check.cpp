@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "model/facts/time_text.hpp"
+#include "model/judge/ledger_update.hpp"
 #include "model/render/report_view.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/host.hpp"

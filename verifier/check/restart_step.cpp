@@ -9,6 +9,7 @@
 #include "model/facts/errors.hpp"
 #include "model/facts/failure.hpp"
 #include "model/facts/time_text.hpp"
+#include "model/judge/restart_round.hpp"
 #include "probes/restart_poller.hpp"
 #include "verifier/store/ledger_file.hpp"
 

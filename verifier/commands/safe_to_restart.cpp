@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/judge/restart_plan.hpp"
+#include "model/judge/restart_round.hpp"
 #include "model/render/restart_view.hpp"
 #include "verifier/check/ensemble_check.hpp"
 #include "verifier/commands/authenticated.hpp"
