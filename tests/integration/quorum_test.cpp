@@ -1,9 +1,15 @@
 // zkverify quorum against a real 5-server ZooKeeper 3.8.0 ensemble (tests/lab/zklab).
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <sstream>
 
@@ -420,20 +426,42 @@ TEST_CASE("usage errors of --admin-port and order: 64 naming the problem", "[int
 
 namespace {
 
-// The lab scratch directories in the temporary directory (each Lab's, and each shell command's).
-std::set<std::string> scratch_dirs() {
-  std::set<std::string> dirs;
-  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path()))
-    if (entry.path().filename().string().starts_with("zkverify-test-")) dirs.insert(entry.path().string());
-  return dirs;
-}
+// A temporary directory of the case's own while it lives (TMPDIR, which the lab's scratch directory
+// goes under): the parts that run beside it (ctest -j 2) make and remove their own scratch
+// directories in the shared one, and a listing of that one raced them (e5e01c1's fresh clone).
+class PrivateTmpdir {
+ public:
+  PrivateTmpdir() {
+    const char* shared = std::getenv("TMPDIR");  // NOLINT(concurrency-mt-unsafe): no other thread runs here
+    old_ = shared ? std::optional<std::string>(shared) : std::nullopt;
+    dir_ = std::filesystem::temp_directory_path() / ("zkverify-private-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    ::setenv("TMPDIR", dir_.c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+  }
+  ~PrivateTmpdir() {
+    if (old_) ::setenv("TMPDIR", old_->c_str(), 1);  // NOLINT(concurrency-mt-unsafe)
+    else ::unsetenv("TMPDIR");                       // NOLINT(concurrency-mt-unsafe)
+    std::error_code ignored;
+    std::filesystem::remove_all(dir_, ignored);
+  }
+  PrivateTmpdir(const PrivateTmpdir&) = delete;
+  PrivateTmpdir& operator=(const PrivateTmpdir&) = delete;
+  const std::filesystem::path& dir() const { return dir_; }
+
+ private:
+  std::optional<std::string> old_;
+  std::filesystem::path dir_;
+};
 
 }  // namespace
 
 // A Lab whose `zklab up` fails is never made, so no destructor cleans up after it: its constructor
 // does (no server was started here: up refuses the option before any starts).
 TEST_CASE("a lab that cannot start leaves no scratch directory behind", "[integration][part:cli]") {
-  auto before = scratch_dirs();
+  PrivateTmpdir tmp;
   CHECK_THROWS_WITH(lab::Lab("", "--members 99"), Catch::Matchers::Contains("--members takes a whole number"));
-  CHECK(scratch_dirs() == before);
+  std::vector<std::string> left;
+  for (const auto& entry : std::filesystem::directory_iterator(tmp.dir()))
+    if (entry.path().filename().string().starts_with("zkverify-test-")) left.push_back(entry.path().string());
+  CHECK(left.empty());
 }
