@@ -13,8 +13,9 @@ void stat_created(CSession& session, CreateResult created, Keeper::Callback<Crea
         else created.error = stat.error;  // created, but its czxid is unknown: the path says what to remove
         done(std::move(created));
       });
-  session.submit(
-      request, [&](zhandle_t* zh, const void* context) { return zoo_aexists(zh, path.c_str(), 0, &on_stat, context); });
+  session.submit(request, [path](zhandle_t* zh, const void* context) {
+    return zoo_aexists(zh, path.c_str(), 0, &on_stat, context);
+  });
 }
 
 }  // namespace
@@ -27,7 +28,7 @@ void create_then_stat(const std::shared_ptr<CSession>& session, const PlainCreat
         if (created.error != ZkError::ok) return done(std::move(created));
         stat_created(*session, std::move(created), std::move(done));
       });
-  session->submit(request, [&](zhandle_t* zh, const void* context) {
+  session->submit(request, [create](zhandle_t* zh, const void* context) {
     return zoo_acreate(zh, create.path.c_str(), create.data.data(), static_cast<int>(create.data.size()), create.acl,
                        create_flags(create.mode), &on_created_path, context);
   });

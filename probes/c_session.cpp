@@ -92,6 +92,7 @@ void CSession::open(const std::vector<ServerAddress>& servers, std::vector<Resol
   if (!servers.empty()) home_ = servers.front().name;
   if (servers_.empty()) {
     open_failed_ = true;
+    submit_waiting();
     return resolve_waiters();
   }
   narrow_ = options_.first_choices != 0 && options_.first_choices < servers_.size();
@@ -118,6 +119,7 @@ void CSession::opened(zhandle_t* handle) {
   }
   handle_ = handle;
   if (!handle_) open_failed_ = true;
+  submit_waiting();
   release_held();
   resolve_waiters();
 }
@@ -153,7 +155,7 @@ void CSession::event(const Event& event) {
   connected_to_ = event.state == SessionState::connected ? announced.server : std::string();
   held_.reset();  // a later event makes a held connected one stale
   // The client's threads can connect before zookeeper_init has returned on its worker, i.e. before
-  // opened() has the handle; a request sent meanwhile would find none (connection_loss).
+  // opened() has the handle; a listener told "connected" then would send requests that wait for it.
   if (event.state == SessionState::connected && !usable()) held_ = announced;  // see release_held()
   else publish(announced);
   resolve_waiters();
@@ -297,6 +299,7 @@ void CSession::close(std::promise<void> done) {
   closing_ = true;
   set_state(SessionState::closed);
   resolve_waiters();
+  submit_waiting();
   std::vector<zhandle_t*> handles;
   if (handle_) handles.push_back(std::exchange(handle_, nullptr));
   for (auto* old : std::exchange(retired_, {})) handles.push_back(old);

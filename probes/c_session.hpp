@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 #include "probes/io.hpp"
 
@@ -112,6 +113,11 @@ class CSession : public ActorCore {
   bool narrow_ = false;              // the handle has KeeperOptions::first_choices of the servers only
   bool opening_ = false;             // zookeeper_init runs on a worker
   bool open_failed_ = false;
+  // Requests made before the handle existed, submitted by opened() (or failed by a failed open or the close).
+  std::vector<std::function<void()>> waiting_;
+  void submit_waiting() {
+    for (auto& send : std::exchange(waiting_, {})) send();
+  }
   void set_state(SessionState state) {
     state_ = state;
     published_state_.store(state, std::memory_order_release);
@@ -132,6 +138,10 @@ class CSession : public ActorCore {
 // Implementation of the template above.
 template <class Req, class Call>
 void CSession::submit(const std::shared_ptr<Req>& request, Call call) {
+  if (!handle_ && !closing_ && !open_failed_) {  // resolving or opening: sent once opened() has the handle
+    waiting_.emplace_back([this, request, call]() mutable { submit(request, std::move(call)); });
+    return;
+  }
   int rc = ZOK;
   if (closing_) {
     rc = ZCLOSING;

@@ -278,6 +278,8 @@ MUTANTS = [
      "model/judge/ledger_update.cpp", "std::ranges::min(draft.losses).second", "draft.losses.front().second"),
     ("ids: a server on a shared id counted as one more serving voter", "model/judge/derived.cpp",
      "  std::set<int> serving_ids;", "  std::multiset<int> serving_ids;"),
+    ("C session: a request made before the handle exists fails at once", "probes/c_session.hpp",
+     "if (!handle_ && !closing_ && !open_failed_) {", "if (false) {"),
 ]
 
 

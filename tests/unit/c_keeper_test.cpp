@@ -134,6 +134,43 @@ TEST_CASE("C session: connected before zookeeper_init returned is not usable unt
   CHECK(done.wait_for(5s) == std::future_status::ready);
 }
 
+// Seen in CI under ASan: a request made while zookeeper_init still ran on its worker failed with
+// connection_loss at once, though the handle was a moment away.
+TEST_CASE("C session: a request made before the handle exists is sent once it is there", "[c_keeper]") {
+  using c_client::CSessionTestAccess;
+  RefusingPort refusing;
+  auto session = std::make_shared<c_client::CSession>(
+      test_executor(), [](const SessionEvent&) {}, KeeperOptions{}, c_client::configure(std::nullopt));
+  std::promise<ZkError> answered;
+  auto answer = answered.get_future();
+  ask_now(session, [&answered](c_client::CSession& self) {
+    CSessionTestAccess::opening(self);
+    auto request = std::make_shared<c_client::Request<StatResult>>(
+        self.strand(), [&answered](StatResult result) { answered.set_value(result.error); });
+    // A path the client itself refuses: its answer proves the request reached the handle.
+    self.submit(request, [](zhandle_t* zh, const void* context) {
+      return zoo_aexists(zh, "no-leading-slash", 0, &c_client::on_stat, context);
+    });
+    return true;
+  });
+  CHECK(answer.wait_for(100ms) == std::future_status::timeout);
+
+  auto hosts = "127.0.0.1:" + std::to_string(refusing.port());
+  auto* handle = zookeeper_init(hosts.c_str(), &ignore_watch, 10000, nullptr, nullptr, ZOO_NO_LOG_CLIENTENV);
+  REQUIRE(handle);
+  ask_now(session, [handle](c_client::CSession& self) {
+    CSessionTestAccess::opened(self, handle);
+    return true;
+  });
+  REQUIRE(answer.wait_for(5s) == std::future_status::ready);
+  CHECK(answer.get() == ZkError::bad_arguments);
+
+  std::promise<void> closed;
+  auto done = closed.get_future();
+  tell(session, [&closed](c_client::CSession& self) { self.close(std::move(closed)); });
+  CHECK(done.wait_for(5s) == std::future_status::ready);
+}
+
 TEST_CASE("round trip through the C client: a server that refuses connections fails the write by the deadline",
           "[round_trip][c_keeper]") {
   RefusingPort refusing;
