@@ -39,7 +39,7 @@ struct WatchSettings {
 class WatchEngine {
  public:
   // Called on a strand of its own, one event at a time, in the order they happened. It must return
-  // promptly; it may block only on the command's own output (stop() waits for its last call).
+  // promptly (commands hand the text to the process's output actor); stop() waits for its last call.
   using Sink = std::function<void(const WatchEvent&)>;
 
   WatchEngine(WatchSettings settings, Executor& executor, KeeperFactory& keepers, Sink sink);

@@ -280,6 +280,10 @@ MUTANTS = [
      "  std::set<int> serving_ids;", "  std::multiset<int> serving_ids;"),
     ("C session: a request made before the handle exists fails at once", "probes/c_session.hpp",
      "if (!handle_ && !closing_ && !open_failed_) {", "if (false) {"),
+    ("output: text handed over after the finish is still written", "verifier/check/output.cpp",
+     "    if (stopping()) return;\n", ""),
+    ("output: every insertion handed over at once, splitting a line", "verifier/check/output.cpp",
+     "  auto end = pending_.rfind('\\n');", "  auto end = pending_.empty() ? std::string::npos : pending_.size() - 1;"),
 ]
 
 

@@ -16,6 +16,8 @@
 
 namespace zkverify::verifier {
 
+class Output;  // output.hpp
+
 // A variable of the environment, if set: the process's, or a test's map.
 using Environment = std::function<std::optional<std::string>(const std::string& name)>;
 
@@ -34,6 +36,9 @@ struct Context {
   // TLS to the servers (--tls-ca), when on: the client in use, which the sidecar renews.
   std::shared_ptr<probes::TlsSource> tls = nullptr;
   std::chrono::milliseconds tls_expiry_warning{std::chrono::hours(24 * 14)};
+  // The actor that owns out and err (output.hpp): set by run_command_line, whose out and err are
+  // its streams. Threads other than the command's hand it their text.
+  Output* output = nullptr;
 };
 
 // The TLS client for the probes' connections: none when TLS is off.

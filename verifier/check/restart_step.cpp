@@ -11,6 +11,7 @@
 #include "model/facts/time_text.hpp"
 #include "model/judge/restart_round.hpp"
 #include "probes/restart_poller.hpp"
+#include "verifier/check/output.hpp"
 #include "verifier/store/ledger_file.hpp"
 
 namespace zkverify::verifier {
@@ -56,6 +57,8 @@ Recovery wait_for_recovery(const StepPlan& plan, LedgerUse& ledger, const Contex
 
 ChildOutcome run_command(const StepPlan& plan, const Context& context) {
   context.err << fmt::format("zkverify: {}: running: {}\n", plan.restart, fmt::join(plan.command, " "));
+  // COMMAND writes to the same descriptors: what was said before it starts is out first.
+  if (context.output) context.output->written(Clock::now() + std::chrono::seconds(1));
   ChildLimits limits;
   limits.deadline = Clock::now() + plan.timeout;
   limits.stdout_to_stderr = plan.command_stdout_to_stderr;

@@ -31,6 +31,7 @@ AuthenticatedContext::AuthenticatedContext(const ConnectionOptions& connection, 
                given.err,
                given.environment,
                tls_,
-               connection.tls_expiry_warning} {}
+               connection.tls_expiry_warning,
+               given.output} {}
 
 }  // namespace zkverify::verifier

@@ -1,11 +1,13 @@
 #include "verifier/commands/command.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <ostream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "verifier/check/output.hpp"
 #include "verifier/commands/command_words.hpp"
 #include "verifier/commands/exit_codes.hpp"
 #include "verifier/commands/help_text.hpp"
@@ -138,7 +140,9 @@ std::optional<int> parse(CLI::App& app, const LayeredWords& layers, const Contex
 
 }  // namespace
 
-int run_command_line(int argc, const char* const* argv, const Context& context) {
+namespace {
+
+int run_with(int argc, const char* const* argv, const Context& context) {
   // Named here, not from argv[0]: the usage lines say `zkverify`, however it was called.
   CLI::App app{"zkverify: verifies a ZooKeeper ensemble is safe to operate on (quorum, leader, sync, continuity)",
                "zkverify"};
@@ -163,6 +167,19 @@ int run_command_line(int argc, const char* const* argv, const Context& context) 
     if (app.got_subcommand(std::string(command->name())))
       return run_guarded(command->name(), context.err, [&] { return command->run(context); });
   return kExitUsage;  // unreachable: CLI11 requires one subcommand
+}
+
+}  // namespace
+
+// From here on one actor owns the streams given: every line the run writes goes through it.
+int run_command_line(int argc, const char* const* argv, const Context& given) {
+  Output output(given.executor, given.out, given.err);
+  Context context{given.executor,           given.keepers, output.out(), output.err(), given.environment, given.tls,
+                  given.tls_expiry_warning, &output};
+  int code = run_with(argc, argv, context);
+  // A stream that takes longer than this to write to (a pipe nobody reads) loses the rest.
+  output.finish(Clock::now() + std::chrono::seconds(10));
+  return code;
 }
 
 }  // namespace zkverify::verifier

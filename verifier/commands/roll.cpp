@@ -3,7 +3,6 @@
 // the leader last), with one watch across the whole roll. The first failed step stops the roll; the
 // ledger's restart round remembers what is done, so the same command resumes.
 
-#include <mutex>
 #include <ostream>
 #include <set>
 
@@ -18,6 +17,7 @@
 #include "model/render/roll_view.hpp"
 #include "model/render/step_view.hpp"
 #include "model/render/watch_view.hpp"
+#include "verifier/check/output.hpp"
 #include "verifier/check/restart_step.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
@@ -95,7 +95,6 @@ class RollCommand final : public Command {
   std::optional<std::string> html_report_;
   RollRecord roll_;
   Clock::time_point started_;
-  std::mutex out_mutex_;  // stdout, and roll_.events (the watch's sink runs on its own thread)
 };
 
 CLI::App& RollCommand::add_to(CLI::App& app) {
@@ -163,8 +162,7 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
   auto totals = engine.totals();
   step.summary = render_step_summary(server, run.outcome.status, run.timeline, step.longest_unavailable, totals);
   bool ok = step_verdict(run.report, step.findings, judge_watch(totals, tuning_.max_unavailable)) == Verdict::healthy;
-  std::lock_guard lock(out_mutex_);
-  if (output_ == OutputFormat::text) context.out << step.summary << "\n";
+  if (output_ == OutputFormat::text) context.out << step.summary + "\n";
   roll_.steps.push_back(std::move(step));
   return ok;
 }
@@ -207,8 +205,7 @@ void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::W
 
 int RollCommand::finish(const Context& context, probes::WatchEngine& engine) {
   if (context.executor.stop().requested(2)) engine.stop_quickly(milliseconds(300));
-  else engine.stop();
-  std::lock_guard lock(out_mutex_);
+  else engine.stop();  // the sink has had its last call: roll_.events is the command's again
   roll_.duration_ms = static_cast<long>(std::chrono::duration_cast<milliseconds>(Clock::now() - started_).count());
   roll_.totals = engine.totals();
   roll_.watch_findings = judge_watch(roll_.totals, tuning_.max_unavailable);
@@ -233,11 +230,10 @@ int RollCommand::run(const Context& given) {
   LedgerUse ledger{plan_.state_file, false};
   started_ = Clock::now();
   probes::WatchEngine engine(watch_in_roll_order(context), context.executor, context.keepers,
-                             [&](const WatchEvent& event) {
-                               std::lock_guard lock(out_mutex_);
+                             [&](const WatchEvent& event) {  // until engine.stop() returns, roll_.events is the sink's
                                roll_.events.push_back(on_roll_clock(event, started_));
                                if (output_ == OutputFormat::text)
-                                 context.out << render_event(event, output_) << std::flush;
+                                 context.output->say(Channel::out, render_event(event, output_));
                              });
   if (auto error = engine.start(Clock::now() + plan_.check_timeout)) {
     context.err << "zkverify roll: the watch could not start: " << *error << "; nothing restarted\n";

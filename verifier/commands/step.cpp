@@ -5,7 +5,6 @@
 // restart_step's, shared with roll.
 
 #include <csignal>
-#include <mutex>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -15,6 +14,7 @@
 #include "model/render/report_view.hpp"
 #include "model/render/step_view.hpp"
 #include "model/render/watch_view.hpp"
+#include "verifier/check/output.hpp"
 #include "verifier/check/restart_step.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
@@ -44,7 +44,6 @@ class StepCommand final : public Command {
   bool old_timeout_used_ = false;  // --timeout, step-timeout's deprecated name
   OutputFormat output_ = OutputFormat::text;
   WatchTuning tuning_;
-  std::mutex out_mutex_;  // the engine's events and the final report take turns on stdout
 };
 
 CLI::App& StepCommand::add_to(CLI::App& app) {
@@ -93,7 +92,6 @@ int StepCommand::report_interrupted(const Context& context, probes::WatchEngine&
       "step {}: interrupted by {} while COMMAND ran (passed on to it; it exited {}); the "
       "ensemble was not checked after it: run zkverify quorum",
       plan_.restart, context.executor.stop().signal() == SIGINT ? "SIGINT" : "SIGTERM", run.outcome.status);
-  std::lock_guard lock(out_mutex_);
   if (output_ == OutputFormat::json)
     context.out << json_text({{"verdict", "degraded"},
                               {"interrupted", true},
@@ -101,7 +99,7 @@ int StepCommand::report_interrupted(const Context& context, probes::WatchEngine&
                               {"step", step_json(plan_.restart, run.outcome.status, run.timeline, message)},
                               {"watch", to_json(engine.totals())}})
                 << "\n";
-  else context.out << "\n" << message << "\n";
+  else context.out << "\n" + message + "\n";
   return kExitDegraded;
 }
 
@@ -109,14 +107,13 @@ void StepCommand::print_result(const Context& context, const Report& result, con
                                const WatchTotals& totals) {
   auto summary =
       render_step_summary(plan_.restart, run.outcome.status, run.timeline, totals.longest_unavailable, totals);
-  std::lock_guard lock(out_mutex_);
   if (output_ == OutputFormat::json) {
     auto json = to_json(result);
     json["step"] = step_json(plan_.restart, run.outcome.status, run.timeline, summary);
     json["watch"] = to_json(totals);
     context.out << json_text(json) << "\n";
   } else {
-    context.out << "\n" << render_text(result) << "\n" << summary << "\n";
+    context.out << fmt::format("\n{}\n{}\n", render_text(result), summary);  // one piece: see output.hpp
   }
 }
 
@@ -132,8 +129,7 @@ int StepCommand::run(const Context& given) {
   probes::WatchEngine engine(watch_settings(plan_.servers, plan_.namespace_path, tuning_), context.executor,
                              context.keepers, [&](const WatchEvent& event) {
                                if (output_ == OutputFormat::json) return;  // one JSON object at the end
-                               std::lock_guard lock(out_mutex_);
-                               context.out << render_event(event, OutputFormat::text) << std::flush;
+                               context.output->say(Channel::out, render_event(event, OutputFormat::text));
                              });
   if (auto error = engine.start(Clock::now() + plan_.check_timeout)) {
     context.err << "zkverify step: the watch could not start: " << *error << "; COMMAND not run\n";

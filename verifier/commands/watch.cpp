@@ -1,6 +1,5 @@
 #include "verifier/commands/watch.hpp"
 
-#include <mutex>
 #include <ostream>
 
 #include <fmt/format.h>
@@ -11,6 +10,7 @@
 #include "model/judge/checks.hpp"
 #include "model/judge/watch_judge.hpp"
 #include "model/render/watch_view.hpp"
+#include "verifier/check/output.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
@@ -80,12 +80,9 @@ class WatchCommand final : public Command {
   int run(const Context& given) override {
     AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
-    std::mutex out_mutex;
-    probes::WatchEngine engine(watch_settings(options_.servers, options_.namespace_path, options_.tuning),
-                               context.executor, context.keepers, [&](const WatchEvent& event) {
-                                 std::lock_guard lock(out_mutex);
-                                 context.out << render_event(event, options_.output) << std::flush;
-                               });
+    probes::WatchEngine engine(
+        watch_settings(options_.servers, options_.namespace_path, options_.tuning), context.executor, context.keepers,
+        [&](const WatchEvent& event) { context.output->say(Channel::out, render_event(event, options_.output)); });
     auto& stop = context.executor.stop();
     stop.install();
     if (auto error = engine.start(Clock::now() + options_.timeout)) {
@@ -106,7 +103,6 @@ class WatchCommand final : public Command {
     engine.stop();
     auto totals = engine.totals();
     auto findings = judge_watch(totals, options_.tuning.max_unavailable);
-    std::lock_guard lock(out_mutex);
     context.out << render_watch_summary(totals, findings, options_.output) << std::flush;
     return findings.empty() ? kExitHealthy : kExitCritical;
   }
