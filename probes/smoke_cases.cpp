@@ -3,15 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <condition_variable>
+#include <atomic>
+#include <future>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "probes/host.hpp"
 #include "probes/pinned_reads.hpp"
+#include "probes/stop_signals.hpp"
 
 namespace zkverify::probes {
 
@@ -86,37 +87,45 @@ std::vector<ServerLookup> lookups_after_sync(Pinned& pinned, const std::vector<S
   return lookups;
 }
 
-// A watch's notice, handed from the implementation's thread to the waiting case.
-struct NoticeBox {
-  std::mutex mutex;
-  std::condition_variable arrived;
-  std::optional<WatchNotice> notice;
-  Clock::time_point at{};
-};
-
-void wait_for_notice(NoticeBox& box, Clock::time_point deadline, const std::function<bool()>& stop) {
-  std::unique_lock lock(box.mutex);
-  while (!box.notice && Clock::now() < deadline && !(stop && stop())) {
-    box.arrived.wait_until(lock, std::min(deadline, Clock::now() + std::chrono::milliseconds(100)));
+// A watch's notice and when it came, handed over once from the client's thread to the waiting
+// case. A stop signal ends the wait at once, with nothing.
+class NoticeWait : public std::enable_shared_from_this<NoticeWait> {
+ public:
+  struct Noticed {
+    WatchNotice notice;
+    Clock::time_point at;
+  };
+  void notice(WatchNotice notice) { settle(Noticed{std::move(notice), Clock::now()}); }
+  // The notice, if it came before `deadline` and before a stop of `signals` (none: no stop).
+  std::optional<Noticed> wait(Clock::time_point deadline, StopSignals* signals) {
+    // The callback may run after this returns: it holds the wait.
+    StopSubscription stopped(signals, [self = shared_from_this()](int, int) { self->settle(std::nullopt); });
+    if (signals && signals->requested()) settle(std::nullopt);  // before the subscription: it sees only later ones
+    if (outcome_.wait_until(deadline) != std::future_status::ready) return std::nullopt;
+    return outcome_.get();
   }
-}
+
+ private:
+  void settle(std::optional<Noticed> outcome) {
+    if (!settled_.test_and_set()) promise_.set_value(std::move(outcome));
+  }
+  std::atomic_flag settled_;
+  std::promise<std::optional<Noticed>> promise_;
+  std::shared_future<std::optional<Noticed>> outcome_ = promise_.get_future().share();
+};
 
 // Watches `path` through each connected session, after sync (so that server has the node): the
 // notice comes when that server removes it. nullptr where no watch could be set.
-std::vector<std::shared_ptr<NoticeBox>> watch_each(Pinned& pinned, const std::string& path,
-                                                   Clock::time_point deadline) {
-  std::vector<std::shared_ptr<NoticeBox>> boxes(pinned.sessions.size());
+std::vector<std::shared_ptr<NoticeWait>> watch_each(Pinned& pinned, const std::string& path,
+                                                    Clock::time_point deadline) {
+  std::vector<std::shared_ptr<NoticeWait>> boxes(pinned.sessions.size());
   for (std::size_t i = 0; i < pinned.sessions.size(); ++i) {
     if (pinned.errors[i] != ZkError::ok) continue;
     Expect<DoneResult> synced;
     pinned.sessions[i]->sync(path, synced.callback());
     if (synced.await(deadline).error != ZkError::ok) continue;
-    auto box = std::make_shared<NoticeBox>();
-    auto fired = [box](WatchNotice notice) {
-      std::lock_guard lock(box->mutex);
-      if (!box->notice) box->notice = std::move(notice), box->at = Clock::now();
-      box->arrived.notify_all();
-    };
+    auto box = std::make_shared<NoticeWait>();
+    auto fired = [box](WatchNotice notice) { box->notice(std::move(notice)); };
     if (get_and_watch_now(*pinned.sessions[i], path, fired, deadline).error == ZkError::ok) boxes[i] = box;
   }
   return boxes;
@@ -160,7 +169,7 @@ EphemeralSeen ephemeral_case(const SmokePlan& plan, KeeperFactory& keepers, Cloc
         // each server's watch tells when it removed the node. Half the time left is for that.
         auto removed_by = Clock::now() + (deadline - Clock::now()) / 2;
         for (const auto& box : boxes)
-          if (box) wait_for_notice(*box, removed_by, plan.stop_requested);
+          if (box) box->wait(removed_by, plan.stop_signals);
         seen.after_close = lookups_after_sync(observers, plan.servers, seen.path, deadline);
       }
     }
@@ -178,12 +187,8 @@ WatchSeen watch_case(const SmokePlan& plan, KeeperFactory& keepers, Clock::time_
   auto path = plan.run_path + "/watched";
   auto writing = open_one(keepers, writer, plan, seen.run, deadline);
   auto watching = writing ? open_one(keepers, watcher, plan, seen.run, deadline) : nullptr;
-  auto box = std::make_shared<NoticeBox>();
-  auto fired = [box](WatchNotice notice) {
-    std::lock_guard lock(box->mutex);
-    if (!box->notice) box->notice = std::move(notice), box->at = Clock::now();
-    box->arrived.notify_all();
-  };
+  auto box = std::make_shared<NoticeWait>();
+  auto fired = [box](WatchNotice notice) { box->notice(std::move(notice)); };
   if (watching && record(seen.run, "create " + path, writer.name,
                          create_now(*writing, path, "0", CreateMode::persistent, deadline).error)) {
     Expect<DoneResult> synced;
@@ -195,11 +200,12 @@ WatchSeen watch_case(const SmokePlan& plan, KeeperFactory& keepers, Clock::time_
       writing->set(path, "1", -1, written.callback());
       if (record(seen.run, "set " + path, writer.name, written.await(deadline).error)) {
         auto acked = Clock::now();
-        wait_for_notice(*box, deadline, plan.stop_requested);
-        std::lock_guard lock(box->mutex);
+        auto noticed = box->wait(deadline, plan.stop_signals);
         seen.waited = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - acked);
-        seen.notice = box->notice;
-        if (box->notice) seen.delay = std::chrono::duration_cast<microseconds>(std::max(box->at, acked) - acked);
+        if (noticed) {
+          seen.notice = noticed->notice;
+          seen.delay = std::chrono::duration_cast<microseconds>(std::max(noticed->at, acked) - acked);
+        }
       }
     }
   }

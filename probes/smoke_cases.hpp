@@ -14,6 +14,7 @@
 
 #include "model/facts/smoke_facts.hpp"
 #include "probes/keeper.hpp"
+#include "probes/stop_signals.hpp"
 
 namespace zkverify::probes {
 
@@ -26,6 +27,7 @@ struct SmokePlan {
   std::chrono::milliseconds case_timeout{10000};  // each case's deadline (sessions, waits, closes)
   std::chrono::milliseconds session_timeout{10000};
   std::function<bool()> stop_requested;  // checked between cases; empty: never
+  StopSignals* stop_signals = nullptr;   // their stop ends a wait for a watch's notice at once
 };
 
 // Runs every session case of the plan in order (skipping the rest once a stop is requested), then

@@ -6,6 +6,9 @@ FILE:LINE: what, and exits 1 if there is any.
   it, never above; the model includes no I/O header of the system or of a library either.
 - No detached thread (`.detach()`), no sleeping poll loop (`sleep_for` / `sleep_until`) outside the
   tests: waits are timers and condition variables with deadlines.
+- Condition variables only in the executor, the actor primitive and the stop signals; a mutex only
+  there or as one of the leaf locks ARCHITECTURE.md names (LEAF_LOCKS); no condition-variable wait
+  cut into slices (`wait_until(lock, std::min(...))`: a second event to look at belongs in the wait).
 - No function longer than 60 lines (scripts/function-lengths.py's reading of a function).
 - No test name with a ';' (CTest splits it into two entries that match no test).
 - The unit tests listed as pure (tests/CMakeLists.txt: ZKVERIFY_PURE_UNIT_TESTS, left out of the TSan
@@ -41,6 +44,15 @@ IMPURE = re.compile(
 # The test helpers that run no thread, and the headers that start or synchronise threads.
 PURE_HELPERS = {"synthetic.hpp", "test_data.hpp"}
 THREADS = re.compile(r"<(thread|future|mutex|condition_variable|semaphore|latch|barrier|stop_token|boost/asio.*)>")
+
+# Where a condition variable may be (and its mutex).
+WAITS = {"probes/executor.hpp", "probes/executor.cpp", "probes/actor.hpp", "probes/actor.cpp",
+         "probes/stop_signals.hpp", "probes/stop_signals.cpp"}
+# Waits still on a condition variable of their own, to become answers on the executor (issue 60, item 1).
+WAITS_TO_CONVERT = {"probes/resolver.cpp", "probes/round_trip.cpp", "verifier/check/ensemble_check.cpp"}
+# Mutexes that guard a value and cross no wait and no call out (ARCHITECTURE.md, "Locks").
+LEAF_LOCKS = {"probes/tls.hpp", "probes/tls.cpp", "verifier/sidecar/session_lender.hpp",
+              "verifier/sidecar/stoppable_factory.hpp", "verifier/commands/serve.cpp"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')
 
@@ -94,6 +106,18 @@ def check_patterns(path, relative, problems):
             problems.append(f"{relative}:{number}: a detached thread (join it, or hand the work to the executor)")
         if re.search(r"\bsleep_(for|until)\s*\(", code):
             problems.append(f"{relative}:{number}: a sleep (wait for the event, with a deadline: a timer or a condition)")
+        check_locks(relative, number, code, problems)
+
+
+def check_locks(relative, number, code, problems):
+    waits = WAITS | WAITS_TO_CONVERT
+    if re.search(r"std::condition_variable(_any)?\b", code) and relative not in waits:
+        problems.append(f"{relative}:{number}: a condition variable (await an answer on the executor, or tell an actor)")
+    if re.search(r"std::(recursive_|shared_|timed_)?mutex\b", code) and relative not in waits | LEAF_LOCKS:
+        problems.append(f"{relative}:{number}: a mutex that is not a named leaf lock (state belongs to an actor; "
+                        "or name it in LEAF_LOCKS and ARCHITECTURE.md)")
+    if re.search(r"\.wait_(until|for)\(\s*\w+\s*,\s*std::min\(", code):
+        problems.append(f"{relative}:{number}: a wait cut into slices (wake on the event itself)")
 
 
 def check_pure_tests(problems):

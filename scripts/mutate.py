@@ -173,7 +173,7 @@ MUTANTS = [
      "return count(cases, CaseOutcome::failed) >= 0 && !context.executor.stop().requested() ? kExitHealthy"),
     ("smoke: ephemeral-cleanup looks before the servers have removed the closed session's node",
      "probes/smoke_cases.cpp",
-     "          if (box) wait_for_notice(*box, removed_by, plan.stop_requested);", "          (void)box;"),
+     "          if (box) box->wait(removed_by, plan.stop_signals);", "          (void)box;"),
     ("membership: two lists' majorities taken as disjoint only when the lists share no voter",
      "model/judge/views.cpp",
      "  take(first, {}, first_needs, witness.first);        // then shared ones, smallest first\n", ""),
@@ -284,6 +284,8 @@ MUTANTS = [
      "    if (stopping()) return;\n", ""),
     ("output: every insertion handed over at once, splitting a line", "verifier/check/output.cpp",
      "  auto end = pending_.rfind('\\n');", "  auto end = pending_.empty() ? std::string::npos : pending_.size() - 1;"),
+    ("smoke: a stop that came before the wait for a notice does not end it", "probes/smoke_cases.cpp",
+     "    if (signals && signals->requested()) settle(std::nullopt);", ""),
 ]
 
 

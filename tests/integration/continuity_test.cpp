@@ -205,10 +205,15 @@ TEST_CASE("order puts the leader last, and safe-to-restart guards the quorum and
     auto state = scratch.file("round.json");
     for (std::size_t i = 0; i + 1 < names.size(); ++i) {
       INFO(names[i]);
-      CHECK(safe(names[i], "--state " + state).exit_code == 0);
+      auto approved = safe(names[i], "--state " + state);
+      INFO(approved.out);
+      CHECK(approved.exit_code == 0);
       // Restarted as approved: the next check sees its srvr "Received" count start again, so the
       // approval is no longer in flight (it would otherwise count as going down).
       ensemble.act("restart", names[i]);
+      // Serving is not yet synced: on a busy machine the next check came before the leader counted
+      // it (a fresh clone saw zoo-0 refused so). quorum without --state leaves the round alone.
+      REQUIRE(zkverify("quorum --wait 60s --stable 1 --servers " + servers).exit_code == 0);
       if (i == 0) {
         auto refused = safe(leader, "--state " + state);
         CHECK(refused.exit_code == 1);
@@ -249,9 +254,13 @@ TEST_CASE("--wait gives up at its deadline with a progress line per attempt", "[
   ensemble.act("resume", paused);
   INFO(run.err);
   CHECK(run.exit_code == 1);
-  // The paused server comes first; a loaded machine may add another server's slow read-back
-  // (CI once saw "unreachable zoo-0, read-back-failed zoo-1" in 1 s), which this case is not about.
-  CHECK_THAT(run.err, Contains("attempt 2: degraded (unreachable " + std::string(paused)));
+  // Each attempt names the paused server. A loaded machine may add others' slow round trips in 1 s
+  // (CI saw "read-back-failed zoo-1"; a fresh clone, attempt 2 critical with three round trips
+  // failed), which this case is not about: so not which verdict, only that none was healthy.
+  auto second = run.err.find("attempt 2: ");
+  REQUIRE(second != std::string::npos);
+  auto line = run.err.substr(second, run.err.find('\n', second) - second);
+  CHECK_THAT(line, Contains("unreachable " + std::string(paused)) && !Contains("attempt 2: healthy"));
   CHECK_THAT(run.err, Contains("--wait 3.0s is over"));
 }
 

@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <csignal>
+
+#include <boost/asio/io_context.hpp>
 
 #include "fake_keeper.hpp"
 #include "model/judge/smoke_judge.hpp"
 #include "probes/host.hpp"
 #include "probes/smoke_cases.hpp"
+#include "probes/stop_signals.hpp"
 #include "synthetic.hpp"
 
 using namespace zkverify;
@@ -104,6 +108,20 @@ TEST_CASE("a watch that never fires fails watch-fires, and the rest still runs a
   auto cases = lab.run(lab.plan(kShortCase));
   check_only_failure(cases, "watch-fires", "did not fire within");
   CHECK_FALSE(lab.seen.watch.notice);
+  lab.check_nothing_left();
+}
+
+TEST_CASE("a stop signal ends the wait for a notice at once, not at the case deadline", "[smoke]") {
+  SmokeLab lab;
+  lab.ensemble.inject({"", OpKind::watch, Fault::never_complete, 0, ""});
+  boost::asio::io_context io;
+  zkverify::probes::StopSignals signals(io);
+  signals.request(SIGTERM);  // stop_requested stays empty: the cases run, their waits see the stop
+  auto plan = lab.plan(60s);
+  plan.stop_signals = &signals;
+  lab.run(plan);
+  CHECK_FALSE(lab.seen.watch.notice);
+  CHECK(lab.seen.watch.waited < 30s);  // the deadline was 60 s away
   lab.check_nothing_left();
 }
 

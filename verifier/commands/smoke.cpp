@@ -47,7 +47,7 @@ Report look(const SmokeOptions& options, const Context& context) {
 }
 
 // The serving servers, in list order, as the cases' plan.
-probes::SmokePlan plan_for(const SmokeOptions& options, const Report& report, const probes::StopSignals& stop) {
+probes::SmokePlan plan_for(const SmokeOptions& options, const Report& report, probes::StopSignals& stop) {
   probes::SmokePlan plan;
   auto serving = serving_servers(report);
   for (const auto& server : options.servers)
@@ -58,6 +58,7 @@ probes::SmokePlan plan_for(const SmokeOptions& options, const Report& report, co
   plan.ops = options.ops;
   plan.case_timeout = options.timeout;
   plan.stop_requested = [&stop] { return stop.requested(); };
+  plan.stop_signals = &stop;
   return plan;
 }
 
