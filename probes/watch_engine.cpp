@@ -52,12 +52,20 @@ std::vector<MultiOp> sweep_ops(const std::string& run, const std::vector<std::st
   return ops;
 }
 
-// The events on their way to the sink, an actor of their own: a sink that blocks (stdout to a
-// reader that stalls) holds up this strand only, never the engine's or the sessions'.
+// The events on their way to the sink, an actor of their own: a sink that is slow holds up this
+// strand only, never the engine's or the sessions'.
 struct Delivery : ActorCore {
   Delivery(Executor& executor, WatchEngine::Sink events_sink) : ActorCore(executor), sink(std::move(events_sink)) {}
   WatchEngine::Sink sink;
 };
+
+// Each session's name and znodes, as the book names them.
+std::vector<WatchEngine::SessionZnodes> znodes_of(const WatchBook& book) {
+  std::vector<WatchEngine::SessionZnodes> znodes;
+  for (std::size_t i = 0; i < book.session_count(); ++i)
+    znodes.push_back({book.session_name(i), book.ephemeral_path(i), book.counter_path(i)});
+  return znodes;
+}
 
 }  // namespace
 
@@ -69,7 +77,8 @@ struct WatchEngine::AbandonedRun {
 };
 
 // The engine's actor (probes/actor.hpp). On its strand: the book, the writer's timer, the check in
-// flight. The sessions and their znodes are fixed before the writer starts and only read after.
+// flight. The run's path and its znodes are constants, read from any thread; the sessions are set
+// once, by start() before anything that reads them is posted, and only read after.
 // The sessions' callbacks own the engine (a plain reference, not a Task: an abandoned close may
 // answer late, and stop() does not wait for it); timers and checks hold Tasks, which stop() waits for.
 struct WatchEngine::Engine : ActorCore {
@@ -77,6 +86,8 @@ struct WatchEngine::Engine : ActorCore {
       : ActorCore(executor),
         settings(std::move(watch)),
         keepers(factory),
+        run_path(watch_book.run_path()),
+        znodes(znodes_of(watch_book)),
         book(std::move(watch_book)),
         writer(strand()),
         check_gap(strand()),
@@ -123,9 +134,9 @@ struct WatchEngine::Engine : ActorCore {
 
   const WatchSettings settings;
   KeeperFactory& keepers;  // the process's (or a test's), which outlives every engine
-  std::string run_path;
-  std::vector<std::shared_ptr<Keeper>> sessions;  // fixed before the writer starts
-  std::vector<SessionZnodes> znodes;              // likewise, index for index
+  const std::string run_path;
+  const std::vector<SessionZnodes> znodes;        // index for index with the sessions
+  std::vector<std::shared_ptr<Keeper>> sessions;  // set by start(), see above
   WatchBook book;
   bool open = true;  // false once stop() ended the run: what comes later changes nothing
   bool checking = false;
@@ -340,12 +351,7 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   std::vector<std::string> names;
   for (const auto& server : settings_.servers) names.push_back(server.name);
   WatchBook book(std::move(names), run_path, settings_.rate, started);
-  std::vector<SessionZnodes> znodes;
-  for (std::size_t i = 0; i < book.session_count(); ++i)
-    znodes.push_back({book.session_name(i), book.ephemeral_path(i), book.counter_path(i)});
   engine_ = std::make_shared<Engine>(executor_, keepers_, settings_, std::move(book), std::move(sink_));
-  engine_->run_path = std::move(run_path);
-  engine_->znodes = std::move(znodes);
   engine_->sessions = open_sessions();  // before any handler that reads them is posted
 
   if (auto error = connect_sessions(deadline)) return error;
@@ -532,9 +538,9 @@ void WatchEngine::remove_run_znodes() {
 
 // Closes the book (a callback that comes after, an abandoned close's, changes neither the totals nor
 // what the sink saw), then waits for the delivery's stop: the sink has seen every event once its
-// last Task ended. There is no deadline: each delivery is one call of the sink, which may block only
-// on the command's own output; returning earlier would leave it writing into what the command
-// frees next.
+// last Task ended. There is no deadline: each delivery is one call of the sink, which returns at
+// once (the commands' sinks hand their text to the output actor); returning earlier would leave it
+// writing into what the command frees next.
 void WatchEngine::end_delivery() {
   ask_now(engine_, [](Engine& self) {
     self.pass_on_events();
