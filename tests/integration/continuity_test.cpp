@@ -178,6 +178,21 @@ std::vector<std::string> order_of(const std::string& servers) {
   return names;
 }
 
+// `name` approved by safe-to-restart in the round of `state`, restarted, and waited for.
+void restart_approved(lab::Lab& ensemble, const std::string& servers, const std::string& name,
+                      const std::string& state) {
+  INFO(name);
+  auto approved = zkverify("safe-to-restart " + name + " --servers " + servers + " --state " + state);
+  INFO(approved.out);
+  CHECK(approved.exit_code == 0);
+  // Restarted as approved: the next check sees its srvr "Received" count start again, so the
+  // approval is no longer in flight (it would otherwise count as going down).
+  ensemble.act("restart", name);
+  // Serving is not yet synced: on a busy machine the next check came before the leader counted it
+  // (a fresh clone saw zoo-0 refused so). quorum without --state leaves the round alone.
+  REQUIRE(zkverify("quorum --wait 60s --stable 1 --servers " + servers).exit_code == 0);
+}
+
 }  // namespace
 
 TEST_CASE("order puts the leader last, and safe-to-restart guards the quorum and the leader",
@@ -204,16 +219,7 @@ TEST_CASE("order puts the leader last, and safe-to-restart guards the quorum and
     CHECK_THAT(without_round.out, Contains("An election follows; in a rolling restart the leader goes last"));
     auto state = scratch.file("round.json");
     for (std::size_t i = 0; i + 1 < names.size(); ++i) {
-      INFO(names[i]);
-      auto approved = safe(names[i], "--state " + state);
-      INFO(approved.out);
-      CHECK(approved.exit_code == 0);
-      // Restarted as approved: the next check sees its srvr "Received" count start again, so the
-      // approval is no longer in flight (it would otherwise count as going down).
-      ensemble.act("restart", names[i]);
-      // Serving is not yet synced: on a busy machine the next check came before the leader counted
-      // it (a fresh clone saw zoo-0 refused so). quorum without --state leaves the round alone.
-      REQUIRE(zkverify("quorum --wait 60s --stable 1 --servers " + servers).exit_code == 0);
+      restart_approved(ensemble, servers, names[i], state);
       if (i == 0) {
         auto refused = safe(leader, "--state " + state);
         CHECK(refused.exit_code == 1);
