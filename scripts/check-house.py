@@ -49,7 +49,7 @@ THREADS = re.compile(r"<(thread|future|mutex|condition_variable|semaphore|latch|
 WAITS = {"probes/executor.hpp", "probes/executor.cpp", "probes/actor.hpp", "probes/actor.cpp",
          "probes/stop_signals.hpp", "probes/stop_signals.cpp"}
 # Waits still on a condition variable of their own, to become answers on the executor (issue 60, item 1).
-WAITS_TO_CONVERT = {"probes/resolver.cpp", "probes/round_trip.cpp", "verifier/check/ensemble_check.cpp"}
+WAITS_TO_CONVERT = {"probes/resolver.cpp", "probes/round_trip.cpp"}
 # Mutexes that guard a value and cross no wait and no call out (ARCHITECTURE.md, "Locks").
 LEAF_LOCKS = {"probes/tls.hpp", "probes/tls.cpp", "verifier/sidecar/session_lender.hpp",
               "verifier/sidecar/stoppable_factory.hpp", "verifier/commands/serve.cpp"}

@@ -5,10 +5,9 @@
 
 #include <algorithm>
 #include <array>
-#include <condition_variable>
+#include <atomic>
 #include <future>
 #include <memory>
-#include <mutex>
 #include <ostream>
 #include <random>
 #include <stdexcept>
@@ -18,6 +17,7 @@
 #include "model/facts/time_text.hpp"
 #include "model/judge/ledger_update.hpp"
 #include "model/render/report_view.hpp"
+#include "probes/actor.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/host.hpp"
 #include "probes/round_trip.hpp"
@@ -90,58 +90,58 @@ probes::RoundTripPlan round_trip_plan(const EnsembleOptions& options, const std:
   return plan;
 }
 
-// The servers' probes as probe_servers reports them (for quorum: once srvr is in), copied on the
-// probing thread for the round trip's plan on the caller's, which need not wait for the last words.
-// `on_report` runs under the lock, and not after wait_all returned: what it touches (the sessions
-// opened ahead) is the caller's alone from then on.
-class ReportedProbes {
+// The servers' probes as probe_servers reports them (for quorum: once srvr is in), collected on a
+// strand of their own for the round trip's plan on the caller's thread, which need not wait for the
+// last words. `on_report` runs on the strand, and not after take() has run there: what it touches
+// (the sessions opened ahead) is the caller's alone from then on.
+class ReportedProbes final : public probes::ActorCore {
  public:
-  ReportedProbes(const std::vector<ServerAddress>& servers, std::function<void(const ServerProbe&)> on_report)
-      : on_report_(std::move(on_report)) {
+  ReportedProbes(probes::Executor& executor, const std::vector<ServerAddress>& servers,
+                 std::function<void(const ServerProbe&)> on_report)
+      : ActorCore(executor), on_report_(std::move(on_report)) {
     for (const auto& server : servers) order_.push_back(server.name);
     probes_.resize(servers.size());
   }
 
+  // On the strand: one server's report (the first of each counts).
   void add(const ServerProbe& probe) {
-    {
-      std::lock_guard lock(mutex_);
-      if (closed_) return;
-      auto at = std::ranges::find(order_, probe.address.name) - order_.begin();
-      if (at == static_cast<std::ptrdiff_t>(order_.size()) || probes_[at]) return;
-      on_report_(probe);
-      probes_[at] = probe;
-    }
-    all_in_.notify_all();
+    if (closed_) return;
+    auto at = std::ranges::find(order_, probe.address.name) - order_.begin();
+    if (at == static_cast<std::ptrdiff_t>(order_.size()) || probes_[at]) return;
+    on_report_(probe);
+    probes_[at] = probe;
+    if (std::ranges::all_of(probes_, [](const auto& one) { return one.has_value(); })) close();
   }
 
-  // No more reports: probing failed.
+  // On the strand: no more reports (all are in, or probing ended).
   void close() {
-    {
-      std::lock_guard lock(mutex_);
-      closed_ = true;
-    }
-    all_in_.notify_all();
+    closed_ = true;
+    if (!all_in_set_.test_and_set()) all_in_.set_value();
   }
 
-  // Every server's probe, in the listed order, once all are in (or closed); by `deadline`, those that are.
-  std::vector<ServerProbe> wait_all(Clock::time_point deadline) {
-    std::unique_lock lock(mutex_);
-    auto reported = [](const std::optional<ServerProbe>& probe) { return probe.has_value(); };
-    all_in_.wait_until(lock, deadline, [&] { return closed_ || std::ranges::all_of(probes_, reported); });
-    closed_ = true;
+  // From the caller's thread: every server's probe, in the listed order, once all are in (or
+  // closed); by `deadline`, those that are.
+  static std::vector<ServerProbe> wait_all(const std::shared_ptr<ReportedProbes>& self, Clock::time_point deadline) {
+    self->all_in_future_.wait_until(deadline);
+    return probes::ask_now(self, [](ReportedProbes& reported) { return reported.take(); });
+  }
+
+ private:
+  std::vector<ServerProbe> take() {
+    close();
     std::vector<ServerProbe> in;
     for (auto& probe : probes_)
       if (probe) in.push_back(std::move(*probe));
     return in;
   }
 
- private:
   std::function<void(const ServerProbe&)> on_report_;
   std::vector<std::string> order_;
-  std::mutex mutex_;
-  std::condition_variable all_in_;
   std::vector<std::optional<ServerProbe>> probes_;  // by position in the list
   bool closed_ = false;
+  std::atomic_flag all_in_set_;
+  std::promise<void> all_in_;
+  std::shared_future<void> all_in_future_ = all_in_.get_future().share();
 };
 
 // Every probe of the run ends by `probe_end`, each step of one within `span`.
@@ -187,7 +187,7 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   probes::SessionsAhead ahead(keepers, probes::RoundTripPlan{}.session_timeout);
   // Shared with the probes' callbacks, which may outlive this call (a bug's throw below); closed
   // before it returns, so that on_report, which touches `ahead`, never runs after.
-  auto reported = std::make_shared<ReportedProbes>(options.servers, [&](const ServerProbe& probe) {
+  auto reported = std::make_shared<ReportedProbes>(executor, options.servers, [&](const ServerProbe& probe) {
     if (sessions && probes::joins_round_trip(probe)) ahead.open(probe.address);
   });
   // The end's callback owns what it writes: it may run after a stop abandoned this gather.
@@ -195,9 +195,9 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   auto probing = probed->get_future();
   auto abandon = probes::start_probe_servers(
       executor, options.servers, limits, probes::system_resolver(),
-      [reported](const ServerProbe& probe) { reported->add(probe); },
+      [reported](const ServerProbe& probe) { tell(reported, [probe](ReportedProbes& self) { self.add(probe); }); },
       [probed, reported, start](std::vector<ServerProbe> probes) {
-        reported->close();  // a run ended early (a stop) reports no more servers
+        tell(reported, [](ReportedProbes& self) { self.close(); });  // a run ended early (a stop) reports no more
         probed->set_value(Probed{std::move(probes), since(start)});
       });
   // The sidecar's SIGTERM ends its cycle at once (the sessions' stop ends the round trip).
@@ -206,16 +206,16 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   facts.write_skipped = options.no_write;
   if (sessions) {
     // probe_servers' own backstop: every server is reported by then.
-    auto plan = round_trip_plan(options, reported->wait_all(probe_end + std::chrono::milliseconds(200)), marker);
+    auto plan = round_trip_plan(options, ReportedProbes::wait_all(reported, probe_end + std::chrono::milliseconds(200)),
+                                marker);
     plan.deadline = end;
     plan.close_deadline = start + options.timeout;
     if (!plan.servers.empty()) facts.round_trip = probes::run_round_trip(plan, keepers, &ahead);
   }
   // start_probe_servers' backstop ends it by probe_end + 200 ms; missing that by seconds is a bug.
-  if (probing.wait_until(probe_end + std::chrono::seconds(2)) != std::future_status::ready) {
-    reported->close();
-    throw std::logic_error("the probes outlived their own deadline");
-  }
+  bool probed_in_time = probing.wait_until(probe_end + std::chrono::seconds(2)) == std::future_status::ready;
+  ReportedProbes::wait_all(reported, Clock::now());  // closed: on_report, which touches `ahead`, runs no more
+  if (!probed_in_time) throw std::logic_error("the probes outlived their own deadline");
   auto [probes, probe_took] = probing.get();
   facts.probes = std::move(probes);
   if (facts.round_trip) facts.timings = facts.round_trip->timings;
