@@ -76,7 +76,9 @@ asio::awaitable<Exchange> fetch_admin_command(ServerAddress server, std::vector<
       stream.socket().shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
     }
   }
-  exchange.latency = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
+  exchange.started = started;
+  exchange.ended = Clock::now();
+  exchange.latency = std::chrono::duration_cast<std::chrono::microseconds>(exchange.ended - started);
   co_return exchange;
 }
 

@@ -29,6 +29,12 @@ using asio::awaitable;
 
 namespace {
 
+// The exchange's steps, kept for --trace.
+void note_steps(ServerProbe& probe, const std::string& what, const Exchange& exchange) {
+  auto steps = steps_of(probe.address.name, what, exchange);
+  probe.steps.insert(probe.steps.end(), steps.begin(), steps.end());
+}
+
 template <class Facts>
 void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& word, ServerProbe& probe) {
   if (reply && reply->error == ProbeError::not_whitelisted) probe.refused_words.push_back(word);
@@ -37,6 +43,7 @@ void note_refusal(const std::optional<Reply<Facts>>& reply, const std::string& w
 // Keeps what an optional word's exchange told. False when the exchange failed: the server went
 // away or stalls, so nothing more should be asked of it.
 bool keep_optional(ServerProbe& probe, const std::string& word, const Exchange& exchange) {
+  note_steps(probe, word, exchange);
   if (exchange.error != ProbeError::ok) return false;
   if (word == "mntr") note_refusal(probe.mntr = parse_mntr(exchange.reply), word, probe);
   else if (word == "conf") note_refusal(probe.conf = parse_conf(exchange.reply), word, probe);
@@ -120,6 +127,7 @@ awaitable<void> probe_admin(ServerProbe& probe, const std::vector<asio::ip::addr
   auto fetch = [&](const char* command) -> awaitable<std::optional<std::string>> {
     if (gave_up) co_return std::nullopt;
     auto exchange = co_await fetch_admin_command(admin, addresses, command, limits);
+    note_steps(probe, fmt::format("AdminServer /commands/{}", command), exchange);
     if (exchange.error != ProbeError::ok) {
       probe.admin_error = fmt::format("AdminServer {} /commands/{}: {}", admin.endpoint(), command, describe(exchange));
       gave_up = exchange.error != ProbeError::http_error;
@@ -151,6 +159,7 @@ awaitable<void> ask_srvr(ServerProbe& probe, const std::vector<asio::ip::address
   static const std::string srvr = "srvr";                                // named: GCC 12 and coroutine temporaries
   WordTarget target{probe.address.host, addresses, probe.address.port};  // named: GCC 12
   probe.srvr_exchange = co_await exchange_word(target, srvr, limits);
+  note_steps(probe, srvr, probe.srvr_exchange);
   if (probe.srvr_exchange.error == ProbeError::ok) probe.srvr = parse_srvr(probe.srvr_exchange.reply);
 }
 

@@ -1,5 +1,6 @@
 #include "probes/round_trip.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -195,8 +196,11 @@ std::vector<std::optional<PendingReads>> start_reads_when_connected(std::vector<
 }
 
 // Awaits one session's sync and reads and records them (a failed sync is every read's error).
-void collect_reads(PendingReads& pending, const RoundTripPlan& plan, ReadBack& read) {
+void collect_reads(PendingReads& pending, const RoundTripPlan& plan, ReadBack& read, std::vector<TimedStep>& steps) {
   auto reads = pending.reads.await(plan.deadline);
+  auto last = pending.reads.started();
+  for (const auto& one : reads) last = std::max(last, one.completed);
+  steps.push_back({read.server, "session: sync and read", pending.reads.started(), last});
   std::size_t next = 0;
   if (plan.write) {
     const auto& probe = reads[next++];
@@ -234,6 +238,7 @@ void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundT
   auto& writer = *sessions[plan.writer];
   auto phase_started = Clock::now();
   auto connected = writer.wait_connected(plan.deadline);
+  trip.steps.push_back({trip.writer, "session: writer connected", phase_started, Clock::now()});
   trip.timings.connect = lap(phase_started);
   if (connected != ZkError::ok) {
     if (plan.write) trip.write_error = connected;
@@ -241,12 +246,13 @@ void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundT
     return;
   }
   bool written = write_through(writer, plan, trip);
+  trip.steps.push_back({trip.writer, "session: write", phase_started, Clock::now()});
   trip.timings.write = lap(phase_started);
   if (!written) return;
 
   auto pending = start_reads_when_connected(sessions, plan, trip, changes);
   for (std::size_t i = 0; i < sessions.size(); ++i) {
-    if (pending[i]) collect_reads(*pending[i], plan, trip.reads[i]);
+    if (pending[i]) collect_reads(*pending[i], plan, trip.reads[i], trip.steps);
     // A reader is done once its reads are in: its close (a quorum transaction) starts now, beside
     // the other reads and the writer's delete; run_round_trip's close_all then waits for it.
     if (i != plan.writer) start_closing(*sessions[i]);
@@ -301,6 +307,7 @@ RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers, Sess
   auto& writer = *sessions[plan.writer];
   if (trip.write_error == ZkError::ok && writer.close_ends_session())
     trip.removal_error = writer.close(Clock::now()) ? ZkError::ok : ZkError::deadline_exceeded;
+  trip.steps.push_back({"", "sessions closed", closing_started, Clock::now()});
   trip.timings.cleanup += lap(closing_started);
   return trip;
 }

@@ -58,6 +58,7 @@ asio::awaitable<bool> connect(beast::tcp_stream& stream, std::vector<asio::ip::a
     exchange.error = ProbeError::reset;
     exchange.detail = ec.message();
   } else {
+    exchange.connected = Clock::now();
     boost::system::error_code unknown;  // a socket reset since: the peer stays unknown
     auto peer = stream.socket().remote_endpoint(unknown);
     if (!unknown) exchange.peer = peer.address().to_string();

@@ -43,7 +43,10 @@ asio::awaitable<bool> connect(Stream& stream, const TlsClient& client, const std
   exchange.certificate = notes->certificate ? notes->certificate : peer_certificate_of(stream.native_handle());
   exchange.tls_resumed = !error && SSL_session_reused(stream.native_handle()) == 1;
   if (exchange.tls_resumed) keep_renewed_session(stream.native_handle());
-  if (!error) co_return true;
+  if (!error) {
+    exchange.secured = Clock::now();
+    co_return true;
+  }
   if (error == beast::error::timeout)
     record({TlsFailure::handshake_stalled, "connected, but the TLS handshake did not end within the deadline"},
            exchange);

@@ -103,7 +103,9 @@ awaitable<Exchange> exchange_word(WordTarget target, std::string word, ProbeLimi
       else exchange.tls_failure = TlsFailure::other;  // it closed the handshake, and is no plain ZooKeeper port either
     }
   }
-  exchange.latency = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
+  exchange.started = started;
+  exchange.ended = Clock::now();
+  exchange.latency = std::chrono::duration_cast<std::chrono::microseconds>(exchange.ended - started);
   co_return exchange;
 }
 

@@ -286,6 +286,11 @@ MUTANTS = [
      "  auto end = pending_.rfind('\\n');", "  auto end = pending_.empty() ? std::string::npos : pending_.size() - 1;"),
     ("smoke: a stop that came before the wait for a notice does not end it", "probes/smoke_cases.cpp",
      "    if (signals && signals->requested()) settle(std::nullopt);", ""),
+    ("timeline: steps left in the order they were collected, not by start", "model/render/timeline_view.cpp",
+     "return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;", "return false;"),
+    ("timeline: a TLS handshake timed from the exchange's start, not its connection", "model/facts/facts.cpp",
+     "steps.push_back({server, what + handshake, asked, exchange.secured});",
+     "steps.push_back({server, what + handshake, exchange.started, exchange.secured});"),
 ]
 
 

@@ -24,6 +24,24 @@ std::optional<Mode> mode_of(const ServerProbe& probe) {
   return std::nullopt;
 }
 
+std::vector<TimedStep> steps_of(const std::string& server, const std::string& what, const Exchange& exchange) {
+  constexpr Clock::time_point never{};
+  if (exchange.started == never || exchange.ended == never) return {};
+  std::vector<TimedStep> steps;
+  auto asked = exchange.started;
+  if (exchange.connected != never) {
+    steps.push_back({server, what + ": connect", exchange.started, exchange.connected});
+    asked = exchange.connected;
+  }
+  if (exchange.secured != never) {
+    auto handshake = exchange.tls_resumed ? ": TLS handshake (resumed)" : ": TLS handshake";
+    steps.push_back({server, what + handshake, asked, exchange.secured});
+    asked = exchange.secured;
+  }
+  steps.push_back({server, what, asked, exchange.ended});
+  return steps;
+}
+
 std::string describe(const Exchange& exchange) {
   switch (exchange.error) {
     case ProbeError::ok: return "ok";

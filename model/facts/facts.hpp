@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/facts/addresses.hpp"
+#include "model/facts/clock.hpp"
 #include "model/facts/errors.hpp"
 #include "model/facts/tls_facts.hpp"
 
@@ -118,7 +119,26 @@ struct Exchange {
   // The IP address the connection reached ("127.77.0.4"), once it connected: two names that reach two
   // addresses on one port are two processes, even where each says it is the same server id.
   std::string peer;
+  // When it began, connected, ended its TLS handshake and ended (--trace); zero where not reached.
+  Clock::time_point started{}, connected{}, secured{}, ended{};
 };
+
+// One step of a check, timed (--trace): the server it was with (empty: none), what, and when.
+struct TimedStep {
+  std::string server;
+  std::string what;
+  Clock::time_point begin{}, end{};
+};
+
+// A check's steps in the order they began, timed from `origin`, when the check began (--trace).
+struct Timeline {
+  Clock::time_point origin{};
+  std::vector<TimedStep> steps;
+};
+
+// An exchange's steps: its connection, its TLS handshake and the request's answer, named after
+// `what` ("srvr"); none for one that never started.
+std::vector<TimedStep> steps_of(const std::string& server, const std::string& what, const Exchange& exchange);
 
 // The words tried after srvr, in order; refused ones are recorded, not retried.
 inline const std::vector<std::string> kOptionalWords{"mntr", "conf", "isro", "ruok"};
@@ -137,6 +157,7 @@ struct ServerProbe {
   std::optional<Reply<RuokFacts>> ruok;
   std::string admin_error;                 // why the AdminServer could not be used, when an admin port was given
   std::vector<std::string> refused_words;  // words the server refused as not whitelisted
+  std::vector<TimedStep> steps;            // each exchange's steps, as they ended (--trace)
 };
 
 // The mode srvr reported, when it answered with facts.
@@ -192,6 +213,7 @@ struct RoundTrip {
   ZkError acl_error = ZkError::not_attempted;  // reading denied_path's ACL (no_auth: not readable either)
   std::vector<std::string> acl_schemes;        // its ACL's schemes, sorted, when it could be read
   PhaseTimings timings;                        // connect, write, read_back, cleanup
+  std::vector<TimedStep> steps;                // the writer's session, the write, each sync and read, the close
 };
 
 }  // namespace zkverify

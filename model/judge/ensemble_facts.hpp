@@ -25,6 +25,7 @@ struct EnsembleFacts {
   std::optional<RoundTrip> round_trip;  // empty when the round trip was skipped
   bool write_skipped = false;           // --no-write
   PhaseTimings timings{};               // measured by whoever gathered the facts
+  Clock::time_point started{};          // when gathering began: the timeline's origin
   // Servers an earlier run (the ledger) saw as observers: counted as observers while unreachable,
   // when the voters can only be estimated.
   std::set<std::string> remembered_observers{};

@@ -101,6 +101,7 @@ struct Report {
   std::vector<Finding> findings;
   std::optional<RoundTripSummary> round_trip;  // empty when skipped (--no-write) or impossible
   std::optional<PhaseTimings> timings;         // where the check's time went, when it was measured
+  std::optional<Timeline> timeline;            // its steps, when they were timed (--trace)
   std::optional<ClientTls> tls;                // none: plain TCP
 };
 

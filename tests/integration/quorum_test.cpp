@@ -122,6 +122,24 @@ void check_zoo_cfg(const lab::Lab& ensemble) {
 
 }  // namespace
 
+// --trace: text ends with the timeline, a line a step, among them each server's srvr connection and read.
+void check_trace_text(const lab::Lab& ensemble, const nlohmann::json& report) {
+  auto traced = zkverify("quorum --trace --servers " + ensemble.servers()).out;
+  CHECK_THAT(traced, Contains("\ntimeline (ms from the start): "));
+  for (const auto& server : report["servers"]) {
+    auto name = server["name"].get<std::string>();
+    INFO(name << "\n" << traced);
+    std::istringstream lines(traced);
+    bool connect = false, read = false;
+    for (std::string line; std::getline(lines, line);) {
+      bool its = line.find("  " + name + " ") != std::string::npos;
+      connect = connect || (its && line.ends_with("  srvr: connect"));
+      read = read || (its && line.ends_with("  session: sync and read"));
+    }
+    CHECK((connect && read));
+  }
+}
+
 TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows filled", "[integration][part:quorum]") {
   auto& ensemble = lab::shared();
   auto leader = ensemble.leader();
@@ -160,6 +178,7 @@ TEST_CASE("healthy five servers: exit 0, the leader the servers name, all rows f
     CHECK(text.exit_code == 0);
     CHECK_THAT(text.out, Contains("\ntimings: probe ") && Contains(" cleanup ") && Contains(" total "));
     CHECK_THAT(zkverify("quorum --servers " + ensemble.servers()).out, !Contains("timings:"));
+    check_trace_text(ensemble, report);
   }
   SECTION("--no-write says so and still judges") {
     auto quiet = zkverify(quorum_json(ensemble, "--no-write"));

@@ -1,6 +1,8 @@
 // A real TLS-only ensemble (Debian's 3.8.0 on Netty: secureClientPort alone, ssl.clientAuth=need,
 // PEM stores from the lab's throwaway CA): every command over TLS, and each TLS failure named.
 
+#include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -151,6 +153,27 @@ echo "serve ready"
 
 }  // namespace
 
+// --trace over TLS: every server's srvr handshake and the round trip's read, timed in order.
+void check_trace_over_tls(TlsLab& lab) {
+  auto run = zkverify(lab.with("quorum --trace --output json"));
+  INFO(run);
+  REQUIRE(run.exit_code == 0);
+  std::map<std::string, std::set<std::string>> steps;
+  double last_start = 0;
+  for (const auto& step : run.json()["timeline"]) {
+    CHECK(step["start_ms"].get<double>() <= step["end_ms"].get<double>());
+    CHECK(step["start_ms"].get<double>() >= last_start);
+    last_start = step["start_ms"].get<double>();
+    if (step["server"].is_string()) steps[step["server"].get<std::string>()].insert(step["step"].get<std::string>());
+  }
+  REQUIRE(steps.size() == 5);
+  for (const auto& [server, seen] : steps) {
+    INFO(server);
+    CHECK((seen.contains("srvr: TLS handshake") || seen.contains("srvr: TLS handshake (resumed)")));
+    CHECK(seen.contains("session: sync and read"));
+  }
+}
+
 TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words", "[integration][tls][part:tls]") {
   TlsLab lab;
   healthy_over_tls(lab);
@@ -158,6 +181,7 @@ TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words"
   bad_server_certificate(lab, "expired", "expired on");
   bad_server_certificate(lab, "wrong-name", "is for DNS:elsewhere.example, not for 127.0.0.1");
   CHECK(zkverify(lab.with("quorum --wait 30s")).exit_code == 0);
+  check_trace_over_tls(lab);
 
   auto smoke = zkverify(lab.with("smoke --timeout 10s"));
   INFO(smoke);

@@ -8,6 +8,7 @@
 
 #include "fake_keeper.hpp"
 #include "fake_peer.hpp"
+#include "model/render/timeline_view.hpp"
 #include "test_data.hpp"
 #include "test_executor.hpp"
 #include "verifier/check/ensemble_check.hpp"
@@ -68,6 +69,25 @@ TEST_CASE("gather: quorum's round trip starts once every srvr is in, while the l
   CHECK(facts.timings.probe >= 1000ms);
   CHECK(ensemble.sessions_open() == 0);
   CHECK(leader.max_concurrent() <= 2);
+
+  // --trace's timeline shows the same overlap: the leader's mntr began before the write and ended after it.
+  auto timeline = timeline_of(facts.started, facts.probes, facts.round_trip);
+  auto step = [&](const std::string& server, const std::string& what) {
+    auto found = std::ranges::find_if(timeline.steps,
+                                      [&](const TimedStep& one) { return one.server == server && one.what == what; });
+    REQUIRE(found != timeline.steps.end());
+    CHECK(found->begin >= facts.started);
+    CHECK(found->begin <= found->end);
+    return *found;
+  };
+  for (const auto* name : {"a", "leader", "b"}) {
+    INFO(name);
+    CHECK(step(name, "srvr: connect").end <= step(name, "srvr").begin);
+    CHECK(step(name, "session: sync and read").begin >= step("leader", "session: write").end);
+  }
+  CHECK(step("leader", "mntr").begin < step("leader", "session: write").begin);
+  CHECK(step("leader", "mntr").end > step("leader", "session: write").end);
+  CHECK(std::ranges::is_sorted(timeline.steps, {}, &TimedStep::begin));
 }
 
 TEST_CASE("gather: with every word asked (not quorum), sessions start after the probes, one connection at a time") {

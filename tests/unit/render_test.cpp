@@ -9,6 +9,7 @@
 
 #include "model/judge/checks.hpp"
 #include "model/render/report_view.hpp"
+#include "model/render/timeline_view.hpp"
 #include "synthetic.hpp"
 
 using namespace zkverify;
@@ -234,4 +235,36 @@ TEST_CASE("JSON output never aborts on bytes that are not UTF-8: they are replac
   REQUIRE_NOTHROW(text = render_json(report));
   auto parsed = nlohmann::json::parse(text);
   CHECK(parsed["servers"][2]["error"] == "reply \xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");  // U+FFFD each
+}
+
+TEST_CASE("timeline: an exchange's connect, TLS handshake and reply, in the order they began, in ms", "[render]") {
+  using std::chrono::microseconds;
+  Clock::time_point origin{std::chrono::seconds(100)};
+  auto at = [&](long micros) { return origin + microseconds(micros); };
+  Exchange tls_srvr;
+  tls_srvr.started = at(200);
+  tls_srvr.connected = at(1200);
+  tls_srvr.secured = at(9250);
+  tls_srvr.tls_resumed = true;
+  tls_srvr.ended = at(10000);
+  ServerProbe probe;
+  probe.address.name = "pzoo-0";
+  probe.steps = steps_of("pzoo-0", "srvr", tls_srvr);
+  REQUIRE(probe.steps.size() == 3);
+  CHECK(steps_of("zoo-0", "conf", Exchange{}).empty());  // never started: no steps
+
+  RoundTrip trip;
+  trip.steps = {{"", "sessions closed", at(12000), at(15000)}, {"zoo-1", "session: write", at(100), at(11000)}};
+  auto timeline = timeline_of(origin, {probe}, trip);
+  std::vector<std::string> order;
+  for (const auto& step : timeline.steps) order.push_back(step.what);
+  CHECK(order == std::vector<std::string>{"session: write", "srvr: connect", "srvr: TLS handshake (resumed)", "srvr",
+                                          "sessions closed"});
+  auto text = render_timeline_text(timeline);
+  CHECK_THAT(text, Contains("      1.2 -     9.3    8.1  pzoo-0  srvr: TLS handshake (resumed)\n"));
+  CHECK_THAT(text, Contains("     12.0 -    15.0    3.0  -       sessions closed\n"));
+  auto json = timeline_json(timeline);
+  REQUIRE(json.size() == 5);
+  CHECK(json[1] == nlohmann::json{{"server", "pzoo-0"}, {"step", "srvr: connect"}, {"start_ms", 0.2}, {"end_ms", 1.2}});
+  CHECK(json[4]["server"].is_null());
 }

@@ -16,7 +16,9 @@
 
 #include "model/facts/time_text.hpp"
 #include "model/judge/ledger_update.hpp"
+#include "model/render/json_text.hpp"
 #include "model/render/report_view.hpp"
+#include "model/render/timeline_view.hpp"
 #include "probes/actor.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/host.hpp"
@@ -27,10 +29,16 @@ namespace zkverify::verifier {
 
 std::string iso_now() { return iso8601(std::chrono::system_clock::now()); }
 
-std::string render(const Report& report, OutputFormat output, bool verbose) {
-  if (output == OutputFormat::json) return render_json(report);
+std::string render(const Report& report, OutputFormat output, bool verbose, bool trace) {
+  if (output == OutputFormat::json) {
+    if (!trace || !report.timeline) return render_json(report);
+    auto json = to_json(report);
+    json["timeline"] = timeline_json(*report.timeline);
+    return json_text(json) + "\n";
+  }
   auto text = render_text(report);
   if (verbose && report.timings) text += "\n" + render_timings_text(*report.timings);
+  if (trace && report.timeline) text += "\n" + render_timeline_text(*report.timeline);
   return text;
 }
 
@@ -44,6 +52,7 @@ std::chrono::microseconds since(Clock::time_point start) {
 Report judged(const EnsembleFacts& facts) {
   auto report = judge(facts);
   report.timings = facts.timings;
+  report.timeline = timeline_of(facts.started, facts.probes, facts.round_trip);
   return report;
 }
 
@@ -176,6 +185,7 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   auto probe_span = std::chrono::duration_cast<std::chrono::milliseconds>(probe_end - start);
 
   EnsembleFacts facts;
+  facts.started = start;
   facts.given_lists = options.given_lists;
   auto limits = probe_limits(options, tls, probe_end, probe_span);
   if (tls)

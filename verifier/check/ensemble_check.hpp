@@ -71,8 +71,9 @@ using LedgerDecision = std::function<void(const Report& report, Ledger& next)>;
 Report check_and_record(const EnsembleOptions& options, LedgerUse& ledger, const Context& context,
                         const LedgerDecision& decide = nullptr);
 
-// Renders per --output; text with `verbose` ends with where the time went (JSON always says it).
-std::string render(const Report& report, OutputFormat output, bool verbose = false);
+// Renders per --output; text with `verbose` ends with where the time went (JSON always says it);
+// with `trace`, text ends with the timeline of the check's steps and JSON has it as "timeline".
+std::string render(const Report& report, OutputFormat output, bool verbose = false, bool trace = false);
 
 // Now, as ISO 8601 UTC.
 std::string iso_now();

@@ -25,6 +25,7 @@ struct QuorumOptions : EnsembleOptions {
   std::chrono::milliseconds interval{1000};       // --interval
   int stable = 3;                                 // --stable N
   bool verbose = false;                           // --verbose: text ends with where the time went
+  bool trace = false;                             // --trace: and with the timeline of the last check
 };
 
 // "(no-quorum, unreachable zoo-1)": what keeps an attempt from being healthy.
@@ -70,6 +71,9 @@ class QuorumCommand final : public Command {
         "Healthy checks in a row that end --wait (default 3)");
     command.add_flag("--verbose", options_.verbose,
                      "Text output ends with where the time went (probe, connect, write, read_back, cleanup, total)");
+    command.add_flag("--trace", options_.trace,
+                     "Output ends with the check's timeline: each connection, TLS handshake, word, session wait, "
+                     "write, sync and read, per server, in ms from the start (JSON: \"timeline\")");
     command.final_callback([this] {
       if (options_.reset_state && !options_.state_file) throw_usage("--reset-state needs --state FILE");
     });
@@ -85,7 +89,7 @@ class QuorumCommand final : public Command {
     // The command's, not only the last check's: the ledger's lock, and with --wait every attempt.
     if (report.timings)
       report.timings->total = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - started);
-    context.out << render(report, options_.output, options_.verbose) << std::flush;
+    context.out << render(report, options_.output, options_.verbose, options_.trace) << std::flush;
     return exit_code(report.verdict);
   }
 
