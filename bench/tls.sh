@@ -7,7 +7,9 @@
 #     session saved by an earlier run (-sess_in: what a handshake costs once a server was met);
 #   - `zkverify quorum` plain and over TLS, full and --no-write.
 # Medians, and the ratios the goals are stated in: TLS gate / plain gate (goal <= 1.5) and TLS gate /
-# TLS floor (goal <= 1.2), for the full gate and --no-write alike. The lab is warmed up first with
+# TLS floor (goal <= 1.2), for the full gate and --no-write alike; what TLS adds to the gate against
+# what it adds to the floor (issue 61: goal <= 1.2). Then the timeline (`quorum --trace`) of the
+# median of RUNS more TLS gates: where that run's milliseconds went. The lab is warmed up first with
 # every command for 20 s (fresh JVMs interpret before they compile).
 #   bench/tls.sh [RUNS]      (default 30 runs per command)
 #   ZKVERIFY=build/zkverify bench/tls.sh    a Release binary already built (else build-bench's)
@@ -72,8 +74,28 @@ perl -MJSON::PP -0777 -ne '
          $m{"tls --no-write"} / $m{"plain --no-write"};
   printf "TLS gate / TLS floor  %.2f (goal <= 1.2), --no-write %.2f\n", $m{tls} / $m{"TLS floor"},
          $m{"tls --no-write"} / $m{"TLS floor"};
+  printf "TLS gate - plain gate = %.1f ms against TLS floor - nc floor = %.1f ms: %.2f (goal <= 1.2)\n",
+         $m{tls} - $m{plain}, $m{"TLS floor"} - $m{"nc floor"},
+         ($m{tls} - $m{plain}) / ($m{"TLS floor"} - $m{"nc floor"});
   printf "TLS floor / nc floor  %.2f; resumed TLS floor / TLS floor %.2f\n", $m{"TLS floor"} / $m{"nc floor"},
          $m{"TLS floor, resumed"} / $m{"TLS floor"};
   printf "baseline: TLS gate %.1f ms, --no-write %.1f ms; this binary / baseline %.2f, --no-write %.2f\n",
          $m{"tls, baseline"}, $m{"tls --no-write, baseline"}, $m{tls} / $m{"tls, baseline"},
          $m{"tls --no-write"} / $m{"tls --no-write, baseline"} if exists $m{"tls, baseline"};' "$work/tls.json"
+
+# The median TLS gate's timeline, by its last step's end.
+for ((i = 0; i < runs; i++)); do $secure --trace --output json >"$work/trace-$i.json" || true; done
+python3 - "$work" "$runs" <<'PY'
+import json, sys
+work, runs = sys.argv[1], int(sys.argv[2])
+traces = [json.load(open(f"{work}/trace-{i}.json")).get("timeline") or [] for i in range(runs)]
+traces = sorted((max(step["end_ms"] for step in t), t) for t in traces if t)
+if not traces:
+    sys.exit("no timeline: the TLS gate did not run")
+end, median = traces[len(traces) // 2]
+print(f"timeline of the median TLS gate ({end:.1f} ms to its last step; ms from the start):")
+width = max(len(step["server"] or "-") for step in median)
+for step in median:
+    took = step["end_ms"] - step["start_ms"]
+    print(f"  {step['start_ms']:7.1f} - {step['end_ms']:7.1f} {took:6.1f}  {(step['server'] or '-'):<{width}}  {step['step']}")
+PY
