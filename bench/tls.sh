@@ -89,7 +89,7 @@ python3 - "$work" "$runs" <<'PY'
 import json, sys
 work, runs = sys.argv[1], int(sys.argv[2])
 traces = [json.load(open(f"{work}/trace-{i}.json")).get("timeline") or [] for i in range(runs)]
-traces = sorted((max(step["end_ms"] for step in t), t) for t in traces if t)
+traces = sorted(((max(step["end_ms"] for step in t), t) for t in traces if t), key=lambda pair: pair[0])
 if not traces:
     sys.exit("no timeline: the TLS gate did not run")
 end, median = traces[len(traces) // 2]
