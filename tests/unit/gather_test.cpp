@@ -70,7 +70,8 @@ TEST_CASE("gather: quorum's round trip starts once every srvr is in, while the l
   CHECK(ensemble.sessions_open() == 0);
   CHECK(leader.max_concurrent() <= 2);
 
-  // --trace's timeline shows the same overlap: the leader's mntr began before the write and ended after it.
+  // --trace's timeline shows the same overlap: the leader's mntr ended after the write (when it began is
+  // the probes' business: after conf's answer, which may come after the write began).
   auto timeline = timeline_of(facts.started, facts.probes, facts.round_trip);
   auto step = [&](const std::string& server, const std::string& what) {
     auto found = std::ranges::find_if(timeline.steps,
@@ -85,7 +86,6 @@ TEST_CASE("gather: quorum's round trip starts once every srvr is in, while the l
     CHECK(step(name, "srvr: connect").end <= step(name, "srvr").begin);
     CHECK(step(name, "session: sync and read").begin >= step("leader", "session: write").end);
   }
-  CHECK(step("leader", "mntr").begin < step("leader", "session: write").begin);
   CHECK(step("leader", "mntr").end > step("leader", "session: write").end);
   CHECK(std::ranges::is_sorted(timeline.steps, {}, &TimedStep::begin));
 }
