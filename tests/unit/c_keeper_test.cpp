@@ -63,6 +63,25 @@ c_client::KnownServer known(std::string name, std::string host, std::uint16_t po
   return server;
 }
 
+// As opened() after zookeeper_init on the session's worker: a handle (to a port that refuses) given to it.
+void hand_handle(const std::shared_ptr<c_client::CSession>& session, std::uint16_t port) {
+  auto hosts = "127.0.0.1:" + std::to_string(port);
+  auto* handle = zookeeper_init(hosts.c_str(), &ignore_watch, 10000, nullptr, nullptr, ZOO_NO_LOG_CLIENTENV);
+  REQUIRE(handle);
+  ask_now(session, [handle](c_client::CSession& self) {
+    c_client::CSessionTestAccess::opened(self, handle);
+    return true;
+  });
+}
+
+// The session closed (every handle's zookeeper_close returned) within 5 s.
+bool closed_in_time(const std::shared_ptr<c_client::CSession>& session) {
+  std::promise<void> closed;
+  auto done = closed.get_future();
+  tell(session, [&closed](c_client::CSession& self) { self.close(std::move(closed)); });
+  return done.wait_for(5s) == std::future_status::ready;
+}
+
 boost::asio::ip::tcp::endpoint at(const std::string& address, std::uint16_t port) {
   return {boost::asio::ip::make_address(address), port};
 }
@@ -116,22 +135,13 @@ TEST_CASE("C session: connected before zookeeper_init returned is not usable unt
   CHECK(ask_now(session, [&heard](c_client::CSession&) { return heard.size(); }) == 0);
   CHECK(connected.wait_for(0s) == std::future_status::timeout);
 
-  auto hosts = "127.0.0.1:" + std::to_string(refusing.port());
-  auto* handle = zookeeper_init(hosts.c_str(), &ignore_watch, 10000, nullptr, nullptr, ZOO_NO_LOG_CLIENTENV);
-  REQUIRE(handle);
-  ask_now(session, [handle](c_client::CSession& self) {
-    CSessionTestAccess::opened(self, handle);
-    return true;
-  });
+  hand_handle(session, refusing.port());
   REQUIRE(connected.wait_for(1s) == std::future_status::ready);
   CHECK(connected.get() == ZkError::ok);
   CHECK(ask_now(session, [&heard](c_client::CSession&) { return heard; }) ==
         std::vector<SessionState>{SessionState::connected});
 
-  std::promise<void> closed;
-  auto done = closed.get_future();
-  tell(session, [&closed](c_client::CSession& self) { self.close(std::move(closed)); });
-  CHECK(done.wait_for(5s) == std::future_status::ready);
+  CHECK(closed_in_time(session));
 }
 
 // Seen in CI under ASan: a request made while zookeeper_init still ran on its worker failed with
@@ -155,20 +165,11 @@ TEST_CASE("C session: a request made before the handle exists is sent once it is
   });
   CHECK(answer.wait_for(100ms) == std::future_status::timeout);
 
-  auto hosts = "127.0.0.1:" + std::to_string(refusing.port());
-  auto* handle = zookeeper_init(hosts.c_str(), &ignore_watch, 10000, nullptr, nullptr, ZOO_NO_LOG_CLIENTENV);
-  REQUIRE(handle);
-  ask_now(session, [handle](c_client::CSession& self) {
-    CSessionTestAccess::opened(self, handle);
-    return true;
-  });
+  hand_handle(session, refusing.port());
   REQUIRE(answer.wait_for(5s) == std::future_status::ready);
   CHECK(answer.get() == ZkError::bad_arguments);
 
-  std::promise<void> closed;
-  auto done = closed.get_future();
-  tell(session, [&closed](c_client::CSession& self) { self.close(std::move(closed)); });
-  CHECK(done.wait_for(5s) == std::future_status::ready);
+  CHECK(closed_in_time(session));
 }
 
 TEST_CASE("round trip through the C client: a server that refuses connections fails the write by the deadline",
