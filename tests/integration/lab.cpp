@@ -240,6 +240,11 @@ Run sh(const std::string& command) {
   return run;
 }
 
+std::string stacks_of(const std::string& pid) {
+  auto run = sh("timeout -k 5 30 gdb -p " + pid + " -batch -nx -ex 'thread apply all bt' 2>&1 | grep -E '^(Thread|#)'");
+  return run.out.empty() ? "no stacks of " + pid + " (gdb exited " + std::to_string(run.exit_code) + ")" : run.out;
+}
+
 std::string chromium_dom(const std::string& url) {
   auto dir = scratch_dir();
   // The flags keep Chromium off the network it would reach for at every start (closed here).

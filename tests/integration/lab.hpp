@@ -81,6 +81,9 @@ Run zkverify(const std::string& args);
 void check_schema(const std::string& schema, const std::string& text);
 // Runs a shell command line, where "$ZKVERIFY" is the zkverify binary.
 Run sh(const std::string& command);
+// Every thread's stack in process `pid` (gdb in batch mode, at most 30 s), for the failure message
+// of a test that caught a zkverify hanging; what went wrong instead when gdb cannot tell.
+std::string stacks_of(const std::string& pid);
 // The DOM headless Chromium renders for `url` (after layout), "" on failure. Its HOME and profile
 // are a scratch directory removed afterwards: nothing is left in the user's home.
 std::string chromium_dom(const std::string& url);

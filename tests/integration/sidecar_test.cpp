@@ -421,12 +421,11 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   std::erase(serve_pid, '\n');
   REQUIRE_FALSE(serve_pid.empty());
   auto lab_ports = ensemble.servers();
-  std::atomic<bool> sampling{true};
-  int most = 0;
-  std::thread sampler([&] {
-    while (sampling) {
+  std::atomic<int> most = 0;
+  std::jthread sampler([&](const std::stop_token& sampling) {  // a failed REQUIRE stops and joins it
+    while (!sampling.stop_requested()) {
       for (const auto& [port, count] : lab::connections_of(serve_pid))
-        if (lab::lists_port(lab_ports, port)) most = std::max(most, count);
+        if (lab::lists_port(lab_ports, port)) most = std::max(most.load(), count);
       std::this_thread::sleep_for(milliseconds(100));
     }
   });
@@ -435,7 +434,7 @@ TEST_CASE("serve and probe on a real ensemble: ready, degraded, local down, no q
   local_down_is_unready_then_back(scenario);
   prometheus->stop(seconds(10));
   no_quorum_makes_every_sidecar_unready(scenario);
-  sampling = false;
+  sampler.request_stop();
   sampler.join();
   CHECK(most >= 1);
   CHECK(most <= 2);
