@@ -26,6 +26,9 @@ TOP = Path(__file__).resolve().parent.parent
 
 # (name, file, original text, weakened text)
 MUTANTS = [
+    ("a session closed for want of SASL is a failed round trip again (a false critical)", "model/judge/derived.cpp",
+     "derived.sasl_required = trip && sasl_demanded(*trip);",
+     "derived.sasl_required = trip && sasl_demanded(*trip) && trip->credentials_given;"),
     ("verdict: a critical finding makes the ensemble only degraded", "model/judge/checks.cpp",
      "if (finding.severity == Severity::critical) report.verdict = Verdict::critical;",
      "if (finding.severity == Severity::critical) report.verdict = Verdict::degraded;"),

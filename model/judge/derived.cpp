@@ -146,6 +146,13 @@ void mark_synced(const EnsembleFacts& facts, Derived& derived) {
   for (auto& row : derived.rows) row.synced = proven_synced(row, counts_every_follower);
 }
 
+bool sasl_demanded(const RoundTrip& trip) {
+  auto closed = [](ZkError error) { return error == ZkError::session_closed_requires_sasl_auth; };
+  if (closed(trip.namespace_error) || closed(trip.marker_create_error) || closed(trip.write_error)) return true;
+  return std::ranges::any_of(trip.reads,
+                             [&](const ReadBack& read) { return closed(read.error) || closed(read.marker_error); });
+}
+
 bool sessions_refused(const RoundTrip& trip) {
   if (trip.write_error == ZkError::auth_failed) return true;
   return std::ranges::any_of(trip.reads, [](const ReadBack& read) {
@@ -216,7 +223,8 @@ Derived derive(const EnsembleFacts& facts) {
   derived.voters_uncertain =
       short_of_majority && derived.voters.source == VoterSource::listed && derived.write_committed;
   derived.no_quorum = short_of_majority && !derived.voters_uncertain;
-  derived.access_refused = trip && (sessions_refused(*trip) || !trip->denied_path.empty());
+  derived.sasl_required = trip && sasl_demanded(*trip);
+  derived.access_refused = trip && (derived.sasl_required || sessions_refused(*trip) || !trip->denied_path.empty());
   mark_synced(facts, derived);
   return derived;
 }

@@ -51,9 +51,11 @@ struct Derived {
   // a listed leader (a follower of an unlisted leader leaves the listed servers unable to count it).
   bool no_quorum = false;
   bool leader_unlisted = false;  // followers serve, but no listed server leads
-  // The round trip's sessions were refused (AUTHFAILED) or an ACL refused the namespace: one finding
-  // says why, instead of the round trip's failures.
+  // The round trip's sessions were refused (AUTHFAILED), closed for want of SASL, or an ACL refused
+  // the namespace: one finding says why, instead of the round trip's failures.
   bool access_refused = false;
+  // A server closed a round-trip session because it requires SASL (-124): the trip proved nothing.
+  bool sasl_required = false;
 };
 
 // The facts every check reads (the ledger's remembered observers are in `facts`).

@@ -124,6 +124,13 @@ constexpr std::array kTable{
     FindingInfo{auth_failed, "auth-failed", Severity::critical,
                 "The servers refused the credentials, or the ACL does not grant them the namespace.",
                 "Check the file's USER and PASSWORD, the ACL and the servers' authentication providers."},
+    FindingInfo{sasl_required, "sasl-required", Severity::info,
+                "The servers closed zkverify's sessions at their first request (session_closed_requires_sasl_auth): "
+                "they require every session to authenticate (enforce.auth.enabled=true with enforce.auth.schemes=sasl, "
+                "or sessionRequireClientSASLAuth). No round trip was made; the verdict stands on what the servers "
+                "answer without a session, as with --no-write.",
+                "zkverify does not speak SASL yet (docs/credentials.md): pass --no-write to say so; for the round "
+                "trip's proof, add digest to enforce.auth.schemes and give zkverify a digest user (--auth-file)."},
     FindingInfo{not_whitelisted, "not-whitelisted", Severity::info,
                 "Some four-letter words are not whitelisted; zkverify used srvr instead.",
                 "Add the zoo.cfg line the finding gives (4lw.commands.whitelist=...) for richer checks."},

@@ -47,6 +47,7 @@ enum class FindingCode {
   cleanup_deferred,
   auth_required,
   auth_failed,
+  sasl_required,
   // quorum: what zkverify could use
   not_whitelisted,
   admin_unavailable,

@@ -124,14 +124,41 @@ bool reached_reads(const RoundTrip& trip, const Derived& derived) {
          trip.write_error == ZkError::ok;
 }
 
+// The server that closed a session for want of SASL: the writer when its session was closed so.
+std::string closed_for_sasl(const RoundTrip& trip) {
+  auto closed = ZkError::session_closed_requires_sasl_auth;
+  if (trip.namespace_error == closed || trip.marker_create_error == closed || trip.write_error == closed)
+    return trip.writer;
+  auto read = std::ranges::find_if(
+      trip.reads, [&](const ReadBack& one) { return one.error == closed || one.marker_error == closed; });
+  return read == trip.reads.end() ? trip.writer : read->server;
+}
+
 }  // namespace
 
-// Digest ACLs: a namespace the sessions may not use is one critical finding of its own (reported
-// instead of the round trip's failures): auth-required without credentials, auth-failed with
-// credentials the servers refused (AUTHFAILED) or the ACL does not grant.
-void check_access(const EnsembleFacts& facts, const Derived& /*derived*/, Findings& findings) {
+// Sessions the servers will not serve, or a namespace they may not use: one finding of its own,
+// reported instead of the round trip's failures. sasl-required (info: the verdict stands on the
+// words, as with --no-write, not on a round trip zkverify could not make); else the digest ACLs'
+// criticals: auth-required without credentials, auth-failed with credentials the servers refused
+// (AUTHFAILED) or the ACL does not grant.
+void check_access(const EnsembleFacts& facts, const Derived& derived, Findings& findings) {
   if (!facts.round_trip) return;
   const auto& trip = *facts.round_trip;
+  if (derived.sasl_required) {
+    auto server = closed_for_sasl(trip);
+    findings.add(FindingCode::sasl_required, server,
+                 fmt::format("{} closed zkverify's session at its first request (session_closed_requires_sasl_auth): "
+                             "the servers require every session to authenticate (enforce.auth.enabled, or "
+                             "sessionRequireClientSASLAuth), {}. No round trip was made; the verdict stands on what "
+                             "the servers answered without a session, as with --no-write",
+                             server,
+                             trip.credentials_given
+                                 ? "and do not take the digest credentials from --auth-file (digest is not among "
+                                   "enforce.auth.schemes; zkverify does not speak SASL yet)"
+                                 : "and zkverify presented no credentials (it does not speak SASL yet; with digest "
+                                   "among enforce.auth.schemes, --auth-file gives it a digest user)"));
+    return;
+  }
   if (auto refused = refused_sessions(trip); !refused.empty()) {
     findings.add(FindingCode::auth_failed, refused.size() == 1 ? refused.front() : "",
                  fmt::format("the servers refused the credentials from --auth-file (AUTHFAILED) on {}: check the "
@@ -181,7 +208,8 @@ void check_round_trip(const EnsembleFacts& facts, const Derived& derived, Findin
 }
 
 std::optional<RoundTripSummary> round_trip_summary(const EnsembleFacts& facts, const Derived& derived) {
-  if (facts.write_skipped || !facts.round_trip) return std::nullopt;
+  // Closed for want of SASL, a trip wrote and read nothing: reported as --no-write's, with no round trip.
+  if (facts.write_skipped || !facts.round_trip || derived.sasl_required) return std::nullopt;
   const auto& trip = *facts.round_trip;
   RoundTripSummary summary{trip.writer, trip.path, trip.write_zxid, 0, 0};
   if (!reached_reads(trip, derived)) return summary;

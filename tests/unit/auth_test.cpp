@@ -347,6 +347,75 @@ TEST_CASE("round trip with the owner's credentials: healthy, and what it creates
   CHECK(open.acl_of("/zkverify/marker") == std::vector<std::string>{"world:anyone"});
 }
 
+namespace {
+
+// A round trip the servers closed for want of SASL, as on a real 3.8.0 lab with enforce.auth
+// (tests/lab/zklab up --sasl): the first request answered -124, the session then gone.
+RoundTrip closed_for_sasl(bool with_marker) {
+  RoundTrip trip;
+  trip.writer = "s1";
+  trip.reads.resize(3);
+  for (int i = 0; i < 3; ++i) trip.reads[i].server = "s" + std::to_string(i + 1);
+  if (with_marker) {
+    trip.marker_create_error = ZkError::session_closed_requires_sasl_auth;
+    trip.write_error = ZkError::connection_loss;
+  } else {
+    trip.write_error = ZkError::session_closed_requires_sasl_auth;
+  }
+  return trip;
+}
+
+Report judged(const RoundTrip& trip) {
+  EnsembleFacts facts;
+  facts.probes = {synthetic::server("s1", Mode::leader, 0x100000001, 1),
+                  synthetic::server("s2", Mode::follower, 0x100000001, 2),
+                  synthetic::server("s3", Mode::follower, 0x100000001, 3)};
+  facts.round_trip = trip;
+  return judge(facts);
+}
+
+}  // namespace
+
+TEST_CASE("servers that require SASL: sasl-required (info) instead of a false critical, the verdict from the words",
+          "[auth]") {
+  for (bool with_marker : {false, true}) {
+    INFO("with a marker (--state): " << with_marker);
+    auto report = judged(closed_for_sasl(with_marker));
+    CHECK(report.verdict == Verdict::healthy);  // what the words prove, as with --no-write
+    for (const char* failure : {"round-trip-failed", "read-back-failed", "auth-required", "auth-failed"})
+      CHECK_FALSE(find(report.findings, failure));
+    const auto* required = find(report.findings, "sasl-required");
+    REQUIRE(required);
+    CHECK(required->severity == Severity::info);
+    CHECK(required->server == "s1");
+    CHECK_THAT(required->message, Contains("session_closed_requires_sasl_auth") && Contains("no credentials") &&
+                                      Contains("as with --no-write"));
+    CHECK_FALSE(report.round_trip);  // no "round trip via s1: the write was not committed"
+  }
+  // A reader's session closed so (the writer's was let in): that server is named.
+  auto trip = closed_for_sasl(false);
+  trip.write_error = ZkError::ok;
+  trip.reads[2].error = ZkError::session_closed_requires_sasl_auth;
+  auto reader = judged(trip);
+  REQUIRE(find(reader.findings, "sasl-required"));
+  CHECK(find(reader.findings, "sasl-required")->server == "s3");
+  CHECK_FALSE(find(reader.findings, "round-trip-failed"));
+  // Digest credentials given, not among the schemes the servers take: said so, not "no credentials".
+  trip = closed_for_sasl(false);
+  trip.credentials_given = true;
+  auto given = judged(trip);
+  REQUIRE(find(given.findings, "sasl-required"));
+  CHECK_THAT(find(given.findings, "sasl-required")->message,
+             Contains("--auth-file") && Contains("enforce.auth.schemes") && !Contains("no credentials"));
+  // Still, every other fact judges as ever: no quorum stays critical.
+  auto lost = closed_for_sasl(false);
+  EnsembleFacts facts;
+  facts.probes = {synthetic::server("s1", Mode::leader, 0x100000001, 1), synthetic::unreachable("s2"),
+                  synthetic::unreachable("s3")};
+  facts.round_trip = lost;
+  CHECK(judge(facts).verdict == Verdict::critical);
+}
+
 TEST_CASE("credentialed factory: the caller's own credentials win over the factory's", "[auth]") {
   Ensemble ensemble;
   ensemble.protect("/zkverify", alice());
