@@ -223,8 +223,8 @@ TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words"
 void admin_over_https(const lab::Lab& ensemble, const std::string& servers, const std::string& flags) {
   // A cold Jetty's first HTTPS answers can take seconds on a loaded machine (seen: no reply within the
   // default deadline with both cores busy): this is about what is read, not how fast.
-  auto admin = "quorum --timeout 15s --output json --servers " + servers + flags + " --admin-port " +
-               ensemble.admin_ports();
+  auto admin =
+      "quorum --timeout 15s --output json --servers " + servers + flags + " --admin-port " + ensemble.admin_ports();
   auto read = zkverify(admin);
   INFO(read);
   CHECK(read.exit_code == 0);
