@@ -12,8 +12,13 @@ PollSeen poll_seen(const std::vector<ServerProbe>& probed, const std::string& ta
     auto mode = mode_of(probe);
     if (mode == Mode::leader) seen.leader = probe.address.name;
     if (mode == Mode::follower || mode == Mode::observer) seen.someone_follows = true;
-    if (probe.srvr && probe.srvr->error == ProbeError::not_serving) seen.someone_looking = true;
-    if (probe.address.name != target) continue;
+    if (probe.address.name != target) {
+      // The restarted server says "not serving" while it starts and joins, whoever leads: only
+      // another server's is evidence of an election (with the others' polls timed out on a loaded
+      // machine, its answer alone made a follower's restart look leaderless).
+      if (probe.srvr && probe.srvr->error == ProbeError::not_serving) seen.someone_looking = true;
+      continue;
+    }
     seen.target_serving = mode && is_serving(*mode);
     if (has_facts(probe.srvr)) seen.target_received = probe.srvr->facts.received;
   }

@@ -163,6 +163,12 @@ TEST_CASE("poll_seen: who leads, whether someone follows, how the restarted serv
   CHECK_FALSE(seen.someone_looking);
   facts.probes[2] = synthetic::not_serving("pzoo-2");  // in an election: evidence that none leads
   CHECK(poll_seen(facts.probes, "zoo-0", t0).someone_looking);
+  // The restarted server starting up, every other poll timed out: no evidence that none leads.
+  auto starting = synthetic::healthy_five();
+  for (auto& probe : starting.probes) probe = synthetic::unreachable(probe.address.name);
+  starting.probes[2] = synthetic::not_serving("pzoo-2");
+  CHECK_FALSE(poll_seen(starting.probes, "pzoo-2", t0).someone_looking);
+  CHECK(poll_seen(starting.probes, "zoo-0", t0).someone_looking);
 }
 
 TEST_CASE("sidecar book: the first cycle says readiness, leader and verdict, an unchanged one says nothing",
