@@ -96,6 +96,7 @@ int create_flags(CreateMode mode) {
 NodeStat node_stat(const Stat* stat) {
   if (!stat) return {};
   return {Zxid{static_cast<std::uint64_t>(stat->czxid)}, Zxid{static_cast<std::uint64_t>(stat->mzxid)}, stat->version,
+          stat->ephemeralOwner,
           std::chrono::sys_time<std::chrono::milliseconds>(std::chrono::milliseconds(stat->ctime))};
 }
 

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <utility>
 
+#include "probes/client_reads.hpp"
 #include "probes/pinned_reads.hpp"
 
 namespace zkverify::probes {
@@ -256,6 +257,11 @@ void write_and_read(std::vector<std::unique_ptr<Keeper>>& sessions, const RoundT
     // A reader is done once its reads are in: its close (a quorum transaction) starts now, beside
     // the other reads and the writer's delete; run_round_trip's close_all then waits for it.
     if (i != plan.writer) start_closing(*sessions[i]);
+  }
+  if (!plan.client_paths.empty()) {
+    auto started = Clock::now();
+    trip.clients = read_client_paths(writer, plan.client_paths, plan.deadline);
+    trip.steps.push_back({trip.writer, "session: clients' registrations", started, Clock::now()});
   }
   for (const auto& read : trip.reads) {
     if (plan.write) note_denied(trip, read.error, trip.path);

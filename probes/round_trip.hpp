@@ -28,6 +28,7 @@ struct RoundTripPlan {
   // When closing the sessions must have ended (they are closed together); default: `deadline`.
   Clock::time_point close_deadline{};
   std::chrono::milliseconds session_timeout{10000};
+  std::vector<std::string> client_paths;  // --clients: read through the writer (client_reads.hpp)
 };
 
 // Sessions opened before the round trip is planned: each as soon as its server was reported by

@@ -8,6 +8,8 @@ packages=(
   libzookeeper-mt-dev libssl-dev openssl libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
   # the real server for integration tests, and the tools the lab and benchmark use
   zookeeper default-jre-headless netcat-openbsd hyperfine curl procps perl
+  # real Kafka-broker clients in tests (tests/lab/ZkBroker.java, run from source: the JDK's compiler)
+  openjdk-17-jdk-headless
   # the stacks of a zkverify that a test caught hanging, in the test's failure message
   gdb
   # the Kubernetes-shaped lab (tests/lab/zkpods): a network namespace, its partitions, setpriv

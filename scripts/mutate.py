@@ -26,6 +26,23 @@ TOP = Path(__file__).resolve().parent.parent
 
 # (name, file, original text, weakened text)
 MUTANTS = [
+    ("--clients: a registration held by a new session counts as kept", "model/judge/client_changes.cpp",
+     "{found->second->owner == registration->owner ? RegistrationChange::kept : RegistrationChange::renewed, path,",
+     "{RegistrationChange::kept, path,"),
+    ("--clients: a registration missing before the step is blamed on it", "model/judge/client_changes.cpp",
+     "if (!was || !compared(*was) || !compared(now)) continue;",
+     "if (!was) continue;"),
+    ("--clients: a gone registration says nothing", "model/judge/client_changes.cpp",
+     "    else if (delta.change == RegistrationChange::gone) findings.push_back(gone_finding(delta, when));\n",
+     ""),
+    ("--clients: the ledger keeps the first holders, so a loss is reported at every run after", "model/judge/ledger_update.cpp",
+     "    std::erase_if(kept, [&](const ClientPathRead& old) { return old.path == read.path; });\n    kept.push_back",
+     "    if (std::ranges::find(kept, read.path, &ClientPathRead::path) == kept.end()) kept.push_back"),
+    ("--clients: a step's client findings are not the step's", "model/judge/step.cpp",
+     "  if (step.clients_before && step.clients_after)", "  if (false && step.clients_before && step.clients_after)"),
+    ("--clients: a persistent child counts as a registration", "probes/client_reads.cpp",
+     "if (stat.error != ZkError::ok || stat.stat.ephemeral_owner == 0) continue;",
+     "if (stat.error != ZkError::ok) continue;"),
     ("a session closed for want of SASL is a failed round trip again (a false critical)", "model/judge/derived.cpp",
      "derived.sasl_required = trip && sasl_demanded(*trip);",
      "derived.sasl_required = trip && sasl_demanded(*trip) && trip->credentials_given;"),

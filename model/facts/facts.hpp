@@ -12,6 +12,7 @@
 #include "model/facts/addresses.hpp"
 #include "model/facts/clock.hpp"
 #include "model/facts/errors.hpp"
+#include "model/facts/registrations.hpp"
 #include "model/facts/tls_facts.hpp"
 
 namespace zkverify {
@@ -214,6 +215,7 @@ struct RoundTrip {
   std::vector<std::string> acl_schemes;        // its ACL's schemes, sorted, when it could be read
   PhaseTimings timings;                        // connect, write, read_back, cleanup
   std::vector<TimedStep> steps;                // the writer's session, the write, each sync and read, the close
+  std::vector<ClientPathRead> clients;         // --clients: each path as the writer's session read it
 };
 
 }  // namespace zkverify

@@ -19,6 +19,7 @@ struct NodeStat {
   Zxid czxid;
   Zxid mzxid;
   std::int32_t version = 0;
+  std::int64_t ephemeral_owner = 0;  // the session that holds an ephemeral node; 0 for a persistent one
   // When the node was created, by the wall clock of the server that created it: compare it with
   // another node's ctime (same servers' clocks), not with this machine's clock.
   std::chrono::sys_time<std::chrono::milliseconds> ctime{};

@@ -30,6 +30,8 @@ std::span<const Check> ensemble_checks();
 // round_trip_checks.cpp: digest ACLs and refused credentials, then the round trip's write and reads.
 void check_access(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
 void check_round_trip(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
+// The --clients paths the writer's session could not read (clients-unread).
+void check_clients(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
 // The report's summary of the round trip: none when it was skipped or impossible.
 std::optional<RoundTripSummary> round_trip_summary(const EnsembleFacts& facts, const Derived& derived);
 

@@ -305,9 +305,9 @@ std::string whitelist_line(const std::vector<std::string>& words) {
 // Independent of each other; this order is only the order in which findings of one severity print.
 std::span<const Check> ensemble_checks() {
   static constexpr Check checks[] = {
-      check_servers,      check_voter_count,      check_leaders,      check_quorum, check_membership_views,
-      check_ids,          check_synced_followers, check_epochs,       check_access, check_round_trip,
-      check_capabilities, check_versions,         check_certificates,
+      check_servers, check_voter_count,      check_leaders,  check_quorum,       check_membership_views,
+      check_ids,     check_synced_followers, check_epochs,   check_access,       check_round_trip,
+      check_clients, check_capabilities,     check_versions, check_certificates,
   };
   return checks;
 }
@@ -331,6 +331,7 @@ Report judge(const EnsembleFacts& facts) {
   }
   report.voters_uncertain = derived.voters_uncertain;
   report.round_trip = round_trip_summary(facts, derived);
+  if (facts.round_trip && !facts.round_trip->clients.empty()) report.clients = facts.round_trip->clients;
   report.tls = client_tls(facts);
   report.servers = std::move(derived.rows);
   report.findings = std::move(findings.list);

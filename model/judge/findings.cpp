@@ -190,6 +190,25 @@ constexpr std::array kTable{
     FindingInfo{not_recovered, "not-recovered", Severity::warning,
                 "The ensemble was not healthy --stable times in a row after the restart.",
                 "Do not go on: look at the last check's findings.", "critical when the last check was critical"},
+    FindingInfo{client_session_lost, "client-session-lost", Severity::warning,
+                "A client's registration (an ephemeral znode under a --clients path, such as a Kafka broker's "
+                "/brokers/ids/N) is held by a new session: the session that held it ended (it expired, or the "
+                "client closed it) and the client registered again. The client saw an outage.",
+                "Do not go on until you know why: the next restart may cost it again. Restart more slowly (wait "
+                "for the clients to reconnect), give the client every server in its connect string, or raise its "
+                "session timeout (Kafka: zookeeper.session.timeout.ms)."},
+    FindingInfo{client_gone, "client-gone", Severity::warning,
+                "A client's registration that was there before is not there now, and no session holds it again: "
+                "its session ended, or the client removed it and left.",
+                "Find the client (the path names it): if it should be running, it has not come back."},
+    FindingInfo{controller_moved, "controller-moved", Severity::warning,
+                "Kafka's /controller is held by a new session: the controller failed over (its broker's session "
+                "ended, or it resigned); partitions' leadership moved with it.",
+                "Check the brokers' logs and under-replicated partitions before the next restart."},
+    FindingInfo{clients_unread, "clients-unread", Severity::warning,
+                "A --clients path could not be read (no session, no permission, or the deadline): its "
+                "registrations were not compared.",
+                "Check again; the message names the path and the error."},
 };
 
 constexpr bool in_enum_order() {
@@ -198,7 +217,7 @@ constexpr bool in_enum_order() {
   return true;
 }
 static_assert(in_enum_order(), "kTable lists the codes in FindingCode's order, one row each");
-static_assert(kTable.size() == static_cast<std::size_t>(not_recovered) + 1, "every FindingCode has a row");
+static_assert(kTable.size() == static_cast<std::size_t>(clients_unread) + 1, "every FindingCode has a row");
 
 }  // namespace
 

@@ -73,6 +73,11 @@ enum class FindingCode {
   interrupted,
   not_restarted,
   not_recovered,
+  // the clients' registrations (--clients)
+  client_session_lost,
+  client_gone,
+  controller_moved,
+  clients_unread,
 };
 
 struct FindingInfo {

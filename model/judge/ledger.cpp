@@ -41,6 +41,35 @@ const Json& field(const Json& object, const char* name) {
   return *it;
 }
 
+Json clients_json(const std::vector<ClientPathRead>& clients) {
+  Json out = Json::array();
+  for (const auto& read : clients) {
+    Json held = Json::array();
+    for (const auto& registration : read.held)
+      held.push_back({{"path", registration.path},
+                      {"owner", session_text(registration.owner)},
+                      {"ctime_ms", registration.ctime_ms},
+                      {"data", registration.data}});
+    out.push_back({{"path", read.path}, {"data", read.data}, {"held", std::move(held)}});
+  }
+  return out;
+}
+
+std::vector<ClientPathRead> clients_from(const Json& in) {
+  std::vector<ClientPathRead> clients;
+  for (const auto& path : in) {
+    ClientPathRead read{
+        field(path, "path").get<std::string>(), ZkError::ok, {}, field(path, "data").get<std::string>()};
+    for (const auto& held : field(path, "held"))
+      read.held.push_back({field(held, "path").get<std::string>(),
+                           static_cast<std::int64_t>(zxid_from(field(held, "owner"), "clients.held.owner").value),
+                           integer_from(field(held, "ctime_ms"), "clients.held.ctime_ms"),
+                           field(held, "data").get<std::string>()});
+    clients.push_back(std::move(read));
+  }
+  return clients;
+}
+
 }  // namespace
 
 std::string marker_path(const std::string& namespace_path) { return namespace_path + "/marker"; }
@@ -78,6 +107,7 @@ Json to_json(const Ledger& ledger) {
       {"servers", std::move(servers)},
       {"restarted_this_round", ledger.restarted},
       {"restarts_in_flight", std::move(in_flight)},
+      {"clients", clients_json(ledger.clients)},
   };
 }
 
@@ -119,6 +149,7 @@ Ledger ledger_from_json(const Json& in) {
                      approval.value("received", Json()).is_null()
                          ? std::nullopt
                          : std::optional(integer_from(approval.at("received"), "received"))};
+    if (in.contains("clients")) ledger.clients = clients_from(in.at("clients"));  // absent before --clients
   } catch (const Json::exception& error) {
     throw BadInput(fmt::format("a field has the wrong type: {}", error.what()));
   }

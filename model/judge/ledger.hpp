@@ -13,6 +13,7 @@
 
 #include "model/facts/facts.hpp"
 #include "model/facts/failure.hpp"
+#include "model/facts/registrations.hpp"
 
 namespace zkverify {
 
@@ -53,6 +54,8 @@ struct Ledger {
   std::map<std::string, LedgerServer> servers;
   std::set<std::string> restarted;  // this restart round: servers approved (safe-to-restart) or restarted (step)
   std::map<std::string, Approval> in_flight;  // approved, not yet seen back
+  // --clients: each path as the last run that read it saw it (its registrations and their sessions).
+  std::vector<ClientPathRead> clients;
   std::string updated;
 };
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "model/judge/client_changes.hpp"
 #include "model/judge/ledger_steps.hpp"
 #include "model/judge/restart_round.hpp"
 #include "model/parse/parsers.hpp"
@@ -164,11 +165,27 @@ void follow_marker(const LedgerRun& run, LedgerDraft& draft) {
   else if (run.facts.round_trip) adopt_marker(*run.facts.round_trip, draft);
 }
 
+// The clients' registrations since the last run that read them; the paths read now replace theirs.
+void follow_clients(const LedgerRun& run, LedgerDraft& draft) {
+  if (!run.report.clients) return;
+  if (run.previous && !run.previous->clients.empty())
+    for (auto& finding : client_findings(run.previous->clients, *run.report.clients,
+                                         fmt::format("since the last run ({})", run.previous->updated)))
+      draft.out.findings.push_back(std::move(finding));
+  auto& kept = draft.out.next.clients;
+  for (const auto& read : *run.report.clients) {
+    if (read.error != ZkError::ok && read.error != ZkError::no_node) continue;  // says nothing: keep the last
+    std::erase_if(kept, [&](const ClientPathRead& old) { return old.path == read.path; });
+    kept.push_back({read.path, ZkError::ok, read.held, read.data});
+  }
+  std::ranges::sort(kept, {}, &ClientPathRead::path);
+}
+
 }  // namespace
 
 std::span<const LedgerStep> ledger_steps() {
-  static constexpr LedgerStep steps[] = {carry_data_loss_alarm, check_zxid,   check_leader, check_membership,
-                                         record_servers,        follow_round, follow_marker};
+  static constexpr LedgerStep steps[] = {carry_data_loss_alarm, check_zxid,   check_leader,  check_membership,
+                                         record_servers,        follow_round, follow_marker, follow_clients};
   return steps;
 }
 

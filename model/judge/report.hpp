@@ -103,6 +103,8 @@ struct Report {
   std::optional<PhaseTimings> timings;         // where the check's time went, when it was measured
   std::optional<Timeline> timeline;            // its steps, when they were timed (--trace)
   std::optional<ClientTls> tls;                // none: plain TCP
+  // --clients: the registrations as the writer's session read them; none when not asked or not read.
+  std::optional<std::vector<ClientPathRead>> clients;
 };
 
 std::string_view to_string(Verdict verdict);

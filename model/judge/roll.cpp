@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "model/judge/client_changes.hpp"
+
 namespace zkverify {
 
 std::map<std::string, std::string> RollRecord::versions() const {
@@ -16,7 +18,8 @@ std::map<std::string, std::string> RollRecord::versions() const {
 std::vector<std::string> RollRecord::done() const {
   std::vector<std::string> names;
   for (const auto& step : steps)
-    if (step.findings.empty() && step.verdict == Verdict::healthy) names.push_back(step.server);
+    if (std::ranges::all_of(step.findings, about_clients) && step.verdict == Verdict::healthy)
+      names.push_back(step.server);
   return names;
 }
 

@@ -59,7 +59,8 @@ struct RollRecord {
 
   // Each listed server's release as last seen: the last check's, or a later step's version_after.
   [[nodiscard]] std::map<std::string, std::string> versions() const;
-  // Servers restarted by this roll, then the ones not yet done.
+  // Servers restarted by this roll (a step whose only findings are about the clients restarted its
+  // server, and the ledger's round has it), then the ones not yet done.
   [[nodiscard]] std::vector<std::string> done() const;
   [[nodiscard]] std::vector<std::string> remaining() const;
 };

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "model/judge/check_parts.hpp"
+#include "model/judge/client_changes.hpp"
 #include "model/judge/derived.hpp"
 
 namespace zkverify {
@@ -218,6 +219,12 @@ std::optional<RoundTripSummary> round_trip_summary(const EnsembleFacts& facts, c
     if (read.error == ZkError::ok && read.bytes_match) ++summary.reads_ok;
   }
   return summary;
+}
+
+void check_clients(const EnsembleFacts& facts, const Derived& /*derived*/, Findings& findings) {
+  if (!facts.round_trip) return;
+  for (auto& finding : unread_client_findings(facts.round_trip->clients))
+    findings.add(finding.code, std::move(finding.server), std::move(finding.message));
 }
 
 }  // namespace zkverify

@@ -5,6 +5,7 @@
 #include "model/facts/text.hpp"
 #include "model/facts/time_text.hpp"
 #include "model/judge/checks.hpp"
+#include "model/judge/client_changes.hpp"
 
 namespace zkverify {
 
@@ -50,6 +51,12 @@ std::vector<Finding> step_findings(const StepFacts& step) {
                         FindingCode::not_recovered, step.server,
                         fmt::format("{}the ensemble was not healthy {} in a row within {}", did_not_come_back(step),
                                     counted(step.stable, "time"), bound)});
+  if (step.clients_before && step.clients_after)
+    for (auto& finding : client_findings(*step.clients_before, *step.clients_after,
+                                         fmt::format("during the step on {}", step.server))) {
+      finding.server = step.server;  // the step that cost it: roll's report says which
+      findings.push_back(std::move(finding));
+    }
   return findings;
 }
 

@@ -3,6 +3,7 @@
 // both use for whether it went well.
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,9 +27,12 @@ struct StepFacts {
   std::string version_before;               // the server's release in the check before COMMAND; "" unknown
   std::string
       state_after;  // how the last check found the server when it did not serve: "unreachable: connection refused"
+  // --clients: the registrations the check before COMMAND read, and the last check; none when unread.
+  std::optional<std::vector<ClientPathRead>> clients_before, clients_after;
 };
 
-// command-timed-out or command-failed; interrupted, not-restarted or not-recovered.
+// command-timed-out or command-failed; interrupted, not-restarted or not-recovered; what became of
+// the clients' registrations (client_changes.hpp), "during the step on SERVER".
 std::vector<Finding> step_findings(const StepFacts& step);
 
 // The step's verdict: the last check's, made worse by the step's own findings and the watch's. A

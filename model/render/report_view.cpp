@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "model/facts/time_text.hpp"
+#include "model/judge/client_changes.hpp"
 #include "model/render/json_text.hpp"
 #include "model/render/utf8_text.hpp"
 
@@ -40,6 +41,27 @@ std::vector<std::pair<const char*, std::chrono::microseconds>> phases(const Phas
 
 std::int64_t whole_ms(std::chrono::microseconds time) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(time).count();
+}
+
+// "1 (session 0x...)" for a registration under the path, "held by session 0x..." for the path's own node.
+std::string registration_text(const ClientPathRead& read, const Registration& held) {
+  if (held.path == read.path) {
+    auto broker = controller_broker(held.data);
+    return fmt::format("held by session {}{}", session_text(held.owner),
+                       broker ? fmt::format(" (broker {})", *broker) : "");
+  }
+  return fmt::format("{} (session {})", held.path.substr(read.path.size() + 1), session_text(held.owner));
+}
+
+std::string client_line(const ClientPathRead& read) {
+  if (read.error == ZkError::no_node) return fmt::format("  {}: not there\n", read.path);
+  if (read.error != ZkError::ok) return fmt::format("  {}: not read ({})\n", read.path, to_string(read.error));
+  std::vector<std::string> held;
+  for (const auto& registration : read.held) held.push_back(registration_text(read, registration));
+  if (held.empty())  // a counter such as /controller_epoch says its value
+    return fmt::format("  {}: no registrations{}\n", read.path,
+                       read.data.empty() || read.data.size() > 32 ? "" : fmt::format(" (data: {})", read.data));
+  return fmt::format("  {}: {}\n", read.path, fmt::join(held, ", "));
 }
 
 }  // namespace
@@ -92,6 +114,10 @@ std::string render_text(const Report& report) {
                          fmt::join(view.holders, ", "),
                          view.given.empty() ? "" : fmt::format(" ({}: by --zoo-cfg)", fmt::join(view.given, ", ")));
   }
+  if (report.clients) {
+    out += "\nclients:\n";
+    for (const auto& read : *report.clients) out += client_line(read);
+  }
   if (!report.findings.empty()) {
     out += "\nfindings:\n";
     for (const auto& finding : report.findings)
@@ -110,6 +136,26 @@ nlohmann::json certificate_json(const std::optional<CertificateFacts>& certifica
           {"not_after", iso8601(certificate->not_after)},
           {"days_left", days},
           {"names", certificate->names}};
+}
+
+nlohmann::json clients_json(const std::vector<ClientPathRead>& reads) {
+  auto out = nlohmann::json::array();
+  for (const auto& read : reads) {
+    auto held = nlohmann::json::array();
+    for (const auto& registration : read.held)
+      held.push_back(
+          {{"path", registration.path},
+           {"owner", session_text(registration.owner)},
+           {"ctime",
+            iso8601(std::chrono::system_clock::time_point(std::chrono::milliseconds(registration.ctime_ms)), true)}});
+    bool read_ok = read.error == ZkError::ok || read.error == ZkError::no_node;
+    out.push_back({{"path", read.path},
+                   {"exists", read.error == ZkError::ok},
+                   {"error", read_ok ? nlohmann::json(nullptr) : nlohmann::json(to_string(read.error))},
+                   {"data", valid_utf8(read.data)},
+                   {"held", std::move(held)}});
+  }
+  return out;
 }
 
 nlohmann::json views_json(const std::vector<ViewSummary>& views) {
@@ -164,7 +210,7 @@ nlohmann::json to_json(const Report& report) {
         {"reads_attempted", trip.reads_attempted},
     };
   }
-  return {
+  json out = {
       {"verdict", to_string(report.verdict)},
       {"leader", report.leader ? json(*report.leader) : json(nullptr)},
       {"expected_voters", report.expected_voters},
@@ -178,6 +224,8 @@ nlohmann::json to_json(const Report& report) {
                   ? json{{"client_certificate", certificate_json(report.tls->certificate, report.tls->days_left)}}
                   : json(nullptr)},
   };
+  if (report.clients) out["clients"] = clients_json(*report.clients);  // only with --clients
+  return out;
 }
 
 std::string render_json(const Report& report) { return json_text(to_json(report)) + "\n"; }

@@ -91,7 +91,9 @@ std::string stop_text(const RollRecord& roll) {
   else if (roll.stopped_by_signal) why = "stopped by a signal between steps";
   else if (!roll.steps.empty()) {
     const auto& last = roll.steps.back();
-    why = fmt::format("the step of {} failed{}", last.server,
+    auto done = roll.done();
+    bool restarted = std::ranges::find(done, last.server) != done.end();
+    why = fmt::format("the step of {} {}{}", last.server, restarted ? "cost clients their sessions" : "failed",
                       last.findings.empty() ? ""
                                             : ": " + std::string(to_string(last.findings.front().code)) + ": " +
                                                   last.findings.front().message);

@@ -84,3 +84,13 @@ TEST_CASE("namespace validation keeps writes inside a proper namespace") {
   CHECK_THROWS_WITH(parse_namespace("/a/.."), Contains("'.' or '..' component"));
   CHECK(parse_namespace("/a/.b/..c") == "/a/.b/..c");  // only whole components are refused
 }
+
+TEST_CASE("--clients takes absolute paths and the kafka preset, and names what it refuses") {
+  using verifier::parse_client_paths;
+  CHECK(parse_client_paths("/solr/live_nodes") == std::vector<std::string>{"/solr/live_nodes"});
+  CHECK(parse_client_paths("kafka") == std::vector<std::string>{"/brokers/ids", "/controller", "/controller_epoch"});
+  CHECK_THROWS_WITH(parse_client_paths("brokers/ids"), Contains("--clients 'brokers/ids'") && Contains("absolute"));
+  CHECK_THROWS_WITH(parse_client_paths("/"), Contains("root"));
+  CHECK_THROWS_WITH(parse_client_paths("/brokers/ids/"), Contains("end with"));
+  CHECK_THROWS_WITH(parse_client_paths("/a//b"), Contains("empty path component"));
+}

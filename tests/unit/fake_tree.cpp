@@ -96,7 +96,8 @@ CreateResult create_node(Tree& tree, const std::string& path, const std::string&
   }
   if (is_sequential(mode)) ++parent->second.next_sequence;
   auto now = std::chrono::time_point_cast<std::chrono::milliseconds>(std::chrono::system_clock::now());
-  Node node{data, {zxid, zxid, 0, now}, is_ephemeral(mode) ? session : 0, 0, std::nullopt, false};
+  auto owner = is_ephemeral(mode) ? session : 0;
+  Node node{data, {zxid, zxid, 0, owner, now}, owner, 0, std::nullopt, false};
   result = {ZkError::ok, name, node.stat};
   tree.emplace(name, std::move(node));
   return result;

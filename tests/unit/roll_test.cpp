@@ -100,6 +100,20 @@ TEST_CASE("roll: the verdict and what stopped it") {
   CHECK(roll_verdict(roll) == Verdict::critical);
 }
 
+TEST_CASE("roll: a step that cost a client its session restarted its server, and stops the roll") {
+  auto roll = complete_roll();
+  roll.complete = false;
+  roll.steps.resize(2);
+  roll.steps[1].findings.push_back(make_finding(FindingCode::client_session_lost, "pzoo-2",
+                                                "Kafka broker 9 (/brokers/ids/9): held by session 0x9 before"));
+  CHECK(roll_verdict(roll) == Verdict::degraded);
+  CHECK(to_json(roll)["done"] == nlohmann::json::array({"pzoo-0", "pzoo-2"}));  // as the ledger's round has it
+  CHECK_THAT(render_roll(roll, OutputFormat::text),
+             Contains("roll stopped: the step of pzoo-2 cost clients their sessions: client-session-lost: Kafka "
+                      "broker 9") &&
+                 Contains("Done: pzoo-0, pzoo-2."));
+}
+
 TEST_CASE("roll --report: one lane per server, figures as in the JSON, every value escaped") {
   auto roll = complete_roll();
   roll.servers[4] = "zoo-1<b>";

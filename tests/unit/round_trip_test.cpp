@@ -319,3 +319,29 @@ TEST_CASE("round trip: sessions opened ahead are the ones it uses, and one the p
   CHECK(lab.ensemble.sessions_open() == 0);    // s4's too was closed
   CHECK(lab.ensemble.paths() == namespace_only());
 }
+
+TEST_CASE("round trip: --clients paths are read through the writer, with the sessions that hold them", "[round_trip]") {
+  ThreeServers lab;
+  // Two "brokers" on sessions of their own, and a persistent child that is nobody's registration.
+  auto broker = lab.ensemble.factory().open({{"s1", "10.0.0.1", 2181, {}}}, {});
+  REQUIRE(broker->wait_connected(Clock::now() + 1s) == ZkError::ok);
+  auto deadline = Clock::now() + 1s;
+  for (const auto* path : {"/brokers", "/brokers/ids", "/brokers/ids/old"})
+    REQUIRE(create_now(*broker, path, "", CreateMode::persistent, deadline).error == ZkError::ok);
+  REQUIRE(create_now(*broker, "/brokers/ids/1", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
+  REQUIRE(create_now(*broker, "/controller", R"({"brokerid":1})", CreateMode::ephemeral, deadline).error ==
+          ZkError::ok);
+
+  auto plan = lab.plan();
+  plan.client_paths = {"/brokers/ids", "/controller", "/missing"};
+  auto trip = lab.run(plan);
+  REQUIRE(trip.clients.size() == 3);
+  CHECK(trip.clients[0].error == ZkError::ok);
+  REQUIRE(trip.clients[0].held.size() == 1);  // not the persistent child
+  CHECK(trip.clients[0].held[0].path == "/brokers/ids/1");
+  CHECK(trip.clients[0].held[0].owner == broker->session_id());
+  REQUIRE(trip.clients[1].held.size() == 1);  // the path's own ephemeral node
+  CHECK(trip.clients[1].held[0].data == R"({"brokerid":1})");
+  CHECK(trip.clients[2].error == ZkError::no_node);
+  broker->close(Clock::now() + 1s);
+}

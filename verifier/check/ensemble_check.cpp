@@ -92,6 +92,7 @@ probes::RoundTripPlan round_trip_plan(const EnsembleOptions& options, const std:
   plan.namespace_path = options.namespace_path;
   plan.write = !options.no_write;
   plan.payload = make_payload();
+  plan.client_paths = options.client_paths;
   if (marker) {
     plan.marker_path = marker->path;
     if (!options.no_write) plan.marker_content = marker->create_with;

@@ -28,7 +28,8 @@ struct EnsembleOptions {
   OutputFormat output = OutputFormat::text;
   std::string namespace_path = "/zkverify";  // checked by parse_namespace
   bool no_write = false;
-  ConnectionOptions connection;  // --auth-file, --tls-*
+  std::vector<std::string> client_paths;  // --clients: the registrations to read (kafka expanded)
+  ConnectionOptions connection;           // --auth-file, --tls-*
   // Ask only the four-letter words that can change the verdict (quorum, serve); the other
   // commands ask every word, to report what each server allows.
   bool verdict_words_only = false;

@@ -100,6 +100,7 @@ EnsembleOptions check_options(const StepPlan& plan) {
   check.servers = plan.servers;
   check.timeout = plan.check_timeout;
   check.namespace_path = plan.namespace_path;
+  check.client_paths = plan.client_paths;
   check.given_lists = plan.given_lists;
   return check;
 }
@@ -182,6 +183,8 @@ StepFacts step_facts(const StepPlan& plan, const StepRun& run) {
   facts.healthy_streak = run.healthy_streak;
   facts.last_verdict = run.report.verdict;
   facts.version_before = plan.version_before;
+  facts.clients_before = plan.clients_before;
+  facts.clients_after = run.report.clients;
   auto row = std::ranges::find(run.report.servers, plan.restart, &ServerRow::name);
   if (row != run.report.servers.end() && !is_serving(row->state))
     facts.state_after = row->error.empty() ? std::string(to_string(row->state))

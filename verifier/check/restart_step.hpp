@@ -31,6 +31,7 @@ struct StepPlan {
   std::chrono::milliseconds check_timeout{5000};
   std::optional<std::string> state_file;
   std::string namespace_path = "/zkverify";
+  std::vector<std::string> client_paths;     // --clients
   int stable = 3;                            // healthy checks in a row that end the wait
   std::chrono::milliseconds interval{1000};  // between those checks
   // The stop signal that interrupts the step (passed on to COMMAND): the first for step, the second
@@ -41,7 +42,8 @@ struct StepPlan {
   // The leader as the check before the step saw it: the poller's first answers can miss it (its
   // srvr refused under maxClientCnxns), and a leader restarted before it answered would be lost.
   std::optional<std::string> leader_before;
-  std::string version_before;  // the restarted server's release in that check
+  std::string version_before;                                 // the restarted server's release in that check
+  std::optional<std::vector<ClientPathRead>> clients_before;  // --clients: what that check read
   // --to: the voters of the list the restarted server comes back with (a membership change), checked
   // against the lists the others hold before it goes (membership_refusal).
   std::optional<std::set<int>> returns_with;

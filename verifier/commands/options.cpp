@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "model/facts/errors.hpp"
+#include "model/facts/registrations.hpp"
 #include "model/facts/time_text.hpp"
 #include "verifier/store/output_path.hpp"
 #include "verifier/store/zoo_cfg_file.hpp"
@@ -172,6 +173,35 @@ void add_namespace_option(CLI::App& command, std::string& namespace_path) {
           "--namespace", [&namespace_path](const std::string& path) { namespace_path = parse_namespace(path); },
           "Znode under which zkverify writes (default /zkverify)")
       ->type_name("PATH");
+}
+
+std::vector<std::string> parse_client_paths(std::string_view value) {
+  if (value == kKafkaPreset) return kafka_client_paths();
+  auto fail = [&](std::string_view why) { return BadInput(fmt::format("--clients '{}': {}", value, why)); };
+  if (value.empty() || value.front() != '/')
+    throw fail("name an absolute znode path such as /brokers/ids, or the preset kafka");
+  if (value == "/") throw fail("must not be the root: name the path the clients register under");
+  if (value.back() == '/') throw fail("must not end with '/'");
+  if (value.find("//") != std::string_view::npos) throw fail("has an empty path component");
+  for (char c : value)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) throw fail("has a control character");
+  return {std::string(value)};
+}
+
+void add_clients_option(CLI::App& command, std::vector<std::string>& client_paths) {
+  command
+      .add_option_function<std::vector<std::string>>(
+          "--clients",
+          [&client_paths](const std::vector<std::string>& values) {
+            for (const auto& value : values)
+              for (auto& path : parse_client_paths(value))
+                if (std::ranges::find(client_paths, path) == client_paths.end()) client_paths.push_back(path);
+          },
+          "Follow the clients registered under PATH (their ephemeral znodes and the sessions that hold them), "
+          "or kafka for /brokers/ids, /controller and /controller_epoch; repeatable")
+      ->type_name("PATH|kafka")
+      ->allow_extra_args(false)  // one value an occurrence: --clients A --clients B
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
 CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help) {

@@ -49,6 +49,11 @@ CLI::Option* add_duration_option(CLI::App& command, const std::string& flag,
 void add_output_option(CLI::App& command, OutputFormat& output,
                        const std::string& help = "text or json (default text)");
 void add_namespace_option(CLI::App& command, std::string& namespace_path);
+// --clients PATH|kafka, repeatable (quorum, step, roll): the paths whose registrations are read and
+// followed; `kafka` adds /brokers/ids, /controller and /controller_epoch. Each path once, in order.
+void add_clients_option(CLI::App& command, std::vector<std::string>& client_paths);
+// One --clients value: a preset's paths, or the absolute znode path it is. Throws BadInput naming it.
+std::vector<std::string> parse_client_paths(std::string_view value);
 // --state FILE, checked as an output file.
 CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help);
 // --to FILE (safe-to-restart, order, step, roll): the zoo.cfg a restarted server reads when it starts

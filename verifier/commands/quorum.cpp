@@ -53,6 +53,7 @@ class QuorumCommand final : public Command {
     auto& command = *app.add_subcommand(
         "quorum", "Exit 0 only when the ensemble is healthy: 1 degraded, 2 critical, 64 usage error");
     add_ensemble_options(command, options_, true);
+    add_clients_option(command, options_.client_paths);
     add_state_option(command, options_.state_file,
                      "Ledger file: remembers zxids, the durability marker, membership; a regression is critical "
                      "(data-loss)");

@@ -113,6 +113,7 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
   add_output_file_option(command, "--report", html_report_,
                          "Write an HTML report of the roll (a timeline and the tables) to FILE");
   add_namespace_option(command, plan_.namespace_path);
+  add_clients_option(command, plan_.client_paths);
   add_watch_tuning_options(command, tuning_);
   command.add_option("COMMAND", plan_.command, "After --: restarts one server; {} is replaced by its name")
       ->type_name("")
@@ -181,6 +182,7 @@ void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::W
     roll_.last_report = decision.report;
     plan_.leader_before = decision.report.leader;
     if (decision.server) plan_.version_before = version_of(decision.report, *decision.server);
+    plan_.clients_before = decision.report.clients;
     if (!decision.server) {
       roll_.complete = true;
       return;

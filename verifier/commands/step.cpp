@@ -59,6 +59,7 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
   add_to_option(command, plan_.returns_with, &plan_.returns_list);
   add_output_option(command, output_);
   add_namespace_option(command, plan_.namespace_path);
+  add_clients_option(command, plan_.client_paths);
   add_watch_tuning_options(command, tuning_);
   command.add_option("COMMAND", plan_.command, "After --: the command that restarts the server")
       ->type_name("")
@@ -76,6 +77,7 @@ bool StepCommand::ready_to_restart(const Context& context, LedgerUse& ledger) {
                                  [&](const Report&, const Ledger&) { return std::optional(plan_.restart); });
   plan_.leader_before = decision.report.leader;
   plan_.version_before = version_of(decision.report, plan_.restart);
+  plan_.clients_before = decision.report.clients;
   if (decision.go()) return true;
   context.out << render(decision.report, output_);
   // With --output json, stdout stays one JSON document: the refusal in words goes to stderr.

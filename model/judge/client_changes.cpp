@@ -1,0 +1,129 @@
+#include "model/judge/client_changes.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace zkverify {
+
+namespace {
+
+constexpr std::string_view kBrokerIds = "/brokers/ids/";
+constexpr std::string_view kController = "/controller";
+constexpr std::string_view kControllerEpoch = "/controller_epoch";
+
+bool compared(const ClientPathRead& read) { return read.error == ZkError::ok || read.error == ZkError::no_node; }
+
+const ClientPathRead* find_read(const std::vector<ClientPathRead>& reads, const std::string& path) {
+  auto found = std::ranges::find(reads, path, &ClientPathRead::path);
+  return found == reads.end() ? nullptr : &*found;
+}
+
+std::map<std::string, const Registration*> by_path(const ClientPathRead& read) {
+  std::map<std::string, const Registration*> held;
+  for (const auto& registration : read.held) held.emplace(registration.path, &registration);
+  return held;
+}
+
+std::string broker_text(const std::string& data) {
+  auto broker = controller_broker(data);
+  return broker ? fmt::format("broker {}", *broker) : std::string("a broker");
+}
+
+std::string epoch_change(const std::vector<ClientPathRead>& before, const std::vector<ClientPathRead>& after) {
+  const auto* was = find_read(before, std::string(kControllerEpoch));
+  const auto* now = find_read(after, std::string(kControllerEpoch));
+  if (!was || !now || was->error != ZkError::ok || now->error != ZkError::ok || was->data == now->data) return "";
+  return fmt::format(", controller_epoch {} -> {}", was->data, now->data);
+}
+
+Finding renewed_finding(const RegistrationDelta& delta, std::string_view when, const std::string& epoch) {
+  if (delta.path == kController)
+    return make_finding(FindingCode::controller_moved, "",
+                        fmt::format("Kafka's controller moved {}: {} (session {}) before, {} (session {}) now{}", when,
+                                    broker_text(delta.before.data), session_text(delta.before.owner),
+                                    broker_text(delta.after.data), session_text(delta.after.owner), epoch));
+  return make_finding(
+      FindingCode::client_session_lost, "",
+      fmt::format("{}: held by session {} before, by session {} now: that session ended {} (it "
+                  "expired, or the client closed it) and the client registered again",
+                  client_name(delta.path), session_text(delta.before.owner), session_text(delta.after.owner), when));
+}
+
+Finding gone_finding(const RegistrationDelta& delta, std::string_view when) {
+  return make_finding(FindingCode::client_gone, "",
+                      fmt::format("{}: held by session {} before, not there now: it went {} and the client has not "
+                                  "registered again (its session ended, or it removed the node itself)",
+                                  client_name(delta.path), session_text(delta.before.owner), when));
+}
+
+}  // namespace
+
+std::vector<RegistrationDelta> compare_registrations(const std::vector<ClientPathRead>& before,
+                                                     const std::vector<ClientPathRead>& after) {
+  std::vector<RegistrationDelta> deltas;
+  for (const auto& now : after) {
+    const auto* was = find_read(before, now.path);
+    if (!was || !compared(*was) || !compared(now)) continue;
+    auto held_before = by_path(*was);
+    auto held_now = by_path(now);
+    for (const auto& [path, registration] : held_before) {
+      auto found = held_now.find(path);
+      if (found == held_now.end()) deltas.push_back({RegistrationChange::gone, path, *registration, {}});
+      else
+        deltas.push_back(
+            {found->second->owner == registration->owner ? RegistrationChange::kept : RegistrationChange::renewed, path,
+             *registration, *found->second});
+    }
+    for (const auto& [path, registration] : held_now)
+      if (!held_before.contains(path)) deltas.push_back({RegistrationChange::added, path, {}, *registration});
+  }
+  std::ranges::sort(deltas, {}, &RegistrationDelta::path);
+  return deltas;
+}
+
+std::vector<Finding> client_findings(const std::vector<ClientPathRead>& before,
+                                     const std::vector<ClientPathRead>& after, std::string_view when) {
+  std::vector<Finding> findings;
+  auto epoch = epoch_change(before, after);
+  for (const auto& delta : compare_registrations(before, after)) {
+    if (delta.change == RegistrationChange::renewed) findings.push_back(renewed_finding(delta, when, epoch));
+    else if (delta.change == RegistrationChange::gone) findings.push_back(gone_finding(delta, when));
+  }
+  return findings;
+}
+
+std::vector<Finding> unread_client_findings(const std::vector<ClientPathRead>& reads) {
+  std::vector<Finding> findings;
+  for (const auto& read : reads)
+    if (!compared(read))
+      findings.push_back(make_finding(FindingCode::clients_unread, "",
+                                      fmt::format("{} could not be read: {}; its registrations were not compared",
+                                                  read.path, to_string(read.error))));
+  return findings;
+}
+
+std::optional<long long> controller_broker(const std::string& data) {
+  auto json = nlohmann::json::parse(data, nullptr, false);
+  if (json.is_discarded() || !json.is_object() || !json.contains("brokerid") || !json["brokerid"].is_number_integer())
+    return std::nullopt;
+  return json["brokerid"].get<long long>();
+}
+
+bool about_clients(const Finding& finding) {
+  using enum FindingCode;
+  return finding.code == client_session_lost || finding.code == client_gone || finding.code == controller_moved ||
+         finding.code == clients_unread;
+}
+
+std::string client_name(const std::string& path) {
+  if (path.starts_with(kBrokerIds) && path.size() > kBrokerIds.size())
+    return fmt::format("Kafka broker {} ({})", path.substr(kBrokerIds.size()), path);
+  if (path == kController) return "Kafka's controller (/controller)";
+  return path;
+}
+
+}  // namespace zkverify

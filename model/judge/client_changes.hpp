@@ -1,0 +1,50 @@
+#pragma once
+// What became of the clients' registrations between two looks (before and after a step, or the
+// ledger's last run and this one): each one kept (same session), renewed (a new session: the old
+// one ended and the client registered again), gone, or new. A registration missing from the first
+// look is never blamed on what came between.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/facts/registrations.hpp"
+#include "model/judge/report.hpp"
+
+namespace zkverify {
+
+enum class RegistrationChange { kept, renewed, gone, added };
+
+struct RegistrationDelta {
+  RegistrationChange change = RegistrationChange::kept;
+  std::string path;
+  Registration before;  // empty for `added`
+  Registration after;   // empty for `gone`
+};
+
+// Registrations compared path by path, in path order. Only the --clients paths both looks read
+// (ok, or no_node: nothing there) are compared: a path one of them could not read says nothing.
+std::vector<RegistrationDelta> compare_registrations(const std::vector<ClientPathRead>& before,
+                                                     const std::vector<ClientPathRead>& after);
+
+// The findings the changes make: client-session-lost for a renewed registration, client-gone for
+// one gone, controller-moved for Kafka's /controller held by a new session (with /controller_epoch's
+// change). `when` says between which looks ("during the step on pzoo-0"). Kept and new say nothing.
+std::vector<Finding> client_findings(const std::vector<ClientPathRead>& before,
+                                     const std::vector<ClientPathRead>& after, std::string_view when);
+
+// clients-unread for every path this look could not read (an error other than no_node).
+std::vector<Finding> unread_client_findings(const std::vector<ClientPathRead>& reads);
+
+// The broker /controller's data names ({"version":1,"brokerid":2,...}); none when it does not parse.
+std::optional<long long> controller_broker(const std::string& data);
+
+// One of the findings above: about the clients, not the step's own restart.
+bool about_clients(const Finding& finding);
+
+// "Kafka broker 9 (/brokers/ids/9)" for a Kafka broker's registration, else the path.
+std::string client_name(const std::string& path);
+
+}  // namespace zkverify

@@ -1,0 +1,165 @@
+// --clients on a real ensemble with real clients: "Kafka brokers" on the Java client Kafka embeds
+// (tests/lab/ZkBroker.java) hold /brokers/ids/N and /controller under their own sessions. One of
+// them reaches only the server a roll restarts first, with a session shorter than that server's
+// downtime: the roll must name that broker's lost session in that step and stop there, and must
+// not blame the brokers whose sessions came through.
+
+#include <signal.h>
+#include <stdlib.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "integration/lab.hpp"
+
+using Catch::Matchers::Contains;
+using lab::zkverify;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> words_of(const std::string& text) {
+  std::vector<std::string> words;
+  std::istringstream in(text);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
+// HOST:PORT of the server `name` in a --servers list.
+std::string address_of(const std::string& servers, const std::string& name) {
+  auto list = "," + servers;  // ",zoo-0=" is not found inside ",pzoo-0="
+  auto at = list.find("," + name + "=");
+  REQUIRE(at != std::string::npos);
+  auto start = at + name.size() + 2;
+  return list.substr(start, list.find(',', start) - start);
+}
+
+// The lab's brokers: each a JVM of its own, started in the background, stopped (SIGTERM closes its
+// session) and waited for when the test ends, also when it fails.
+class Brokers {
+ public:
+  Brokers() {
+    std::string pattern = (fs::temp_directory_path() / "zkverify-brokers-XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()));
+    dir_ = pattern;
+  }
+  ~Brokers() {
+    for (const auto& pid : pids_) lab::sh("kill -TERM " + pid + " 2>/dev/null");
+    // A JVM's SIGTERM hook closes its session first (5 s at most): then KILL.
+    lab::sh("for pid in " + pid_list() + "; do for i in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; " +
+            "done; kill -KILL $pid 2>/dev/null; done; true");
+    fs::remove_all(dir_);
+  }
+  Brokers(const Brokers&) = delete;
+  Brokers& operator=(const Brokers&) = delete;
+
+  void start(int id, const std::string& connect, int session_ms, bool controller = false) {
+    auto java = fs::path(ZKLAB).parent_path() / "ZkBroker.java";
+    auto run = lab::sh(std::string("setsid java -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp \"$(") + ZKLAB +
+                       " classpath 3.8.0)\" " + java.string() + " " + connect + " " + std::to_string(session_ms) + " " +
+                       std::to_string(id) + (controller ? " --controller" : "") + " >" + out(id) + " 2>" + out(id) +
+                       ".err </dev/null & echo $!");
+    REQUIRE(run.exit_code == 0);
+    pids_.push_back(words_of(run.out).at(0));
+  }
+
+  // The sessions broker `id` registered under, in order ("0x..."), once it has `count` of them
+  // (60 s at most: a JVM compiling its source on a busy machine).
+  std::vector<std::string> sessions(int id, std::size_t count) const {
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    std::vector<std::string> found;
+    do {
+      found.clear();
+      std::ifstream in(out(id));
+      for (std::string word, broker, session; in >> word;)
+        if (word == "registered" && in >> broker >> session) found.push_back(session);
+      if (found.size() >= count) return found;
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    } while (std::chrono::steady_clock::now() < give_up);
+    std::ifstream err(out(id) + ".err");
+    FAIL("broker " << id << " registered " << found.size() << " times, not " << count << ": " << err.rdbuf());
+    return found;
+  }
+
+ private:
+  std::string out(int id) const { return (dir_ / ("broker-" + std::to_string(id))).string(); }
+  std::string pid_list() const {
+    std::string list;
+    for (const auto& pid : pids_) list += pid + " ";
+    return list;
+  }
+  fs::path dir_;
+  std::vector<std::string> pids_;
+};
+
+const nlohmann::json& read_of(const nlohmann::json& report, const std::string& path) {
+  for (const auto& read : report["clients"])
+    if (read["path"] == path) return read;
+  FAIL("no --clients read of " << path);
+  static const nlohmann::json none;
+  return none;
+}
+
+}  // namespace
+
+TEST_CASE("--clients kafka: a roll names the broker whose session its first step cost, and stops there",
+          "[part:quorum][clients]") {
+  auto& ensemble = lab::shared();
+  auto servers = ensemble.servers();
+  auto order_run = zkverify("order --servers " + servers);
+  REQUIRE(order_run.exit_code == 0);
+  auto order = words_of(order_run.out);
+  REQUIRE(order.size() == 5);
+
+  // One broker per server after the first (maxClientCnxns=3 counts zkverify's connections from this
+  // host too), and broker 9 on the first alone, with a session shorter than its restart.
+  Brokers brokers;
+  for (int id = 1; id <= 3; ++id) brokers.start(id, address_of(servers, order[id]), 10000, id == 1);
+  brokers.start(9, address_of(servers, order[0]), 4000);
+  auto first_session = brokers.sessions(9, 1).at(0);
+  auto controller_session = brokers.sessions(1, 1).at(0);
+  brokers.sessions(2, 1);
+  brokers.sessions(3, 1);
+
+  auto state = ensemble.dir() + "/../clients-state.json";
+  auto before = zkverify("quorum --servers " + servers + " --clients kafka --state " + state + " --output json");
+  INFO(before);
+  REQUIRE(before.exit_code == 0);
+  const auto& ids = read_of(before.json(), "/brokers/ids");
+  REQUIRE(ids["held"].size() == 4);
+  CHECK(ids["held"][3]["path"] == "/brokers/ids/9");
+  CHECK(ids["held"][3]["owner"] == first_session);
+  CHECK(read_of(before.json(), "/controller")["held"][0]["owner"] == controller_session);
+  CHECK(read_of(before.json(), "/controller_epoch")["data"] == "1");
+
+  auto roll =
+      zkverify("roll --servers " + servers + " --clients kafka --state " + state + " --output json -- sh -c '" + ZKLAB +
+               " stop " + ensemble.dir() + " {} && sleep 5 && " + ZKLAB + " start " + ensemble.dir() + " {}'");
+  INFO(roll);
+  CHECK(roll.exit_code == 1);
+  const auto& steps = roll.json()["steps"];
+  REQUIRE(steps.size() == 1);
+  CHECK(steps[0]["server"] == order[0]);
+  CHECK(roll.json()["done"] == nlohmann::json::array({order[0]}));
+  auto second_session = brokers.sessions(9, 2).at(1);
+  const auto& findings = steps[0]["findings"];
+  REQUIRE(findings.size() == 1);  // brokers 1-3 and the controller came through
+  CHECK(findings[0]["code"] == "client-session-lost");
+  CHECK(findings[0]["server"] == order[0]);
+  CHECK_THAT(findings[0]["message"].get<std::string>(),
+             Contains("Kafka broker 9") && Contains(first_session) && Contains(second_session));
+
+  // The ledger took the new holder: the gate after the roll does not blame the same loss again.
+  auto after = zkverify("quorum --servers " + servers + " --clients kafka --state " + state + " --output json");
+  INFO(after);
+  CHECK(after.exit_code == 0);
+  CHECK(read_of(after.json(), "/brokers/ids")["held"][3]["owner"] == second_session);
+  fs::remove(state);
+}

@@ -1,0 +1,139 @@
+// The clients' registrations (--clients): what a change of holder between two looks means, how the
+// ledger carries them between runs, and what a step reports of them. Pure: facts in, findings out.
+
+#include <algorithm>
+
+#include <catch2/catch.hpp>
+
+#include "model/judge/client_changes.hpp"
+#include "model/judge/ledger.hpp"
+#include "model/judge/ledger_update.hpp"
+#include "model/judge/step.hpp"
+#include "synthetic.hpp"
+
+using namespace zkverify;
+using namespace synthetic;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// /brokers/ids as read, with broker `id` held by session `owner` for each pair.
+ClientPathRead brokers(std::vector<std::pair<int, std::int64_t>> held) {
+  ClientPathRead read{"/brokers/ids", ZkError::ok, {}, ""};
+  for (auto [id, owner] : held) read.held.push_back({"/brokers/ids/" + std::to_string(id), owner, 1000 + id, ""});
+  return read;
+}
+
+ClientPathRead controller(int broker, std::int64_t owner) {
+  auto data = R"({"version":1,"brokerid":)" + std::to_string(broker) + R"(,"timestamp":"1"})";
+  return {"/controller", ZkError::ok, {{"/controller", owner, 5, data}}, data};
+}
+
+ClientPathRead epoch(const std::string& value) { return {"/controller_epoch", ZkError::ok, {}, value}; }
+
+std::vector<RegistrationChange> changes(const std::vector<RegistrationDelta>& deltas) {
+  std::vector<RegistrationChange> out;
+  for (const auto& delta : deltas) out.push_back(delta.change);
+  return out;
+}
+
+std::vector<std::string> codes(const std::vector<Finding>& findings) {
+  std::vector<std::string> out;
+  for (const auto& finding : findings) out.emplace_back(to_string(finding.code));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("registrations: kept, renewed, gone and new, path by path") {
+  auto before = std::vector{brokers({{1, 0x11}, {2, 0x22}, {3, 0x33}})};
+  auto after = std::vector{brokers({{1, 0x11}, {2, 0x2f}, {4, 0x44}})};
+  auto deltas = compare_registrations(before, after);
+  using enum RegistrationChange;
+  CHECK(changes(deltas) == std::vector{kept, renewed, gone, added});
+  CHECK(deltas[1].before.owner == 0x22);
+  CHECK(deltas[1].after.owner == 0x2f);
+
+  auto findings = client_findings(before, after, "during the step on pzoo-0");
+  REQUIRE(codes(findings) == std::vector<std::string>{"client-session-lost", "client-gone"});
+  CHECK_THAT(findings[0].message, Contains("Kafka broker 2 (/brokers/ids/2)") && Contains("0x22") && Contains("0x2f") &&
+                                      Contains("during the step on pzoo-0"));
+  CHECK_THAT(findings[1].message, Contains("Kafka broker 3") && Contains("not there now"));
+  CHECK(findings[0].severity == Severity::warning);
+}
+
+TEST_CASE("registrations: one missing before is not blamed, and a path unread on either side says nothing") {
+  auto before = std::vector{brokers({{1, 0x11}})};
+  auto later = std::vector{brokers({{1, 0x11}, {2, 0x22}})};
+  CHECK(client_findings(before, later, "x").empty());  // broker 2 is new, not a loss
+
+  auto unread = std::vector{ClientPathRead{"/brokers/ids", ZkError::connection_loss, {}, ""}};
+  CHECK(client_findings(before, unread, "x").empty());
+  CHECK(client_findings(unread, before, "x").empty());
+  auto findings = unread_client_findings(unread);
+  REQUIRE(codes(findings) == std::vector<std::string>{"clients-unread"});
+  CHECK_THAT(findings[0].message, Contains("/brokers/ids") && Contains("connection_loss"));
+
+  // A path that is not there is a fact: its registrations, if it had any, are gone.
+  auto none = std::vector{ClientPathRead{"/brokers/ids", ZkError::no_node, {}, ""}};
+  CHECK(unread_client_findings(none).empty());
+  CHECK(codes(client_findings(before, none, "x")) == std::vector<std::string>{"client-gone"});
+}
+
+TEST_CASE("Kafka's controller held by a new session is a failover, with its brokers and epoch") {
+  auto before = std::vector{controller(1, 0x11), epoch("4")};
+  auto after = std::vector{controller(2, 0x22), epoch("5")};
+  auto findings = client_findings(before, after, "during the step on zoo-1");
+  REQUIRE(codes(findings) == std::vector<std::string>{"controller-moved"});
+  CHECK_THAT(findings[0].message,
+             Contains("broker 1 (session 0x11)") && Contains("broker 2 (session 0x22)") && Contains("4 -> 5"));
+  CHECK(controller_broker(R"({"brokerid":7})") == 7);
+  CHECK_FALSE(controller_broker("not json"));
+}
+
+TEST_CASE("the ledger carries the registrations between runs and reports what changed since") {
+  auto facts = healthy_five();
+  facts.round_trip = round_trip(facts.probes, "pzoo-1", 1);
+  facts.round_trip->clients = {brokers({{1, 0x11}, {9, 0x99}})};
+  auto first = apply_ledger(facts, judge(facts), std::nullopt, "2026-12-07T05:00:00Z");
+  CHECK(codes(first.findings) == std::vector<std::string>{});  // nothing to compare with yet
+  REQUIRE(first.next.clients.size() == 1);
+
+  // Through the ledger's file format and back.
+  auto stored = ledger_from_json(to_json(first.next));
+  REQUIRE(stored.clients.size() == 1);
+  CHECK(stored.clients[0].held[1].owner == 0x99);
+
+  facts.round_trip->clients = {brokers({{1, 0x11}, {9, 0x9a}})};
+  auto second = apply_ledger(facts, judge(facts), stored, "2026-12-07T05:01:00Z");
+  REQUIRE(std::ranges::count(codes(second.findings), "client-session-lost") == 1);
+  CHECK_THAT(second.findings[0].message, Contains("since the last run (2026-12-07T05:00:00Z)"));
+  CHECK(second.next.clients[0].held[1].owner == 0x9a);  // the next run compares with the new holder
+
+  // A run that could not read the path keeps the last holders for the run after it.
+  facts.round_trip->clients = {ClientPathRead{"/brokers/ids", ZkError::no_auth, {}, ""}};
+  auto third = apply_ledger(facts, judge(facts), second.next, "2026-12-07T05:02:00Z");
+  CHECK(third.next.clients[0].held[1].owner == 0x9a);
+}
+
+TEST_CASE("a ledger written before --clients existed still loads") {
+  auto json = to_json(Ledger{});
+  json.erase("clients");
+  CHECK(ledger_from_json(json).clients.empty());
+}
+
+TEST_CASE("a step names the clients it cost their sessions, and is not healthy") {
+  StepFacts step;
+  step.server = "pzoo-0";
+  step.restart_seen = true;
+  step.healthy_streak = 3;
+  step.stable = 3;
+  CHECK(step_findings(step).empty());
+  step.clients_before = std::vector{brokers({{1, 0x11}, {9, 0x99}})};
+  step.clients_after = std::vector{brokers({{1, 0x11}, {9, 0x9a}})};
+  auto findings = step_findings(step);
+  REQUIRE(codes(findings) == std::vector<std::string>{"client-session-lost"});
+  CHECK(findings[0].server == "pzoo-0");
+  CHECK_THAT(findings[0].message, Contains("Kafka broker 9") && Contains("during the step on pzoo-0"));
+  CHECK(step_verdict(Report{}, findings, {}) == Verdict::degraded);
+}
