@@ -520,16 +520,24 @@ void WatchEngine::close_sessions() {
 }
 
 // Whatever this run created that its sessions did not take with them: the counters (only some when
-// start() failed half-way: a missing one is no error), then the run's node, which can go once the closed
-// sessions' nodes are gone. Through a session of its own, whatever became of the run's (expired,
-// or never connected). What stays (no server reachable; a close abandoned, so its session node
-// stays until the session expires) is swept by a later watch.
+// start() failed half-way: a missing one is no error), and the session nodes of sessions whose close
+// was abandoned (under load, or during an election: the servers would remove them only when those
+// sessions expire), then the run's node. Everything under it is this run's own. Through a session of
+// its own, whatever became of the run's (expired, or never connected). What stays (no server
+// reachable) is swept by a later watch.
 void WatchEngine::remove_run_znodes() {
   auto cleaner = keepers_.open(settings_.servers, session_options(settings_.session_timeout));
   auto limit = cleanup_limit_.value_or(settings_.request_timeout);
   auto deadline = Clock::now() + limit;
   if (cleaner->wait_connected(deadline) == ZkError::ok) {
-    remove_all_now(*cleaner, ask_now(engine_, [](Engine& self) { return self.book.counter_paths(); }), deadline);
+    auto paths = ask_now(engine_, [](Engine& self) { return self.book.counter_paths(); });
+    Expect<ChildrenResult> under;
+    cleaner->children(engine_->run_path, under.callback());
+    for (const auto& child : under.await(deadline).children) {
+      auto path = engine_->run_path + "/" + child;
+      if (std::ranges::find(paths, path) == paths.end()) paths.push_back(path);
+    }
+    remove_all_now(*cleaner, paths, deadline);
     remove_now(*cleaner, engine_->run_path, deadline);
     remove_now(*cleaner, settings_.namespace_path + "/watch", deadline);  // fails harmlessly while another watch runs
   }

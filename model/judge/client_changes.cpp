@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "model/facts/time_text.hpp"
+
 namespace zkverify {
 
 namespace {
@@ -40,24 +42,44 @@ std::string epoch_change(const std::vector<ClientPathRead>& before, const std::v
   return fmt::format(", controller_epoch {} -> {}", was->data, now->data);
 }
 
-Finding renewed_finding(const RegistrationDelta& delta, std::string_view when, const std::string& epoch) {
+// "; session 0x... was created on pzoo-0 (server id 1), which the step kept from serving for 7.6s;
+// the ensemble had no leader for 1.2s": what is known, nothing guessed. Empty when nothing is.
+std::string cause_text(std::int64_t session, const LossContext& context) {
+  std::string text;
+  auto creator = static_cast<int>(static_cast<std::uint64_t>(session) >> 56);
+  if (auto name = context.servers_by_id.find(creator); name != context.servers_by_id.end()) {
+    text = fmt::format("; session {} was created on {} (server id {})", session_text(session), name->second, creator);
+    if (name->second == context.restarted)
+      text += context.downtime
+                  ? fmt::format(", which the step kept from serving for {}", format_duration(*context.downtime))
+                  : std::string(", the server the step restarted");
+  }
+  if (context.leaderless > std::chrono::milliseconds(0))
+    text += fmt::format("; the ensemble had no leader for {}", format_duration(context.leaderless));
+  return text;
+}
+
+Finding renewed_finding(const RegistrationDelta& delta, const LossContext& context, const std::string& epoch) {
   if (delta.path == kController)
-    return make_finding(FindingCode::controller_moved, "",
-                        fmt::format("Kafka's controller moved {}: {} (session {}) before, {} (session {}) now{}", when,
-                                    broker_text(delta.before.data), session_text(delta.before.owner),
-                                    broker_text(delta.after.data), session_text(delta.after.owner), epoch));
+    return make_finding(
+        FindingCode::controller_moved, "",
+        fmt::format("Kafka's controller moved {}: {} (session {}) before, {} (session {}) now{}{}", context.when,
+                    broker_text(delta.before.data), session_text(delta.before.owner), broker_text(delta.after.data),
+                    session_text(delta.after.owner), epoch, cause_text(delta.before.owner, context)));
   return make_finding(
       FindingCode::client_session_lost, "",
       fmt::format("{}: held by session {} before, by session {} now: that session ended {} (it "
-                  "expired, or the client closed it) and the client registered again",
-                  client_name(delta.path), session_text(delta.before.owner), session_text(delta.after.owner), when));
+                  "expired, or the client closed it) and the client registered again{}",
+                  client_name(delta.path), session_text(delta.before.owner), session_text(delta.after.owner),
+                  context.when, cause_text(delta.before.owner, context)));
 }
 
-Finding gone_finding(const RegistrationDelta& delta, std::string_view when) {
+Finding gone_finding(const RegistrationDelta& delta, const LossContext& context) {
   return make_finding(FindingCode::client_gone, "",
                       fmt::format("{}: held by session {} before, not there now: it went {} and the client has not "
-                                  "registered again (its session ended, or it removed the node itself)",
-                                  client_name(delta.path), session_text(delta.before.owner), when));
+                                  "registered again (its session ended, or it removed the node itself){}",
+                                  client_name(delta.path), session_text(delta.before.owner), context.when,
+                                  cause_text(delta.before.owner, context)));
 }
 
 }  // namespace
@@ -86,12 +108,12 @@ std::vector<RegistrationDelta> compare_registrations(const std::vector<ClientPat
 }
 
 std::vector<Finding> client_findings(const std::vector<ClientPathRead>& before,
-                                     const std::vector<ClientPathRead>& after, std::string_view when) {
+                                     const std::vector<ClientPathRead>& after, const LossContext& context) {
   std::vector<Finding> findings;
   auto epoch = epoch_change(before, after);
   for (const auto& delta : compare_registrations(before, after)) {
-    if (delta.change == RegistrationChange::renewed) findings.push_back(renewed_finding(delta, when, epoch));
-    else if (delta.change == RegistrationChange::gone) findings.push_back(gone_finding(delta, when));
+    if (delta.change == RegistrationChange::renewed) findings.push_back(renewed_finding(delta, context, epoch));
+    else if (delta.change == RegistrationChange::gone) findings.push_back(gone_finding(delta, context));
   }
   return findings;
 }

@@ -4,7 +4,9 @@
 // one ended and the client registered again), gone, or new. A registration missing from the first
 // look is never blamed on what came between.
 
+#include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -29,11 +31,22 @@ struct RegistrationDelta {
 std::vector<RegistrationDelta> compare_registrations(const std::vector<ClientPathRead>& before,
                                                      const std::vector<ClientPathRead>& after);
 
+// What is known of the time between the two looks, for what a lost session's finding says of its cause.
+struct LossContext {
+  std::string when;                                     // between which looks: "during the step on pzoo-0"
+  std::map<int, std::string> servers_by_id{};           // names the server that created a lost session
+  std::string restarted{};                              // the server the step restarted; empty: no step
+  std::optional<std::chrono::milliseconds> downtime{};  // how long it did not serve
+  std::chrono::milliseconds leaderless{0};              // how long the ensemble had no leader
+};
+
 // The findings the changes make: client-session-lost for a renewed registration, client-gone for
 // one gone, controller-moved for Kafka's /controller held by a new session (with /controller_epoch's
-// change). `when` says between which looks ("during the step on pzoo-0"). Kept and new say nothing.
+// change). Each says when, and what the evidence says of the cause: the server that created the lost
+// session (its id's top byte), whether the step restarted it and for how long, and how long no
+// leader led. Kept and new say nothing.
 std::vector<Finding> client_findings(const std::vector<ClientPathRead>& before,
-                                     const std::vector<ClientPathRead>& after, std::string_view when);
+                                     const std::vector<ClientPathRead>& after, const LossContext& context);
 
 // clients-unread for every path this look could not read (an error other than no_node).
 std::vector<Finding> unread_client_findings(const std::vector<ClientPathRead>& reads);

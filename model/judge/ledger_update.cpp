@@ -169,8 +169,9 @@ void follow_marker(const LedgerRun& run, LedgerDraft& draft) {
 void follow_clients(const LedgerRun& run, LedgerDraft& draft) {
   if (!run.report.clients) return;
   if (run.previous && !run.previous->clients.empty())
-    for (auto& finding : client_findings(run.previous->clients, *run.report.clients,
-                                         fmt::format("since the last run ({})", run.previous->updated)))
+    for (auto& finding : client_findings(
+             run.previous->clients, *run.report.clients,
+             {fmt::format("since the last run ({})", run.previous->updated), servers_by_id(run.report.servers)}))
       draft.out.findings.push_back(std::move(finding));
   auto& kept = draft.out.next.clients;
   for (const auto& read : *run.report.clients) {

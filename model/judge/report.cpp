@@ -74,4 +74,11 @@ bool has_finding(const std::vector<Finding>& findings, FindingCode code) {
   return std::ranges::any_of(findings, [code](const Finding& finding) { return finding.code == code; });
 }
 
+std::map<int, std::string> servers_by_id(const std::vector<ServerRow>& servers) {
+  std::map<int, std::string> names;
+  for (const auto& row : servers)
+    if (row.id) names.emplace(*row.id, row.name);
+  return names;
+}
+
 }  // namespace zkverify

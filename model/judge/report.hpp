@@ -2,6 +2,7 @@
 // What verifier/ concludes: findings, a verdict, and one row per server. Renderers print a Report.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -108,6 +109,9 @@ struct Report {
 };
 
 std::string_view to_string(Verdict verdict);
+
+// Each server's id to its name, for the servers that said their id.
+std::map<int, std::string> servers_by_id(const std::vector<ServerRow>& servers);
 
 // `server`'s release in `report` ("3.8.0"); "" when it is not listed or did not say.
 std::string version_of(const Report& report, const std::string& server);

@@ -3,6 +3,7 @@
 // both use for whether it went well.
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct StepFacts {
       state_after;  // how the last check found the server when it did not serve: "unreachable: connection refused"
   // --clients: the registrations the check before COMMAND read, and the last check; none when unread.
   std::optional<std::vector<ClientPathRead>> clients_before, clients_after;
+  std::map<int, std::string> servers_by_id;           // the last check's ids, for the clients' findings
+  std::optional<std::chrono::milliseconds> downtime;  // how long the restarted server did not serve
+  std::chrono::milliseconds longest_leaderless{0};
 };
 
 // command-timed-out or command-failed; interrupted, not-restarted or not-recovered; what became of

@@ -154,7 +154,8 @@ TEST_CASE("--clients kafka: a roll names the broker whose session its first step
   CHECK(findings[0]["code"] == "client-session-lost");
   CHECK(findings[0]["server"] == order[0]);
   CHECK_THAT(findings[0]["message"].get<std::string>(),
-             Contains("Kafka broker 9") && Contains(first_session) && Contains(second_session));
+             Contains("Kafka broker 9") && Contains(first_session) && Contains(second_session) &&
+                 Contains("was created on " + order[0]) && Contains("which the step kept from serving for"));
 
   // The ledger took the new holder: the gate after the roll does not blame the same loss again.
   auto after = zkverify("quorum --servers " + servers + " --clients kafka --state " + state + " --output json");

@@ -54,7 +54,7 @@ TEST_CASE("registrations: kept, renewed, gone and new, path by path") {
   CHECK(deltas[1].before.owner == 0x22);
   CHECK(deltas[1].after.owner == 0x2f);
 
-  auto findings = client_findings(before, after, "during the step on pzoo-0");
+  auto findings = client_findings(before, after, {"during the step on pzoo-0"});
   REQUIRE(codes(findings) == std::vector<std::string>{"client-session-lost", "client-gone"});
   CHECK_THAT(findings[0].message, Contains("Kafka broker 2 (/brokers/ids/2)") && Contains("0x22") && Contains("0x2f") &&
                                       Contains("during the step on pzoo-0"));
@@ -65,11 +65,11 @@ TEST_CASE("registrations: kept, renewed, gone and new, path by path") {
 TEST_CASE("registrations: one missing before is not blamed, and a path unread on either side says nothing") {
   auto before = std::vector{brokers({{1, 0x11}})};
   auto later = std::vector{brokers({{1, 0x11}, {2, 0x22}})};
-  CHECK(client_findings(before, later, "x").empty());  // broker 2 is new, not a loss
+  CHECK(client_findings(before, later, {"x"}).empty());  // broker 2 is new, not a loss
 
   auto unread = std::vector{ClientPathRead{"/brokers/ids", ZkError::connection_loss, {}, ""}};
-  CHECK(client_findings(before, unread, "x").empty());
-  CHECK(client_findings(unread, before, "x").empty());
+  CHECK(client_findings(before, unread, {"x"}).empty());
+  CHECK(client_findings(unread, before, {"x"}).empty());
   auto findings = unread_client_findings(unread);
   REQUIRE(codes(findings) == std::vector<std::string>{"clients-unread"});
   CHECK_THAT(findings[0].message, Contains("/brokers/ids") && Contains("connection_loss"));
@@ -77,13 +77,13 @@ TEST_CASE("registrations: one missing before is not blamed, and a path unread on
   // A path that is not there is a fact: its registrations, if it had any, are gone.
   auto none = std::vector{ClientPathRead{"/brokers/ids", ZkError::no_node, {}, ""}};
   CHECK(unread_client_findings(none).empty());
-  CHECK(codes(client_findings(before, none, "x")) == std::vector<std::string>{"client-gone"});
+  CHECK(codes(client_findings(before, none, {"x"})) == std::vector<std::string>{"client-gone"});
 }
 
 TEST_CASE("Kafka's controller held by a new session is a failover, with its brokers and epoch") {
   auto before = std::vector{controller(1, 0x11), epoch("4")};
   auto after = std::vector{controller(2, 0x22), epoch("5")};
-  auto findings = client_findings(before, after, "during the step on zoo-1");
+  auto findings = client_findings(before, after, {"during the step on zoo-1"});
   REQUIRE(codes(findings) == std::vector<std::string>{"controller-moved"});
   CHECK_THAT(findings[0].message,
              Contains("broker 1 (session 0x11)") && Contains("broker 2 (session 0x22)") && Contains("4 -> 5"));
@@ -129,11 +129,19 @@ TEST_CASE("a step names the clients it cost their sessions, and is not healthy")
   step.healthy_streak = 3;
   step.stable = 3;
   CHECK(step_findings(step).empty());
-  step.clients_before = std::vector{brokers({{1, 0x11}, {9, 0x99}})};
-  step.clients_after = std::vector{brokers({{1, 0x11}, {9, 0x9a}})};
+  // Broker 9's session was created on server 1 (its id's top byte), the one the step restarted.
+  step.clients_before = std::vector{brokers({{1, 0x0200000000000011}, {9, 0x0100000000000099}})};
+  step.clients_after = std::vector{brokers({{1, 0x0200000000000011}, {9, 0x020000000000009a}})};
+  step.servers_by_id = {{1, "pzoo-0"}, {2, "pzoo-1"}};
+  step.downtime = std::chrono::milliseconds(7600);
   auto findings = step_findings(step);
   REQUIRE(codes(findings) == std::vector<std::string>{"client-session-lost"});
   CHECK(findings[0].server == "pzoo-0");
-  CHECK_THAT(findings[0].message, Contains("Kafka broker 9") && Contains("during the step on pzoo-0"));
+  CHECK_THAT(findings[0].message, Contains("Kafka broker 9") && Contains("during the step on pzoo-0") &&
+                                      Contains("was created on pzoo-0 (server id 1), which the step kept from "
+                                               "serving for 7.6s"));
+  CHECK_THAT(findings[0].message, !Contains("no leader"));
+  step.longest_leaderless = std::chrono::milliseconds(1200);
+  CHECK_THAT(step_findings(step)[0].message, Contains("the ensemble had no leader for 1.2s"));
   CHECK(step_verdict(Report{}, findings, {}) == Verdict::degraded);
 }

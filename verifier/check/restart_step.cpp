@@ -185,6 +185,9 @@ StepFacts step_facts(const StepPlan& plan, const StepRun& run) {
   facts.version_before = plan.version_before;
   facts.clients_before = plan.clients_before;
   facts.clients_after = run.report.clients;
+  facts.servers_by_id = servers_by_id(run.report.servers);
+  facts.downtime = run.timeline.downtime;
+  facts.longest_leaderless = run.timeline.longest_leaderless;
   auto row = std::ranges::find(run.report.servers, plan.restart, &ServerRow::name);
   if (row != run.report.servers.end() && !is_serving(row->state))
     facts.state_after = row->error.empty() ? std::string(to_string(row->state))
