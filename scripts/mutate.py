@@ -33,7 +33,7 @@ MUTANTS = [
      "if (!was || !compared(*was) || !compared(now)) continue;",
      "if (!was) continue;"),
     ("--clients: a gone registration says nothing", "model/judge/client_changes.cpp",
-     "    else if (delta.change == RegistrationChange::gone) findings.push_back(gone_finding(delta, when));\n",
+     "    else if (delta.change == RegistrationChange::gone) findings.push_back(gone_finding(delta, context));\n",
      ""),
     ("--clients: the ledger keeps the first holders, so a loss is reported at every run after", "model/judge/ledger_update.cpp",
      "    std::erase_if(kept, [&](const ClientPathRead& old) { return old.path == read.path; });\n    kept.push_back",
