@@ -40,6 +40,8 @@ MUTANTS = [
      "    if (std::ranges::find(kept, read.path, &ClientPathRead::path) == kept.end()) kept.push_back"),
     ("--clients: a step's client findings are not the step's", "model/judge/step.cpp",
      "  if (step.clients_before && step.clients_after)", "  if (false && step.clients_before && step.clients_after)"),
+    ("--clients: a step does not say whose sessions the restarted server held", "model/judge/step.cpp",
+     "  if (step.clients_before && step.cons_before)", "  if (false && step.clients_before && step.cons_before)"),
     ("--clients: a persistent child counts as a registration", "probes/client_reads.cpp",
      "if (stat.error != ZkError::ok || stat.stat.ephemeral_owner == 0) continue;",
      "if (stat.error != ZkError::ok) continue;"),

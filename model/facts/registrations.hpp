@@ -3,6 +3,7 @@
 // sessions (a Kafka broker's /brokers/ids/N, /controller; Solr's /live_nodes/...). A registration
 // held by a new session means the old one ended: that client lost its session.
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -26,6 +27,16 @@ struct ClientPathRead {
   ZkError error = ZkError::not_attempted;  // no_node: nothing there (a fact, not a failure)
   std::vector<Registration> held;          // sorted by path
   std::string data;                        // the path's own data (/controller_epoch's counter)
+};
+
+// One client connection as `cons` lists it: its session and the timeout the server granted it.
+struct ClientConnection {
+  std::string client;  // "127.0.0.1:53918"
+  std::int64_t session = 0;
+  std::chrono::milliseconds timeout{0};
+};
+struct ConsFacts {
+  std::vector<ClientConnection> connections;  // those with a session (a connection still handshaking has none)
 };
 
 // The paths `--clients kafka` stands for: the brokers' registrations, the controller and its epoch.

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "model/facts/time_text.hpp"
@@ -135,10 +136,27 @@ std::optional<long long> controller_broker(const std::string& data) {
   return json["brokerid"].get<long long>();
 }
 
+std::optional<Finding> clients_on_server(const std::vector<ClientPathRead>& reads, const ConsFacts& cons,
+                                         const std::string& server) {
+  std::vector<std::string> held;
+  for (const auto& read : reads)
+    for (const auto& registration : read.held) {
+      auto connection = std::ranges::find(cons.connections, registration.owner, &ClientConnection::session);
+      if (connection != cons.connections.end())
+        held.push_back(fmt::format("{} with session {} (timeout {})", client_name(registration.path),
+                                   session_text(registration.owner), format_duration(connection->timeout)));
+    }
+  if (held.empty()) return std::nullopt;
+  return make_finding(FindingCode::clients_on_server, server,
+                      fmt::format("{}, about to restart, holds the sessions of {}: each must reach another server "
+                                  "within its timeout, or it expires",
+                                  server, fmt::join(held, ", ")));
+}
+
 bool about_clients(const Finding& finding) {
   using enum FindingCode;
   return finding.code == client_session_lost || finding.code == client_gone || finding.code == controller_moved ||
-         finding.code == clients_unread;
+         finding.code == clients_unread || finding.code == clients_on_server;
 }
 
 std::string client_name(const std::string& path) {

@@ -54,6 +54,11 @@ std::vector<Finding> unread_client_findings(const std::vector<ClientPathRead>& r
 // The broker /controller's data names ({"version":1,"brokerid":2,...}); none when it does not parse.
 std::optional<long long> controller_broker(const std::string& data);
 
+// clients-on-server (info) when `server`, about to restart, holds sessions that hold registrations
+// (`cons`: session ids and timeouts); none when it holds none.
+std::optional<Finding> clients_on_server(const std::vector<ClientPathRead>& reads, const ConsFacts& cons,
+                                         const std::string& server);
+
 // One of the findings above: about the clients, not the step's own restart.
 bool about_clients(const Finding& finding);
 

@@ -209,6 +209,12 @@ constexpr std::array kTable{
                 "A --clients path could not be read (no session, no permission, or the deadline): its "
                 "registrations were not compared.",
                 "Check again; the message names the path and the error."},
+    FindingInfo{clients_on_server, "clients-on-server", Severity::info,
+                "Before a restart (cons whitelisted on that server): the registrations whose sessions the server "
+                "about to restart holds, each with the session timeout the server granted it. Each must reach "
+                "another server within that timeout, or its session expires.",
+                "Nothing to do when the clients list every server and the restart is quick; a client that names "
+                "only this server will lose its session (client-session-lost after the step)."},
 };
 
 constexpr bool in_enum_order() {
@@ -217,7 +223,7 @@ constexpr bool in_enum_order() {
   return true;
 }
 static_assert(in_enum_order(), "kTable lists the codes in FindingCode's order, one row each");
-static_assert(kTable.size() == static_cast<std::size_t>(clients_unread) + 1, "every FindingCode has a row");
+static_assert(kTable.size() == static_cast<std::size_t>(clients_on_server) + 1, "every FindingCode has a row");
 
 }  // namespace
 

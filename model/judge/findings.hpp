@@ -78,6 +78,7 @@ enum class FindingCode {
   client_gone,
   controller_moved,
   clients_unread,
+  clients_on_server,
 };
 
 struct FindingInfo {

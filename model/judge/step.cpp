@@ -59,6 +59,10 @@ std::vector<Finding> step_findings(const StepFacts& step) {
       findings.push_back(std::move(finding));
     }
   }
+  // Last: the failures above come first in what roll says stopped it.
+  if (step.clients_before && step.cons_before)
+    if (auto held = clients_on_server(*step.clients_before, *step.cons_before, step.server))
+      findings.push_back(std::move(*held));
   return findings;
 }
 

@@ -30,6 +30,7 @@ struct StepFacts {
       state_after;  // how the last check found the server when it did not serve: "unreachable: connection refused"
   // --clients: the registrations the check before COMMAND read, and the last check; none when unread.
   std::optional<std::vector<ClientPathRead>> clients_before, clients_after;
+  std::optional<ConsFacts> cons_before;               // the restarted server's cons before COMMAND (clients-on-server)
   std::map<int, std::string> servers_by_id;           // the last check's ids, for the clients' findings
   std::optional<std::chrono::milliseconds> downtime;  // how long the restarted server did not serve
   std::chrono::milliseconds longest_leaderless{0};

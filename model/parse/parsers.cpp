@@ -238,6 +238,49 @@ Reply<RuokFacts> parse_ruok(std::string_view reply) {
 
 namespace {
 
+// The value of `key` ("sid=") in a cons line's parenthesised list, up to the next ',' or ')'.
+std::string_view cons_field(std::string_view line, std::string_view key) {
+  for (auto at = line.find(key); at != std::string_view::npos; at = line.find(key, at + 1)) {
+    if (at == 0 || (line[at - 1] != '(' && line[at - 1] != ',')) continue;  // "sid=" not inside "xsid="
+    auto value = line.substr(at + key.size());
+    return value.substr(0, value.find_first_of(",)"));
+  }
+  return {};
+}
+
+}  // namespace
+
+Reply<ConsFacts> parse_cons(std::string_view reply) {
+  Reply<ConsFacts> out;
+  if (is_refusal(reply, out)) return out;
+  ConsFacts cons;
+  bool malformed_line = false;
+  for_each_line(reply, [&](std::string_view line) {
+    line = trim(line);
+    if (line.empty()) return;
+    if (line.front() != '/' || line.find('[') == std::string_view::npos) {
+      malformed_line = true;
+      return;
+    }
+    auto sid = cons_field(line, "sid=");
+    if (sid.empty()) return;
+    ClientConnection connection{std::string(line.substr(1, line.find('[') - 1)), 0, {}};
+    std::uint64_t session = 0;
+    long long timeout = 0;
+    if (!sid.starts_with("0x") || !to_int(sid.substr(2), session, 16) || !to_int(cons_field(line, "to="), timeout)) {
+      malformed_line = true;
+      return;
+    }
+    connection.session = static_cast<std::int64_t>(session);
+    connection.timeout = std::chrono::milliseconds(timeout);
+    cons.connections.push_back(std::move(connection));
+  });
+  if (malformed_line) return malformed<ConsFacts>("not cons output (expected /HOST:PORT[N](...) lines)", reply);
+  return facts(std::move(cons));
+}
+
+namespace {
+
 // Parses an AdminServer reply into JSON and handles its "error" field; returns nullopt and fills
 // `out` when the reply is a refusal or malformed.
 template <class Facts>

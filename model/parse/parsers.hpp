@@ -25,6 +25,9 @@ Reply<ConfFacts> parse_conf(std::string_view reply);
 Reply<IsroFacts> parse_isro(std::string_view reply);
 // ruok: "imok" (which says nothing about quorum).
 Reply<RuokFacts> parse_ruok(std::string_view reply);
+// cons: one line per connection, "/HOST:PORT[N](...,sid=0x...,...,to=MS,...)"; lines without a
+// session (a connection still handshaking, cons's own) are left out.
+Reply<ConsFacts> parse_cons(std::string_view reply);
 
 // One "server.N=quorum:election[:role][;client]" line. Returns false when it is not one.
 bool parse_member_line(std::string_view line, Member& member);

@@ -150,8 +150,14 @@ TEST_CASE("--clients kafka: a roll names the broker whose session its first step
   CHECK(roll.json()["done"] == nlohmann::json::array({order[0]}));
   auto second_session = brokers.sessions(9, 2).at(1);
   const auto& findings = steps[0]["findings"];
-  REQUIRE(findings.size() == 1);  // brokers 1-3 and the controller came through
+  REQUIRE(findings.size() == 2);  // brokers 1-3 and the controller came through
   CHECK(findings[0]["code"] == "client-session-lost");
+  // Before COMMAND, cons said whose sessions the server held: broker 9's alone, with its timeout.
+  CHECK(findings[1]["code"] == "clients-on-server");
+  CHECK_THAT(findings[1]["message"].get<std::string>(),
+             Contains("holds the sessions of Kafka broker 9 (/brokers/ids/9) with session " + first_session +
+                      " (timeout 4.0s)") &&
+                 !Contains("broker 1") && !Contains("broker 2") && !Contains("broker 3"));
   CHECK(findings[0]["server"] == order[0]);
   CHECK_THAT(findings[0]["message"].get<std::string>(),
              Contains("Kafka broker 9") && Contains(first_session) && Contains(second_session) &&

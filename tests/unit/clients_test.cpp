@@ -143,5 +143,16 @@ TEST_CASE("a step names the clients it cost their sessions, and is not healthy")
   CHECK_THAT(findings[0].message, !Contains("no leader"));
   step.longest_leaderless = std::chrono::milliseconds(1200);
   CHECK_THAT(step_findings(step)[0].message, Contains("the ensemble had no leader for 1.2s"));
+
+  // Before COMMAND, cons said which registrations' sessions the server held: said last, as info.
+  step.cons_before = ConsFacts{{{"127.0.0.1:5", 0x0100000000000099, std::chrono::milliseconds(4000)},
+                                {"127.0.0.1:6", 0x0300000000000001, std::chrono::milliseconds(10000)}}};
+  findings = step_findings(step);
+  REQUIRE(codes(findings) == std::vector<std::string>{"client-session-lost", "clients-on-server"});
+  CHECK(findings[1].severity == Severity::info);
+  CHECK_THAT(findings[1].message, Contains("pzoo-0, about to restart, holds the sessions of Kafka broker 9 "
+                                           "(/brokers/ids/9) with session 0x100000000000099 (timeout 4.0s)"));
+  CHECK_THAT(findings[1].message, !Contains("broker 1"));
+  CHECK(step_verdict(Report{}, findings, {}) == Verdict::degraded);
   CHECK(step_verdict(Report{}, findings, {}) == Verdict::degraded);
 }

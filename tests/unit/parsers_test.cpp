@@ -52,6 +52,18 @@ TEST_CASE("an empty reply, for every word: the server closed the connection with
   CHECK(parse_srvr("x").detail == "not srvr output (reply: \"x\")");
 }
 
+TEST_CASE("cons from a real 3.8.0 follower: each session with its timeout, cons's own connection left out") {
+  auto cons = parse_cons(capture("cons_follower.txt"));
+  REQUIRE(cons.ok());
+  REQUIRE(cons.facts.connections.size() == 1);
+  CHECK(cons.facts.connections[0].client == "127.0.0.1:53918");
+  CHECK(cons.facts.connections[0].session == 0x100024613950001);
+  CHECK(cons.facts.connections[0].timeout == std::chrono::milliseconds(4000));
+  CHECK(parse_cons("cons is not executed because it is not in the whitelist.").error == ProbeError::not_whitelisted);
+  CHECK(parse_cons("Zookeeper version: 3.8.0\n").error == ProbeError::malformed);
+  CHECK(parse_cons(" /10.0.0.1:1[1](sid=0xzz,to=4000)\n").error == ProbeError::malformed);
+}
+
 TEST_CASE("ruok says imok without a quorum: the reason zkverify exists") {
   auto ruok = parse_ruok(capture("ruok_no_quorum.txt"));
   REQUIRE(ruok.error == ProbeError::ok);

@@ -9,7 +9,10 @@
 #include "model/facts/errors.hpp"
 #include "model/facts/failure.hpp"
 #include "model/facts/time_text.hpp"
+#include "model/judge/client_changes.hpp"
 #include "model/judge/restart_round.hpp"
+#include "model/parse/parsers.hpp"
+#include "probes/four_letter.hpp"
 #include "probes/restart_poller.hpp"
 #include "verifier/check/output.hpp"
 #include "verifier/store/ledger_file.hpp"
@@ -93,6 +96,21 @@ void record_outcome(const StepPlan& plan, const StepRun& run, const Context& con
   }
 }
 
+// --clients: the sessions the server about to restart holds (cons, where whitelisted), said before
+// COMMAND: which clients must fail over, and within what timeout. None when it does not answer.
+std::optional<ConsFacts> sessions_on_restarted(const StepPlan& plan, const Context& context) {
+  auto server = std::ranges::find(plan.servers, plan.restart, &ServerAddress::name);
+  if (!plan.clients_before || server == plan.servers.end()) return std::nullopt;
+  probes::ProbeLimits limits;
+  limits.deadline = Clock::now() + std::min(plan.check_timeout, milliseconds(2000));
+  limits.tls = tls_client_of(context);
+  auto cons = parse_cons(probes::ask_word(context.executor, *server, "cons", limits).reply);
+  if (!cons.ok()) return std::nullopt;
+  if (auto held = clients_on_server(*plan.clients_before, cons.facts, plan.restart))
+    context.err << "zkverify: " << held->message << "\n";
+  return cons.facts;
+}
+
 }  // namespace
 
 EnsembleOptions check_options(const StepPlan& plan) {
@@ -143,6 +161,7 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
     run.outcome = {127, "not run: interrupted", false, stop.signal(plan.interrupt_at)};
     run.interrupted = true;
   } else {
+    run.cons_before = sessions_on_restarted(plan, context);
     run.outcome = run_command(plan, context);
     run.interrupted = stop.requested(plan.interrupt_at);
   }
@@ -185,6 +204,7 @@ StepFacts step_facts(const StepPlan& plan, const StepRun& run) {
   facts.version_before = plan.version_before;
   facts.clients_before = plan.clients_before;
   facts.clients_after = run.report.clients;
+  facts.cons_before = run.cons_before;
   facts.servers_by_id = servers_by_id(run.report.servers);
   facts.downtime = run.timeline.downtime;
   facts.longest_leaderless = run.timeline.longest_leaderless;

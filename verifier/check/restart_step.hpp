@@ -84,6 +84,8 @@ struct StepRun {
   int healthy_streak = 0;
   StepTimeline timeline;
   bool interrupted = false;  // the plan's stop signal came
+  // --clients: the restarted server's cons before COMMAND; none when not asked or not answered.
+  std::optional<ConsFacts> cons_before;
 };
 
 // After a go: runs COMMAND (bounded by plan.timeout, interrupted by plan.interrupt_at) while polling who
