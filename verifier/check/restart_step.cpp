@@ -97,15 +97,28 @@ void record_outcome(const StepPlan& plan, const StepRun& run, const Context& con
 }
 
 // --clients: the sessions the server about to restart holds (cons, where whitelisted), said before
-// COMMAND: which clients must fail over, and within what timeout. None when it does not answer.
-std::optional<ConsFacts> sessions_on_restarted(const StepPlan& plan, const Context& context) {
+// COMMAND: which clients must fail over, and within what timeout. Asked with the poller paused, and
+// again after an empty reply (the server's answer to a host over maxClientCnxns, which the clients'
+// own connections count towards), for at most two seconds. None when it never answers.
+std::optional<ConsFacts> sessions_on_restarted(const StepPlan& plan, const Context& context,
+                                               probes::RestartPoller& poller) {
   auto server = std::ranges::find(plan.servers, plan.restart, &ServerAddress::name);
   if (!plan.clients_before || server == plan.servers.end()) return std::nullopt;
+  probes::RestartPoller::Pause exclusive(poller);
   probes::ProbeLimits limits;
   limits.deadline = Clock::now() + std::min(plan.check_timeout, milliseconds(2000));
   limits.tls = tls_client_of(context);
   auto cons = parse_cons(probes::ask_word(context.executor, *server, "cons", limits).reply);
-  if (!cons.ok()) return std::nullopt;
+  auto& stop = context.executor.stop();
+  while (cons.error == ProbeError::malformed && cons.detail == kClosedWithoutReply &&
+         !stop.wait_until(std::min(limits.deadline, Clock::now() + milliseconds(300)), plan.interrupt_at) &&
+         Clock::now() < limits.deadline)
+    cons = parse_cons(probes::ask_word(context.executor, *server, "cons", limits).reply);
+  if (!cons.ok()) {
+    context.err << fmt::format("zkverify: {}: cons gave no list of its sessions ({}): whose it holds is not known\n",
+                               plan.restart, cons.detail.empty() ? to_string(cons.error) : cons.detail);
+    return std::nullopt;
+  }
   if (auto held = clients_on_server(*plan.clients_before, cons.facts, plan.restart))
     context.err << "zkverify: " << held->message << "\n";
   return cons.facts;
@@ -161,7 +174,7 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
     run.outcome = {127, "not run: interrupted", false, stop.signal(plan.interrupt_at)};
     run.interrupted = true;
   } else {
-    run.cons_before = sessions_on_restarted(plan, context);
+    run.cons_before = sessions_on_restarted(plan, context, poller);
     run.outcome = run_command(plan, context);
     run.interrupted = stop.requested(plan.interrupt_at);
   }
