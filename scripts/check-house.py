@@ -135,6 +135,16 @@ def check_pure_tests(problems):
                                 f"{kind}{target}{'>' if kind == '<' else kind}")
 
 
+def check_unit_test_names(problems):
+    # CTest runs each unit test case by its name (catch_discover_tests): Catch2 reads a name that
+    # starts with '-' as an option, and the case fails without running.
+    for path in sorted((TOP / "tests" / "unit").glob("*.cpp")):
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.search(r'TEST_CASE\(\s*"-', line):
+                problems.append(f"tests/unit/{path.name}:{number}: a test case named with a leading '-' "
+                                "(CTest's Catch2 reads it as an option)")
+
+
 def check_lengths(problems, limit=60):
     script = TOP / "scripts" / "function-lengths.py"
     out = subprocess.run([sys.executable, str(script), "100000"], capture_output=True, text=True, check=True).stdout
@@ -152,6 +162,7 @@ def main():
             check_includes(path, relative, problems)
             check_patterns(path, relative, problems)
     check_pure_tests(problems)
+    check_unit_test_names(problems)
     check_lengths(problems)
     for problem in problems:
         print(problem)

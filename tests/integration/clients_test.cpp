@@ -135,7 +135,7 @@ void check_step_findings(const lab::Run& roll, const std::string& restarted, con
 
 }  // namespace
 
-TEST_CASE("--clients kafka: a roll names the broker whose session its first step cost, and stops there",
+TEST_CASE("clients (--clients kafka): a roll names the broker whose session its first step cost, and stops there",
           "[part:quorum][clients]") {
   auto& ensemble = lab::shared();
   auto servers = ensemble.servers();

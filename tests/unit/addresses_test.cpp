@@ -85,7 +85,7 @@ TEST_CASE("namespace validation keeps writes inside a proper namespace") {
   CHECK(parse_namespace("/a/.b/..c") == "/a/.b/..c");  // only whole components are refused
 }
 
-TEST_CASE("--clients takes absolute paths and the kafka preset, and names what it refuses") {
+TEST_CASE("the --clients option takes absolute paths and the kafka preset, and names what it refuses") {
   using verifier::parse_client_paths;
   CHECK(parse_client_paths("/solr/live_nodes") == std::vector<std::string>{"/solr/live_nodes"});
   CHECK(parse_client_paths("kafka") == std::vector<std::string>{"/brokers/ids", "/controller", "/controller_epoch"});
