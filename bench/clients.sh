@@ -20,13 +20,14 @@ tests/lab/zklab up "$lab" >/dev/null
 servers=$(tests/lab/zklab servers "$lab")
 hosts=$(tr ',' '\n' <<<"$servers" | sed 's/^[^=]*=//' | paste -sd,)
 
-# The brokers: one Python process, three sessions, until it is killed (Debian's python3 has kazoo).
+# The brokers: one Python process, three sessions, until it is killed (Debian's python3 has kazoo);
+# each on a server of its own, as maxClientCnxns=3 counts zkverify's two connections a server too.
 /usr/bin/python3 - "$hosts" >"$work/brokers.out" 2>&1 <<'PY' &
 import sys, time
 from kazoo.client import KazooClient
 clients = []
 for broker in (1, 2, 3):
-    client = KazooClient(hosts=sys.argv[1], timeout=10)
+    client = KazooClient(hosts=sys.argv[1].split(",")[broker - 1], timeout=10)
     client.start(timeout=30)
     client.ensure_path("/brokers/ids")
     client.create(f"/brokers/ids/{broker}", b'{"host":"127.0.0.1","port":9092}', ephemeral=True)
