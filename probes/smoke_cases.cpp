@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "probes/client_reads.hpp"
 #include "probes/host.hpp"
 #include "probes/pinned_reads.hpp"
 #include "probes/stop_signals.hpp"
@@ -471,6 +472,9 @@ SmokeObservations run_smoke(const SmokePlan& plan, KeeperFactory& keepers) {
   seen.prepare = {"create " + plan.run_path, janitor->connected_server(),
                   connected == ZkError::ok ? prepare(plan, *janitor, deadline) : connected};
   if (seen.prepare.error == ZkError::ok) run_cases(plan, keepers, seen);
+  // The clients' registrations are theirs, not the run path's: read even when it could not be made.
+  if (connected == ZkError::ok && !plan.client_paths.empty() && !seen.stopped)
+    seen.clients = read_client_paths(*janitor, plan.client_paths, Clock::now() + plan.case_timeout);
   // Cleanup gets a deadline of its own, also after a stop request or a failed case.
   if (connected == ZkError::ok) clean_up(seen, *janitor, Clock::now() + plan.case_timeout);
   janitor->close(Clock::now() + plan.case_timeout);

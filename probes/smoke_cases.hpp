@@ -24,6 +24,7 @@ struct SmokePlan {
   std::string namespace_path;                     // created if missing (its parent must exist)
   std::string run_path;                           // <namespace>/smoke-<host>-<pid>-<ms>: everything goes below it
   int ops = 10;                                   // latency: creates, sets, gets and deletes per server
+  std::vector<std::string> client_paths;          // --clients: read after the cases (client_reads.hpp)
   std::chrono::milliseconds case_timeout{10000};  // each case's deadline (sessions, waits, closes)
   std::chrono::milliseconds session_timeout{10000};
   std::function<bool()> stop_requested;  // checked between cases; empty: never

@@ -35,7 +35,7 @@ MUTANTS = [
     ("--clients: a gone registration says nothing", "model/judge/client_changes.cpp",
      "    else if (delta.change == RegistrationChange::gone) findings.push_back(gone_finding(delta, context));\n",
      ""),
-    ("--clients: the ledger keeps the first holders, so a loss is reported at every run after", "model/judge/ledger_update.cpp",
+    ("--clients: the ledger keeps the first holders, so a loss is reported at every run after", "model/judge/client_changes.cpp",
      "    std::erase_if(kept, [&](const ClientPathRead& old) { return old.path == read.path; });\n    kept.push_back",
      "    if (std::ranges::find(kept, read.path, &ClientPathRead::path) == kept.end()) kept.push_back"),
     ("--clients: a step's client findings are not the step's", "model/judge/step.cpp",

@@ -12,6 +12,7 @@
 #include "model/facts/clock.hpp"
 #include "model/facts/errors.hpp"
 #include "model/facts/facts.hpp"
+#include "model/facts/registrations.hpp"
 #include "model/facts/session.hpp"
 
 namespace zkverify {
@@ -126,6 +127,7 @@ struct SmokeObservations {
   CasSeen cas;
   MoveSeen move;
   std::vector<LatencySeen> latency;      // one per server
+  std::vector<ClientPathRead> clients;   // --clients: read through the janitor after the cases
   bool stopped = false;                  // a stop was requested: the cases after it did not run
   SmokeStep cleanup;                     // removing the run path
   std::vector<std::string> left_behind;  // what was still under the run path after cleanup

@@ -108,6 +108,15 @@ std::vector<RegistrationDelta> compare_registrations(const std::vector<ClientPat
   return deltas;
 }
 
+void remember_client_reads(std::vector<ClientPathRead>& kept, const std::vector<ClientPathRead>& reads) {
+  for (const auto& read : reads) {
+    if (!compared(read)) continue;  // says nothing: keep the last
+    std::erase_if(kept, [&](const ClientPathRead& old) { return old.path == read.path; });
+    kept.push_back({read.path, ZkError::ok, read.held, read.data});
+  }
+  std::ranges::sort(kept, {}, &ClientPathRead::path);
+}
+
 std::vector<Finding> client_findings(const std::vector<ClientPathRead>& before,
                                      const std::vector<ClientPathRead>& after, const LossContext& context) {
   std::vector<Finding> findings;

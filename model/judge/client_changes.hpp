@@ -40,6 +40,10 @@ struct LossContext {
   std::chrono::milliseconds leaderless{0};              // how long the ensemble had no leader
 };
 
+// The last registrations seen of each path, for the next look to be compared with: the paths `reads`
+// could read replace theirs in `kept`, a path it could not read keeps its last (sorted by path).
+void remember_client_reads(std::vector<ClientPathRead>& kept, const std::vector<ClientPathRead>& reads);
+
 // The findings the changes make: client-session-lost for a renewed registration, client-gone for
 // one gone, controller-moved for Kafka's /controller held by a new session (with /controller_epoch's
 // change). Each says when, and what the evidence says of the cause: the server that created the lost

@@ -173,13 +173,7 @@ void follow_clients(const LedgerRun& run, LedgerDraft& draft) {
              run.previous->clients, *run.report.clients,
              {fmt::format("since the last run ({})", run.previous->updated), servers_by_id(run.report.servers)}))
       draft.out.findings.push_back(std::move(finding));
-  auto& kept = draft.out.next.clients;
-  for (const auto& read : *run.report.clients) {
-    if (read.error != ZkError::ok && read.error != ZkError::no_node) continue;  // says nothing: keep the last
-    std::erase_if(kept, [&](const ClientPathRead& old) { return old.path == read.path; });
-    kept.push_back({read.path, ZkError::ok, read.held, read.data});
-  }
-  std::ranges::sort(kept, {}, &ClientPathRead::path);
+  remember_client_reads(draft.out.next.clients, *run.report.clients);
 }
 
 }  // namespace

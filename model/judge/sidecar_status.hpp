@@ -4,8 +4,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/judge/readiness.hpp"
 #include "model/judge/report.hpp"
@@ -20,11 +22,20 @@ struct CycleResult {
   std::optional<double> round_trip_seconds;            // the local session's sync + read, when it read
 };
 
+// What became of one --clients path's registrations between cycles, since the sidecar started.
+struct ClientTally {
+  std::uint64_t renewed = 0;  // held by a new session: the old one ended
+  std::uint64_t gone = 0;     // not there at the next cycle that read the path
+};
+
 struct SidecarStatus {
-  std::string local;                // this pod's server
-  std::string ensemble;             // --ensemble: a label on every metric; none when empty
-  std::optional<CycleResult> last;  // none until the first cycle ends
-  std::uint64_t cycles = 0;         // cycles ended
+  std::string local;                                     // this pod's server
+  std::string ensemble;                                  // --ensemble: a label on every metric; none when empty
+  std::optional<CycleResult> last;                       // none until the first cycle ends
+  std::uint64_t cycles = 0;                              // cycles ended
+  std::vector<ClientPathRead> clients_seen;              // --clients: each path's last registrations read
+  std::map<std::string, ClientTally> clients;            // --clients: by path, once a cycle read it
+  std::map<std::string, Registration> clients_departed;  // --clients: gone, by registration path, until back
 };
 
 }  // namespace zkverify

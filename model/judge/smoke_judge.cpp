@@ -1,6 +1,7 @@
 #include "model/judge/smoke_judge.hpp"
 #include "model/facts/addresses.hpp"
 #include "model/facts/text.hpp"
+#include "model/facts/time_text.hpp"
 #include "model/judge/majority.hpp"
 
 #include <algorithm>
@@ -301,6 +302,31 @@ CaseResult latency(const LatencySeen& seen, const SmokeLimits& limits) {
   return result;
 }
 
+// clients:<path>: someone is registered there (an ephemeral under it, or the node itself ephemeral),
+// or, for a plain node such as /controller_epoch, it is there with data. Nobody registered fails:
+// the clients the ensemble is for are not on it.
+CaseResult clients_case(const ClientPathRead& read) {
+  auto id = "clients:" + read.path;
+  if (read.error == ZkError::no_node)
+    return failed(id, fmt::format("{} is not there: no client has registered", read.path));
+  if (read.error != ZkError::ok) return failed(id, fmt::format("reading {}: {}", read.path, explain(read.error)));
+  std::vector<std::string> names, lines;
+  for (const auto& held : read.held) {
+    names.push_back(held.path == read.path ? read.path : held.path.substr(held.path.rfind('/') + 1));
+    lines.push_back(
+        fmt::format("{} session {} created {}", held.path, session_text(held.owner),
+                    iso8601(std::chrono::system_clock::time_point(std::chrono::milliseconds(held.ctime_ms)))));
+  }
+  CaseResult result = passed(id);
+  result.detail = fmt::format("{}", fmt::join(lines, "\n"));
+  result.properties.emplace_back("registrations", std::to_string(read.held.size()));
+  if (!read.held.empty()) result.message = fmt::format("{} registered: {}", read.held.size(), fmt::join(names, ", "));
+  else if (!read.data.empty())
+    result.message = fmt::format("{} holds no registration; its data: {}", read.path, read.data);
+  else return failed(id, fmt::format("nobody is registered under {}", read.path));
+  return result;
+}
+
 CaseResult cleanup(const SmokeObservations& seen) {
   if (!seen.left_behind.empty())
     return failed("cleanup", fmt::format("left behind: {}", fmt::join(seen.left_behind, ", ")));
@@ -316,7 +342,9 @@ std::vector<CaseResult> judge_sessions(const SmokeObservations& seen, const Smok
     auto why =
         fmt::format("{}{}: {}", seen.prepare.what, seen.prepare.server.empty() ? "" : " via " + seen.prepare.server,
                     explain(seen.prepare.error));
-    return sessions_not_run(seen.servers, why);
+    auto cases = sessions_not_run(seen.servers, why);
+    for (const auto& read : seen.clients) cases.push_back(clients_case(read));
+    return cases;
   }
   std::vector<CaseResult> cases{finish(round_trip(seen.round_trip), seen.round_trip.run),
                                 finish(ephemeral(seen.ephemeral), seen.ephemeral.run),
@@ -326,6 +354,7 @@ std::vector<CaseResult> judge_sessions(const SmokeObservations& seen, const Smok
                                 finish(cas(seen.cas), seen.cas.run),
                                 finish(move(seen.move), seen.move.run)};
   for (const auto& one : seen.latency) cases.push_back(finish(latency(one, limits), one.run));
+  for (const auto& read : seen.clients) cases.push_back(clients_case(read));
   cases.push_back(cleanup(seen));
   return cases;
 }

@@ -40,7 +40,8 @@ bool ready_for_smoke(const Report& report);
 std::vector<CaseResult> judge_ensemble(const Report& report);
 
 // round-trip, ephemeral-cleanup, watch-fires, sequential-order, multi-atomic, cas-version,
-// session-move, latency/<name> (one per server the sessions used), cleanup.
+// session-move, latency/<name> (one per server the sessions used), clients:<path> (one per --clients
+// path read), cleanup.
 std::vector<CaseResult> judge_sessions(const SmokeObservations& seen, const SmokeLimits& limits);
 
 // The session cases failed without running, because `why` (e.g. no server serving).

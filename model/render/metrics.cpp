@@ -129,6 +129,24 @@ void server_families(Exposition& out, const Report* report) {
       out.sample("zkverify_server_tls_not_after_seconds", "server", row.name, unix_seconds(row.certificate->not_after));
 }
 
+// --clients only: what the last cycle read of each path, and what became of its registrations since
+// the sidecar started.
+void client_families(Exposition& out, const SidecarStatus& status) {
+  if (status.clients.empty()) return;
+  out.family("zkverify_client_registrations", "gauge",
+             "Ephemeral registrations under a --clients path (and the path itself when ephemeral), as last read");
+  for (const auto& read : status.clients_seen)
+    out.sample("zkverify_client_registrations", "path", read.path, static_cast<double>(read.held.size()));
+  out.family("zkverify_client_sessions_lost_total", "counter",
+             "Registrations under a --clients path found held by a new session: the client lost its session");
+  for (const auto& [path, tally] : status.clients)
+    out.sample("zkverify_client_sessions_lost_total", "path", path, static_cast<double>(tally.renewed));
+  out.family("zkverify_client_registrations_gone_total", "counter",
+             "Registrations under a --clients path not there at the next cycle (not registered again)");
+  for (const auto& [path, tally] : status.clients)
+    out.sample("zkverify_client_registrations_gone_total", "path", path, static_cast<double>(tally.gone));
+}
+
 }  // namespace
 
 std::string render_metrics(const SidecarStatus& status) {
@@ -137,6 +155,7 @@ std::string render_metrics(const SidecarStatus& status) {
   const Report* report = status.last ? &status.last->report : nullptr;
   ensemble_families(out, report);
   server_families(out, report);
+  client_families(out, status);
   return out.take();
 }
 

@@ -7,9 +7,11 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -17,6 +19,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "../unit/sidecar_http_client.hpp"
 #include "integration/lab.hpp"
 
 using Catch::Matchers::Contains;
@@ -68,6 +71,13 @@ class Brokers {
                        ".err </dev/null & echo $!");
     REQUIRE(run.exit_code == 0);
     pids_.push_back(words_of(run.out).at(0));
+    ids_.push_back(id);
+  }
+
+  // Broker `id` dies at once (SIGKILL): its session is left to expire, its registration with it.
+  void kill(int id) {
+    auto at = std::ranges::find(ids_, id) - ids_.begin();
+    lab::sh("kill -KILL " + pids_.at(static_cast<std::size_t>(at)) + " 2>/dev/null");
   }
 
   // The sessions broker `id` registered under, in order ("0x..."), once it has `count` of them
@@ -97,6 +107,49 @@ class Brokers {
   }
   fs::path dir_;
   std::vector<std::string> pids_;
+  std::vector<int> ids_;  // the broker each pid runs
+};
+
+// `zkverify serve --clients kafka` in the background (120 s at most), on a port of its choosing, and
+// stopped by SIGTERM when the test ends, also when it fails.
+class Sidecar {
+ public:
+  Sidecar(const std::string& servers, const std::string& local, fs::path log) : log_(std::move(log)) {
+    auto run = lab::sh("timeout -k 5 120 \"$ZKVERIFY\" serve --servers " + servers + " --local " + local +
+                       " --listen 127.0.0.1:0 --interval 1s --timeout 3s --clients kafka >" + log_.string() +
+                       " 2>&1 </dev/null & echo $!");
+    pid_ = words_of(run.out).at(0);
+  }
+  ~Sidecar() {
+    lab::sh("kill -TERM " + pid_ + "; for i in $(seq 100); do kill -0 " + pid_ + " 2>/dev/null || break; sleep 0.1; " +
+            "done; kill -KILL " + pid_ + " 2>/dev/null; true");
+  }
+  Sidecar(const Sidecar&) = delete;
+  Sidecar& operator=(const Sidecar&) = delete;
+
+  std::string log() const {
+    std::ifstream in(log_);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  }
+  // Whether /metrics has `sample` (a whole line) within 30 s.
+  bool shows(const std::string& sample) const {
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    do {
+      static const std::regex listening("listening on 127\\.0\\.0\\.1:([0-9]+)");
+      std::smatch port;
+      auto said = log();
+      if (std::regex_search(said, port, listening)) {
+        auto metrics = sidecar_client::get(static_cast<std::uint16_t>(std::stoi(port[1])), "/metrics").body;
+        if (metrics.find("\n" + sample + "\n") != std::string::npos) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    } while (std::chrono::steady_clock::now() < give_up);
+    return false;
+  }
+
+ private:
+  fs::path log_;
+  std::string pid_;
 };
 
 const nlohmann::json& read_of(const nlohmann::json& report, const std::string& path) {
@@ -131,6 +184,25 @@ void check_step_findings(const lab::Run& roll, const std::string& restarted, con
       Contains("holds the sessions of Kafka broker 9 (/brokers/ids/9) with session " + first + " (timeout 4.0s)") &&
           !Contains("broker 1") && !Contains("broker 2") && !Contains("broker 3"));
   CHECK_THAT(roll.err, Contains("zkverify: " + restarted + ", about to restart, holds the sessions of Kafka broker 9"));
+}
+
+// The sidecar follows the registrations from cycle to cycle: broker 9 killed is gone once its
+// session expires, and no session is counted lost.
+void sidecar_counts_a_killed_broker_gone(Brokers& brokers, const std::string& servers, const std::string& local,
+                                         const std::string& lab_dir, const std::string& session) {
+  Sidecar sidecar(servers, local, lab_dir + "/../serve-clients.log");
+  auto shows = [&sidecar](const std::string& sample) {
+    bool shown = sidecar.shows(sample);
+    INFO(sample << " not in /metrics within 30 s; serve said:\n" << sidecar.log());
+    CHECK(shown);
+    return shown;
+  };
+  if (!shows(R"(zkverify_client_registrations{path="/brokers/ids"} 4)")) return;
+  brokers.kill(9);
+  shows(R"(zkverify_client_registrations_gone_total{path="/brokers/ids"} 1)");
+  shows(R"(zkverify_client_registrations{path="/brokers/ids"} 3)");
+  shows(R"(zkverify_client_sessions_lost_total{path="/brokers/ids"} 0)");
+  CHECK_THAT(sidecar.log(), Contains("client-gone: Kafka broker 9 (/brokers/ids/9): held by session " + session));
 }
 
 }  // namespace
@@ -183,4 +255,6 @@ TEST_CASE("clients (--clients kafka): a roll names the broker whose session its 
   CHECK(after.exit_code == 0);
   CHECK(read_of(after.json(), "/brokers/ids")["held"][3]["owner"] == second_session);
   fs::remove(state);
+
+  sidecar_counts_a_killed_broker_gone(brokers, servers, order[4], ensemble.dir(), second_session);
 }

@@ -134,14 +134,17 @@ TEST_CASE("smoke on a real ensemble: healthy, interrupted, one server down, no q
     CHECK(namespace_children(servers).empty());
   }
 
-  // One follower down: its server-serving case fails, the rest pass, exit 1.
+  // One follower down: its server-serving case fails, and --clients' path that nobody registered under.
   auto down = followers(ensemble);
   REQUIRE(down.size() == 4);
   ensemble.act("stop", down[0]);
-  auto degraded = lab::zkverify("smoke --servers " + servers + " --junit " + junit + " --timeout 5s");
+  auto degraded = lab::zkverify("smoke --servers " + servers + " --junit " + junit +
+                                " --timeout 5s --clients /zkverify-no-clients");
   INFO(degraded);
   CHECK(degraded.exit_code == 1);
-  CHECK(failed_ids(degraded.out) == std::vector<std::string>{"server-serving/" + down[0]});
+  CHECK(failed_ids(degraded.out) ==
+        std::vector<std::string>{"server-serving/" + down[0], "clients:/zkverify-no-clients"});
+  CHECK_THAT(degraded.out, Contains("/zkverify-no-clients is not there: no client has registered"));
   check_junit(junit, degraded);
   CHECK(namespace_children(servers).empty());
 

@@ -3,6 +3,7 @@
 
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,18 @@ using lab::zkverify;
 namespace {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// A smoke report without its PASS cases (and their wrapped lines): what a failure message needs.
+std::string not_passed(const std::string& report) {
+  std::string kept;
+  bool in_pass = false;
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with(' ')) in_pass = line.starts_with("PASS");
+    if (!in_pass) kept += line + "\n";
+  }
+  return kept;
+}
 
 struct TlsLab {
   lab::Lab& ensemble = lab::shared("", "--tls-only");
@@ -184,8 +197,10 @@ TEST_CASE("TLS-only ensemble: every command over TLS, and each failure in words"
   check_trace_over_tls(lab);
 
   auto smoke = zkverify(lab.with("smoke --timeout 10s"));
-  INFO(smoke);
-  CHECK(smoke.exit_code == 0);
+  {
+    INFO("exit " << smoke.exit_code << ", stderr: " << smoke.err << "\n" << not_passed(smoke.out));
+    CHECK(smoke.exit_code == 0);
+  }
   CHECK(zkverify(lab.with("probe --local pzoo-0")).exit_code == 0);
   CHECK(zkverify(lab.with("order")).exit_code == 0);
   CHECK(zkverify(lab.with("safe-to-restart zoo-0")).exit_code == 0);
@@ -252,8 +267,16 @@ TEST_CASE("a mixed ensemble of 3.8.0 and 3.9.3 (plain and TLS ports): both healt
   auto tls = ensemble.tls_dir();
   auto flags = " --tls-ca " + tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key";
   auto secure = first_line(lab::sh(ZKLAB " secure-servers " + ensemble.dir()).out);
-  CHECK(zkverify("quorum --servers " + ensemble.servers()).exit_code == 0);
-  CHECK(zkverify("quorum --servers " + secure + flags).exit_code == 0);
+  auto plain = zkverify("quorum --servers " + ensemble.servers());
+  {
+    INFO(plain);
+    CHECK(plain.exit_code == 0);
+  }
+  auto over_tls = zkverify("quorum --servers " + secure + flags);
+  {
+    INFO(over_tls);
+    CHECK(over_tls.exit_code == 0);
+  }
   admin_over_https(ensemble, secure, flags);
   // TLS flags on the plain ports: each server is said to speak plain TCP there.
   auto crossed = zkverify("quorum --output json --servers " + ensemble.servers() + flags);

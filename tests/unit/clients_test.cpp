@@ -5,15 +5,19 @@
 
 #include <catch2/catch.hpp>
 
+#include "model/judge/checks.hpp"
 #include "model/judge/client_changes.hpp"
 #include "model/judge/ledger.hpp"
 #include "model/judge/ledger_update.hpp"
+#include "model/judge/sidecar_book.hpp"
 #include "model/judge/step.hpp"
+#include "model/render/metrics.hpp"
 #include "synthetic.hpp"
 
 using namespace zkverify;
 using namespace synthetic;
 using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
 
 namespace {
 
@@ -155,4 +159,44 @@ TEST_CASE("a step names the clients it cost their sessions, and is not healthy")
   CHECK_THAT(findings[1].message, !Contains("broker 1"));
   CHECK(step_verdict(Report{}, findings, {}) == Verdict::degraded);
   CHECK(step_verdict(Report{}, findings, {}) == Verdict::degraded);
+}
+
+TEST_CASE("the sidecar follows the registrations from cycle to cycle: log lines and counters by path") {
+  SidecarBook book("pzoo-0", std::chrono::seconds(10), std::chrono::seconds(5), Clock::now());
+  auto cycle = [&](std::vector<ClientPathRead> reads) {
+    CycleResult result;
+    result.report = judge(healthy_five());
+    result.report.clients = std::move(reads);
+    return book.cycle_ended(std::move(result), Clock::now());
+  };
+  cycle({brokers({{1, 0x11}, {2, 0x12}}), controller(1, 0x11)});
+  CHECK(book.status().clients.at("/brokers/ids").renewed == 0);
+  // Broker 2 registered again under a new session; then the path could not be read (says nothing);
+  // then broker 1 is gone, compared with the last look that read it.
+  auto lines = cycle({brokers({{1, 0x11}, {2, 0x22}}), controller(1, 0x11)});
+  REQUIRE(std::ranges::count_if(lines, [](const auto& line) { return line.starts_with("client-session-lost: "); }) ==
+          1);
+  cycle({{"/brokers/ids", ZkError::connection_loss, {}, ""}, controller(1, 0x11)});
+  lines = cycle({brokers({{2, 0x22}}), controller(1, 0x11)});
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines[0], StartsWith("client-gone: Kafka broker 1 (/brokers/ids/1)"));
+  // Broker 1 back under a new session: that session was lost while it was gone.
+  lines = cycle({brokers({{1, 0x31}, {2, 0x22}}), controller(1, 0x11)});
+  REQUIRE(lines.size() == 1);
+  CHECK_THAT(lines[0], StartsWith("client-session-lost: Kafka broker 1 (/brokers/ids/1): held by session 0x11 "
+                                  "before, by session 0x31 now"));
+  CHECK(cycle({brokers({{1, 0x31}, {2, 0x22}}), controller(1, 0x11)}).empty());
+  const auto& tally = book.status().clients;
+  CHECK(tally.at("/brokers/ids").renewed == 2);
+  CHECK(tally.at("/brokers/ids").gone == 1);
+  CHECK(tally.at("/controller").renewed == 0);
+
+  auto metrics = render_metrics(book.status());
+  CHECK_THAT(metrics, Contains("zkverify_client_registrations{path=\"/brokers/ids\"} 2\n") &&
+                          Contains("zkverify_client_registrations{path=\"/controller\"} 1\n") &&
+                          Contains("zkverify_client_sessions_lost_total{path=\"/brokers/ids\"} 2\n") &&
+                          Contains("zkverify_client_registrations_gone_total{path=\"/brokers/ids\"} 1\n"));
+  // Without --clients, none of these families.
+  SidecarBook plain("pzoo-0", std::chrono::seconds(10), std::chrono::seconds(5), Clock::now());
+  CHECK_THAT(render_metrics(plain.status()), !Contains("zkverify_client_"));
 }

@@ -242,3 +242,33 @@ TEST_CASE("the run path names the host, the process and the time under the names
   CHECK(std::ranges::count(path, '-') >= 3);
   CHECK_THAT(smoke_run_path("/"), Catch::Matchers::StartsWith("/smoke-"));
 }
+
+TEST_CASE("smoke --clients: a case per path, passed when someone is registered there, failed when nobody is",
+          "[smoke]") {
+  SmokeLab lab;
+  auto broker = lab.ensemble.factory().open({{"s1", "10.0.0.1", 2181, {}}}, {});
+  REQUIRE(broker->wait_connected(Clock::now() + 1s) == ZkError::ok);
+  auto deadline = Clock::now() + 1s;
+  for (const auto* path : {"/brokers", "/brokers/ids", "/empty"})
+    REQUIRE(create_now(*broker, path, "", CreateMode::persistent, deadline).error == ZkError::ok);
+  REQUIRE(create_now(*broker, "/brokers/ids/7", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
+  REQUIRE(create_now(*broker, "/controller_epoch", "3", CreateMode::persistent, deadline).error == ZkError::ok);
+
+  auto plan = lab.plan();
+  plan.client_paths = {"/brokers/ids", "/controller_epoch", "/empty", "/missing"};
+  auto cases = lab.run(plan);
+  const auto& ids = find_case(cases, "clients:/brokers/ids");
+  CHECK(ids.outcome == CaseOutcome::passed);
+  CHECK(ids.message == "1 registered: 7");
+  CHECK_THAT(ids.detail, Contains("/brokers/ids/7 session 0x"));
+  CHECK(find_case(cases, "clients:/controller_epoch").outcome == CaseOutcome::passed);
+  CHECK(find_case(cases, "clients:/controller_epoch").message ==
+        "/controller_epoch holds no registration; its data: 3");
+  CHECK(find_case(cases, "clients:/empty").outcome == CaseOutcome::failed);
+  CHECK(find_case(cases, "clients:/empty").message == "nobody is registered under /empty");
+  CHECK(find_case(cases, "clients:/missing").outcome == CaseOutcome::failed);
+  CHECK(find_case(cases, "clients:/missing").message == "/missing is not there: no client has registered");
+  CHECK(cases.back().id == "cleanup");  // the clients' nodes are not the run's: cleanup leaves them
+  CHECK(find_case(cases, "cleanup").outcome == CaseOutcome::passed);
+  CHECK(broker->close(Clock::now() + 1s));
+}

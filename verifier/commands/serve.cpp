@@ -74,6 +74,7 @@ class ServeCommand final : public Command {
         "/ensemble, /metrics, /");
     add_servers_option(command, options_.servers);
     add_local_check_options(command, options_, options_.local);
+    add_clients_option(command, options_.client_paths);
     command
         .add_option_function<std::string>(
             "--listen", [this](const std::string& text) { options_.listen = parse_listen(text); },

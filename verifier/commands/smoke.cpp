@@ -56,6 +56,7 @@ probes::SmokePlan plan_for(const SmokeOptions& options, const Report& report, pr
   plan.namespace_path = options.namespace_path;
   plan.run_path = probes::smoke_run_path(options.namespace_path);
   plan.ops = options.ops;
+  plan.client_paths = options.client_paths;
   plan.case_timeout = options.timeout;
   plan.stop_requested = [&stop] { return stop.requested(); };
   plan.stop_signals = &stop;
@@ -86,6 +87,7 @@ class SmokeCommand final : public Command {
     add_output_file_option(command, "--junit", options_.junit, "Write the cases as JUnit XML to FILE (atomically)");
     add_output_option(command, options_.output);
     add_namespace_option(command, options_.namespace_path);
+    add_clients_option(command, options_.client_paths);
     command.add_option_function<int>(
         "--ops",
         [this](int ops) {
