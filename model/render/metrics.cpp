@@ -137,10 +137,11 @@ void client_families(Exposition& out, const SidecarStatus& status) {
              "Ephemeral registrations under a --clients path (and the path itself when ephemeral), as last read");
   for (const auto& read : status.clients_seen)
     out.sample("zkverify_client_registrations", "path", read.path, static_cast<double>(read.held.size()));
-  out.family("zkverify_client_sessions_lost_total", "counter",
-             "Registrations under a --clients path found held by a new session: the client lost its session");
+  out.family("zkverify_client_registrations_renewed_total", "counter",
+             "Registrations under a --clients path found held by a new session: the one that held it ended "
+             "(it expired, or the client closed it) and the client registered again");
   for (const auto& [path, tally] : status.clients)
-    out.sample("zkverify_client_sessions_lost_total", "path", path, static_cast<double>(tally.renewed));
+    out.sample("zkverify_client_registrations_renewed_total", "path", path, static_cast<double>(tally.renewed));
   out.family("zkverify_client_registrations_gone_total", "counter",
              "Registrations under a --clients path not there at the next cycle (not registered again)");
   for (const auto& [path, tally] : status.clients)

@@ -201,7 +201,7 @@ void sidecar_counts_a_killed_broker_gone(Brokers& brokers, const std::string& se
   brokers.kill(9);
   shows(R"(zkverify_client_registrations_gone_total{path="/brokers/ids"} 1)");
   shows(R"(zkverify_client_registrations{path="/brokers/ids"} 3)");
-  shows(R"(zkverify_client_sessions_lost_total{path="/brokers/ids"} 0)");
+  shows(R"(zkverify_client_registrations_renewed_total{path="/brokers/ids"} 0)");
   CHECK_THAT(sidecar.log(), Contains("client-gone: Kafka broker 9 (/brokers/ids/9): held by session " + session));
 }
 

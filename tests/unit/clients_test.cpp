@@ -194,7 +194,7 @@ TEST_CASE("the sidecar follows the registrations from cycle to cycle: log lines 
   auto metrics = render_metrics(book.status());
   CHECK_THAT(metrics, Contains("zkverify_client_registrations{path=\"/brokers/ids\"} 2\n") &&
                           Contains("zkverify_client_registrations{path=\"/controller\"} 1\n") &&
-                          Contains("zkverify_client_sessions_lost_total{path=\"/brokers/ids\"} 2\n") &&
+                          Contains("zkverify_client_registrations_renewed_total{path=\"/brokers/ids\"} 2\n") &&
                           Contains("zkverify_client_registrations_gone_total{path=\"/brokers/ids\"} 1\n"));
   // Without --clients, none of these families.
   SidecarBook plain("pzoo-0", std::chrono::seconds(10), std::chrono::seconds(5), Clock::now());
