@@ -54,6 +54,8 @@ class CKeeper final : public Keeper {
   [[nodiscard]] bool presents_credentials() const override { return credentials_.has_value(); }
   void get_and_watch(const std::string& path, Callback<GetResult> done,
                      std::function<void(WatchNotice)> fired) override;
+  void children_and_watch(const std::string& path, Callback<ChildrenResult> done,
+                          std::function<void(WatchNotice)> fired) override;
   ZkError move_to(const std::string& server) override {
     return ask_now(session_, [server](CSession& self) { return self.move_to(server); });
   }
@@ -78,6 +80,19 @@ class CKeeper final : public Keeper {
   void submit(Callback<R> done, Call call) {
     auto request = std::make_shared<Request<R>>(session_->strand(), std::move(done));
     tell(session_, [request, call = std::move(call)](CSession& self) mutable { self.submit(request, call); });
+  }
+  // As submit, for a read that leaves a one-shot watch: `call(handle, watch, context)`, where
+  // `watch` is the watcher's context, kept by the session; `fired` runs on the session's strand,
+  // like its completions.
+  template <class R, class Call>
+  void submit_watched(Callback<R> done, std::function<void(WatchNotice)> fired, Call call) {
+    auto request = std::make_shared<Request<R>>(session_->strand(), std::move(done));
+    tell(session_, [request, fired = std::move(fired), call = std::move(call)](CSession& self) mutable {
+      auto* watch = self.keep_watch([strand = self.strand(), fired = std::move(fired)](WatchNotice notice) {
+        boost::asio::post(strand, [fired, notice = std::move(notice)] { fired(notice); });
+      });
+      self.submit(request, [&](zhandle_t* zh, const void* context) { return call(zh, watch, context); });
+    });
   }
   // What the session creates: creator-only (its credentials' identity) when it has credentials.
   [[nodiscard]] ACL_vector* acl() const { return credentials_ ? &ZOO_CREATOR_ALL_ACL : &ZOO_OPEN_ACL_UNSAFE; }
@@ -179,15 +194,15 @@ void CKeeper::get_acl(const std::string& path, Callback<AclResult> done) {
 }
 
 void CKeeper::get_and_watch(const std::string& path, Callback<GetResult> done, std::function<void(WatchNotice)> fired) {
-  auto request = std::make_shared<Request<GetResult>>(session_->strand(), std::move(done));
-  tell(session_, [request, path, fired = std::move(fired)](CSession& self) mutable {
-    // The watch fires on the session's strand, like its completions.
-    auto* watch = self.keep_watch([strand = self.strand(), fired = std::move(fired)](WatchNotice notice) {
-      boost::asio::post(strand, [fired, notice = std::move(notice)] { fired(notice); });
-    });
-    self.submit(request, [&](zhandle_t* zh, const void* context) {
-      return zoo_awget(zh, path.c_str(), &CSession::on_watch, watch, &on_read, context);
-    });
+  submit_watched(std::move(done), std::move(fired), [path](zhandle_t* zh, void* watch, const void* context) {
+    return zoo_awget(zh, path.c_str(), &CSession::on_watch, watch, &on_read, context);
+  });
+}
+
+void CKeeper::children_and_watch(const std::string& path, Callback<ChildrenResult> done,
+                                 std::function<void(WatchNotice)> fired) {
+  submit_watched(std::move(done), std::move(fired), [path](zhandle_t* zh, void* watch, const void* context) {
+    return zoo_awget_children(zh, path.c_str(), &CSession::on_watch, watch, &on_children, context);
   });
 }
 

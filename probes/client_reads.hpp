@@ -8,6 +8,7 @@
 
 #include "model/facts/registrations.hpp"
 #include "probes/keeper.hpp"
+#include "probes/stop_signals.hpp"
 
 namespace zkverify::probes {
 
@@ -15,5 +16,12 @@ namespace zkverify::probes {
 // pipelined on `session`, bounded by `deadline`. A child deleted between the two reads is left out.
 std::vector<ClientPathRead> read_client_paths(Keeper& session, const std::vector<std::string>& paths,
                                               Clock::time_point deadline);
+
+// Follows the registrations `awaited` (their paths) until each is held again, by whichever session,
+// or `deadline`, or the `nth` stop of `signals`: a child watch on each one's parent says when to read
+// `paths` again (watches, not a polling loop). Returns the last reads.
+std::vector<ClientPathRead> await_registrations(Keeper& session, const std::vector<std::string>& paths,
+                                                const std::vector<std::string>& awaited, Clock::time_point deadline,
+                                                StopSignals* signals, int nth = 1);
 
 }  // namespace zkverify::probes

@@ -40,6 +40,10 @@ class ForwardingKeeper : public Keeper {
                      std::function<void(WatchNotice)> fired) override {
     session_->get_and_watch(path, std::move(done), std::move(fired));
   }
+  void children_and_watch(const std::string& path, Callback<ChildrenResult> done,
+                          std::function<void(WatchNotice)> fired) override {
+    session_->children_and_watch(path, std::move(done), std::move(fired));
+  }
   ZkError move_to(const std::string& server) override { return session_->move_to(server); }
   bool wait_connected_to(const std::string& server, Clock::time_point deadline) const override {
     return session_->wait_connected_to(server, deadline);

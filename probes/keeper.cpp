@@ -59,6 +59,13 @@ GetResult get_and_watch_now(Keeper& keeper, const std::string& path, std::functi
   return read.await(deadline);
 }
 
+ChildrenResult children_and_watch_now(Keeper& keeper, const std::string& path, std::function<void(WatchNotice)> fired,
+                                      Clock::time_point deadline) {
+  Expect<ChildrenResult> read;
+  keeper.children_and_watch(path, read.callback(), std::move(fired));
+  return read.await(deadline);
+}
+
 namespace {
 
 // Every close is started first (a deadline already passed only starts it), then each is waited for

@@ -65,6 +65,10 @@ class Keeper {
   // (it may run after the caller stopped waiting) and must not block.
   virtual void get_and_watch(const std::string& path, Callback<GetResult> done,
                              std::function<void(WatchNotice)> fired) = 0;
+  // As children(), and leaves a one-shot child watch on `path` when the read succeeds: `fired` as
+  // get_and_watch's, when a child is created or deleted (or the node goes).
+  virtual void children_and_watch(const std::string& path, Callback<ChildrenResult> done,
+                                  std::function<void(WatchNotice)> fired) = 0;
   // Moves the session to the listed server `server` (one of those it was opened with): the
   // connection drops and the session resumes there with the same id and ephemerals. ok when the
   // move started (wait_connected_to says when it arrived); bad_arguments for a server it does not
@@ -180,6 +184,10 @@ AclResult get_acl_now(Keeper& keeper, const std::string& path, Clock::time_point
 // get_and_watch, awaited: the read's result; `fired` as get_and_watch's.
 GetResult get_and_watch_now(Keeper& keeper, const std::string& path, std::function<void(WatchNotice)> fired,
                             Clock::time_point deadline);
+
+// children_and_watch, awaited: the read's result; `fired` as children_and_watch's.
+ChildrenResult children_and_watch_now(Keeper& keeper, const std::string& path, std::function<void(WatchNotice)> fired,
+                                      Clock::time_point deadline);
 
 // Closes every session at once and waits for them together until `deadline`; sessions still closing
 // then are abandoned (their servers expire them). Returns how many closed in time.

@@ -3,8 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
-#include <future>
 #include <memory>
 #include <utility>
 
@@ -12,6 +10,7 @@
 
 #include "probes/client_reads.hpp"
 #include "probes/host.hpp"
+#include "probes/notice_wait.hpp"
 #include "probes/pinned_reads.hpp"
 #include "probes/stop_signals.hpp"
 
@@ -87,33 +86,6 @@ std::vector<ServerLookup> lookups_after_sync(Pinned& pinned, const std::vector<S
   for (std::size_t i = 0; i < servers.size(); ++i) lookups.push_back({servers[i].name, found[i].error});
   return lookups;
 }
-
-// A watch's notice and when it came, handed over once from the client's thread to the waiting
-// case. A stop signal ends the wait at once, with nothing.
-class NoticeWait : public std::enable_shared_from_this<NoticeWait> {
- public:
-  struct Noticed {
-    WatchNotice notice;
-    Clock::time_point at;
-  };
-  void notice(WatchNotice notice) { settle(Noticed{std::move(notice), Clock::now()}); }
-  // The notice, if it came before `deadline` and before a stop of `signals` (none: no stop).
-  std::optional<Noticed> wait(Clock::time_point deadline, StopSignals* signals) {
-    // The callback may run after this returns: it holds the wait.
-    StopSubscription stopped(signals, [self = shared_from_this()](int, int) { self->settle(std::nullopt); });
-    if (signals && signals->requested()) settle(std::nullopt);  // before the subscription: it sees only later ones
-    if (outcome_.wait_until(deadline) != std::future_status::ready) return std::nullopt;
-    return outcome_.get();
-  }
-
- private:
-  void settle(std::optional<Noticed> outcome) {
-    if (!settled_.test_and_set()) promise_.set_value(std::move(outcome));
-  }
-  std::atomic_flag settled_;
-  std::promise<std::optional<Noticed>> promise_;
-  std::shared_future<std::optional<Noticed>> outcome_ = promise_.get_future().share();
-};
 
 // Watches `path` through each connected session, after sync (so that server has the node): the
 // notice comes when that server removes it. nullptr where no watch could be set.

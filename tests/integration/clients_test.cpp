@@ -11,6 +11,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -21,9 +22,11 @@
 
 #include "../unit/sidecar_http_client.hpp"
 #include "integration/lab.hpp"
+#include "integration/lab_sessions.hpp"
+#include "model/facts/addresses.hpp"
+#include "probes/client_reads.hpp"
 
 using Catch::Matchers::Contains;
-using lab::zkverify;
 namespace fs = std::filesystem;
 
 namespace {
@@ -75,9 +78,10 @@ class Brokers {
   }
 
   // Broker `id` dies at once (SIGKILL): its session is left to expire, its registration with it.
-  void kill(int id) {
+  void kill(int id) { lab::sh("kill -KILL " + pid(id) + " 2>/dev/null"); }
+  std::string pid(int id) const {
     auto at = std::ranges::find(ids_, id) - ids_.begin();
-    lab::sh("kill -KILL " + pids_.at(static_cast<std::size_t>(at)) + " 2>/dev/null");
+    return pids_.at(static_cast<std::size_t>(at));
   }
 
   // The sessions broker `id` registered under, in order ("0x..."), once it has `count` of them
@@ -186,8 +190,48 @@ void check_step_findings(const lab::Run& roll, const std::string& restarted, con
   CHECK_THAT(roll.err, Contains("zkverify: " + restarted + ", about to restart, holds the sessions of Kafka broker 9"));
 }
 
-// The sidecar follows the registrations from cycle to cycle: broker 9 killed is gone once its
-// session expires, and no session is counted lost.
+// A step whose COMMAND kills broker 9 (4 s session) and waits out its expiry before restarting
+// `restarted`: broker 9 is gone at the step's last check, awaited until the step's deadline, and
+// still gone then: client-gone, exit 1.
+void step_reports_a_killed_broker_gone(const Brokers& brokers, const lab::Lab& ensemble, const std::string& servers,
+                                       const std::string& restarted, const std::string& session) {
+  auto step = lab::zkverify("step --servers " + servers + " --clients kafka --restart " + restarted +
+                            " --step-timeout 10s --output json -- sh -c 'kill -KILL " + brokers.pid(9) +
+                            " && sleep 6 && " + ZKLAB + " restart " + ensemble.dir() + " " + restarted + "'");
+  INFO(step);
+  CHECK(step.exit_code == 1);
+  const auto& findings = step.json()["findings"];
+  auto gone = std::ranges::find_if(findings, [](const auto& finding) { return finding["code"] == "client-gone"; });
+  REQUIRE(gone != findings.end());
+  CHECK_THAT((*gone)["message"].get<std::string>(),
+             Contains("Kafka broker 9 (/brokers/ids/9): held by session " + session + " before, not there now"));
+  CHECK_THAT(step.err, Contains(restarted + ": waiting up to ") &&
+                           Contains("for Kafka broker 9 (/brokers/ids/9) to register again") &&
+                           Contains(restarted + ": 0 of 1 registered again after "));
+}
+
+// The child watch on a real server: a wait for broker 9's registration ends when broker 9, started
+// again, registers under a new session (`killed` was its last), not at the wait's deadline.
+void a_broker_back_ends_the_wait(Brokers& brokers, const std::string& servers, const std::string& connect,
+                                 const std::string& killed) {
+  auto session = lab::keepers().open(::zkverify::parse_server_list(servers), {});
+  auto deadline = ::zkverify::Clock::now() + std::chrono::seconds(60);
+  REQUIRE(session->wait_connected(deadline) == ::zkverify::ZkError::ok);
+  auto waiting = std::async(std::launch::async, [&] {
+    return ::zkverify::probes::await_registrations(*session, {"/brokers/ids"}, {"/brokers/ids/9"}, deadline, nullptr);
+  });
+  brokers.start(9, connect, 4000);
+  REQUIRE(waiting.wait_until(deadline) == std::future_status::ready);
+  auto reads = waiting.get();
+  session->close(::zkverify::Clock::now() + std::chrono::seconds(5));
+  REQUIRE(reads.size() == 1);
+  auto back = std::ranges::find(reads[0].held, "/brokers/ids/9", &::zkverify::Registration::path);
+  REQUIRE(back != reads[0].held.end());
+  CHECK(::zkverify::session_text(back->owner) != killed);
+}
+
+// The sidecar follows the registrations from cycle to cycle: broker 3 killed is gone once its
+// session expires, and no registration is counted renewed.
 void sidecar_counts_a_killed_broker_gone(Brokers& brokers, const std::string& servers, const std::string& local,
                                          const std::string& lab_dir, const std::string& session) {
   Sidecar sidecar(servers, local, lab_dir + "/../serve-clients.log");
@@ -198,11 +242,11 @@ void sidecar_counts_a_killed_broker_gone(Brokers& brokers, const std::string& se
     return shown;
   };
   if (!shows(R"(zkverify_client_registrations{path="/brokers/ids"} 4)")) return;
-  brokers.kill(9);
+  brokers.kill(3);
   shows(R"(zkverify_client_registrations_gone_total{path="/brokers/ids"} 1)");
   shows(R"(zkverify_client_registrations{path="/brokers/ids"} 3)");
   shows(R"(zkverify_client_registrations_renewed_total{path="/brokers/ids"} 0)");
-  CHECK_THAT(sidecar.log(), Contains("client-gone: Kafka broker 9 (/brokers/ids/9): held by session " + session));
+  CHECK_THAT(sidecar.log(), Contains("client-gone: Kafka broker 3 (/brokers/ids/3): held by session " + session));
 }
 
 }  // namespace
@@ -211,7 +255,7 @@ TEST_CASE("clients (--clients kafka): a roll names the broker whose session its 
           "[part:quorum][clients]") {
   auto& ensemble = lab::shared();
   auto servers = ensemble.servers();
-  auto order_run = zkverify("order --servers " + servers);
+  auto order_run = lab::zkverify("order --servers " + servers);
   REQUIRE(order_run.exit_code == 0);
   auto order = words_of(order_run.out);
   REQUIRE(order.size() == 5);
@@ -227,7 +271,7 @@ TEST_CASE("clients (--clients kafka): a roll names the broker whose session its 
   brokers.sessions(3, 1);
 
   auto state = ensemble.dir() + "/../clients-state.json";
-  auto before = zkverify("quorum --servers " + servers + " --clients kafka --state " + state + " --output json");
+  auto before = lab::zkverify("quorum --servers " + servers + " --clients kafka --state " + state + " --output json");
   INFO(before);
   REQUIRE(before.exit_code == 0);
   const auto& ids = read_of(before.json(), "/brokers/ids");
@@ -237,9 +281,9 @@ TEST_CASE("clients (--clients kafka): a roll names the broker whose session its 
   CHECK(read_of(before.json(), "/controller")["held"][0]["owner"] == controller_session);
   CHECK(read_of(before.json(), "/controller_epoch")["data"] == "1");
 
-  auto roll =
-      zkverify("roll --servers " + servers + " --clients kafka --state " + state + " --output json -- sh -c '" + ZKLAB +
-               " stop " + ensemble.dir() + " {} && sleep 5 && " + ZKLAB + " start " + ensemble.dir() + " {}'");
+  auto roll = lab::zkverify("roll --servers " + servers + " --clients kafka --state " + state +
+                            " --output json -- sh -c '" + ZKLAB + " stop " + ensemble.dir() + " {} && sleep 5 && " +
+                            ZKLAB + " start " + ensemble.dir() + " {}'");
   INFO(roll);
   CHECK(roll.exit_code == 1);
   const auto& steps = roll.json()["steps"];
@@ -250,11 +294,13 @@ TEST_CASE("clients (--clients kafka): a roll names the broker whose session its 
   check_step_findings(roll, order[0], first_session, second_session);
 
   // The ledger took the new holder: the gate after the roll does not blame the same loss again.
-  auto after = zkverify("quorum --servers " + servers + " --clients kafka --state " + state + " --output json");
+  auto after = lab::zkverify("quorum --servers " + servers + " --clients kafka --state " + state + " --output json");
   INFO(after);
   CHECK(after.exit_code == 0);
   CHECK(read_of(after.json(), "/brokers/ids")["held"][3]["owner"] == second_session);
   fs::remove(state);
 
-  sidecar_counts_a_killed_broker_gone(brokers, servers, order[4], ensemble.dir(), second_session);
+  step_reports_a_killed_broker_gone(brokers, ensemble, servers, order[4], second_session);
+  a_broker_back_ends_the_wait(brokers, servers, address_of(servers, order[0]), second_session);
+  sidecar_counts_a_killed_broker_gone(brokers, servers, order[4], ensemble.dir(), brokers.sessions(3, 1).at(0));
 }

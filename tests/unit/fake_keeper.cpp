@@ -73,7 +73,8 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   void lose_connection(const std::shared_ptr<Session>& session);
   void expire(const std::shared_ptr<Session>& session);
   void remove_ephemerals(std::int64_t session);
-  void watch(const std::shared_ptr<Session>& session, const std::string& path, std::function<void(WatchNotice)> fired);
+  void watch(const std::shared_ptr<Session>& session, const std::string& path, std::function<void(WatchNotice)> fired,
+             bool children = false);
   void fire_watches(const std::string& path, WatchKind kind);
   void drop_watches(const std::shared_ptr<Session>& session, bool notify);
   ZkError move(const std::shared_ptr<Session>& session, const std::string& server);
@@ -122,6 +123,7 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
     std::shared_ptr<Session> session;
     std::string path;
     std::function<void(WatchNotice)> fired;
+    bool children = false;  // a child watch (children_and_watch): fires when a child comes or goes
   };
   std::vector<DataWatch> watches;
   int closes_completed = 0;
@@ -176,6 +178,7 @@ class FakeKeeper final : public Keeper {
       if (state.deny(*session_, Need::create, parent_of(path), result.error)) return false;
       result = create_node(state.tree, path, data, mode, session_->id, state.next_zxid());
       if (result.error == ZkError::ok) state.own(*session_, result.path);
+      if (result.error == ZkError::ok) state.fire_watches(result.path, WatchKind::created);
       return result.error == ZkError::ok;
     });
   }
@@ -230,11 +233,21 @@ class FakeKeeper final : public Keeper {
       if (result.error == ZkError::ok) {
         for (const auto& op : ops) {
           if (op.kind == MultiOp::Kind::create) state.own(*session_, op.path);
+          if (op.kind == MultiOp::Kind::create) state.fire_watches(op.path, WatchKind::created);
           if (op.kind == MultiOp::Kind::set) state.fire_watches(op.path, WatchKind::changed);
           if (op.kind == MultiOp::Kind::remove) state.fire_watches(op.path, WatchKind::deleted);
         }
       }
       return result.error == ZkError::ok;
+    });
+  }
+  void children_and_watch(const std::string& path, Callback<ChildrenResult> done,
+                          std::function<void(WatchNotice)> fired) override {
+    start(OpKind::children, path, std::move(done), [&](State& state, ChildrenResult& result) {
+      if (state.deny(*session_, Need::read, path, result.error)) return false;
+      result = children_of(state.tree, path);
+      if (result.error == ZkError::ok) state.watch(session_, path, std::move(fired), true);
+      return false;
     });
   }
   void get_and_watch(const std::string& path, Callback<GetResult> done,
@@ -528,25 +541,29 @@ void Ensemble::State::remove_ephemerals(std::int64_t session) {
 }
 
 void Ensemble::State::watch(const std::shared_ptr<Session>& session, const std::string& path,
-                            std::function<void(WatchNotice)> fired) {
-  watches.push_back({session, path, std::move(fired)});
+                            std::function<void(WatchNotice)> fired, bool children) {
+  watches.push_back({session, path, std::move(fired), children});
 }
 
-// One-shot, as ZooKeeper's: each watch on `path` fires once (unless a watch rule for its session's
-// server says never) and is gone.
+// One-shot, as ZooKeeper's: each watch fires once (unless a watch rule for its session's server says
+// never) and is gone. `path` changed, was created or deleted: its data watches fire with `kind`, its
+// child watches when it was deleted, and its parent's child watches when it came or went.
 void Ensemble::State::fire_watches(const std::string& path, WatchKind kind) {
-  std::vector<DataWatch> firing;
+  bool came_or_went = kind == WatchKind::created || kind == WatchKind::deleted;
+  auto parent = parent_of(path);
+  std::vector<std::pair<DataWatch, WatchNotice>> firing;
   std::erase_if(watches, [&](DataWatch& watch) {
-    if (watch.path != path) return false;
-    firing.push_back(std::move(watch));
+    WatchNotice notice{kind, path};
+    if (watch.children && came_or_went && watch.path == parent) notice = {WatchKind::children, parent};
+    else if (watch.path != path || (watch.children && kind != WatchKind::deleted)) return false;
+    firing.emplace_back(std::move(watch), std::move(notice));
     return true;
   });
-  for (auto& watch : firing) {
+  for (auto& [watch, notice] : firing) {
     auto server = server_of(*watch.session);
     ++started[{OpKind::watch, server}];
-    if (fault_for(OpKind::watch, server, path) == Fault::never_complete) continue;
-    post({false, [fired = std::move(watch.fired), notice = WatchNotice{kind, path}] { fired(notice); }},
-         dispatcher.delay());
+    if (fault_for(OpKind::watch, server, notice.path) == Fault::never_complete) continue;
+    post({false, [fired = std::move(watch.fired), notice = std::move(notice)] { fired(notice); }}, dispatcher.delay());
   }
 }
 

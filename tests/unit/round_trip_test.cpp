@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "fake_keeper.hpp"
+#include "probes/client_reads.hpp"
 #include "probes/round_trip.hpp"
 
 using namespace zkverify;
@@ -344,4 +345,46 @@ TEST_CASE("round trip: --clients paths are read through the writer, with the ses
   CHECK(trip.clients[1].held[0].data == R"({"brokerid":1})");
   CHECK(trip.clients[2].error == ZkError::no_node);
   broker->close(Clock::now() + 1s);
+}
+
+// await_registrations on the fake: broker 9's registration is gone; it comes back under a new session.
+TEST_CASE("await_registrations: a registration back under a new session ends the wait, on its child watch",
+          "[round_trip]") {
+  Ensemble ensemble;
+  auto& keepers = ensemble.factory();
+  auto broker = keepers.open({{"s1", "10.0.0.1", 2181, {}}}, {});
+  auto watcher = keepers.open({{"s2", "10.0.0.2", 2181, {}}}, {});
+  auto deadline = Clock::now() + 10s;
+  REQUIRE(broker->wait_connected(deadline) == ZkError::ok);
+  REQUIRE(watcher->wait_connected(deadline) == ZkError::ok);
+  for (const auto* path : {"/brokers", "/brokers/ids"})
+    REQUIRE(create_now(*broker, path, "", CreateMode::persistent, deadline).error == ZkError::ok);
+  REQUIRE(create_now(*broker, "/brokers/ids/1", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
+  const std::vector<std::string> paths{"/brokers/ids"}, awaited{"/brokers/ids/9"};
+
+  SECTION("not back by the deadline: the last reads, without it") {
+    auto reads = await_registrations(*watcher, paths, awaited, Clock::now() + 300ms, nullptr);
+    REQUIRE(reads.size() == 1);
+    REQUIRE(reads[0].held.size() == 1);
+    CHECK(reads[0].held[0].path == "/brokers/ids/1");
+  }
+  SECTION("back while it waits: the child watch, not the deadline, ends the wait") {
+    // The wait runs on a thread of its own; this one registers broker 9 once the wait has set its
+    // watch and read (two children requests: the watch's and the read's), never before.
+    auto waiting = std::async(std::launch::async,
+                              [&] { return await_registrations(*watcher, paths, awaited, deadline, nullptr); });
+    REQUIRE(ensemble.wait_for_operations(OpKind::children, "s2", 2, deadline));
+    auto renewed = keepers.open({{"s1", "10.0.0.1", 2181, {}}}, {});
+    REQUIRE(renewed->wait_connected(deadline) == ZkError::ok);
+    REQUIRE(create_now(*renewed, "/brokers/ids/9", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
+    REQUIRE(waiting.wait_until(deadline) == std::future_status::ready);
+    auto reads = waiting.get();
+    REQUIRE(reads[0].held.size() == 2);
+    CHECK(reads[0].held[1].path == "/brokers/ids/9");
+    CHECK(reads[0].held[1].owner == renewed->session_id());
+    CHECK(Clock::now() < deadline);
+    renewed->close(Clock::now() + 1s);
+  }
+  broker->close(Clock::now() + 1s);
+  watcher->close(Clock::now() + 1s);
 }

@@ -12,6 +12,7 @@
 #include "model/judge/client_changes.hpp"
 #include "model/judge/restart_round.hpp"
 #include "model/parse/parsers.hpp"
+#include "probes/client_reads.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/restart_poller.hpp"
 #include "verifier/check/output.hpp"
@@ -27,6 +28,7 @@ using std::chrono::milliseconds;
 struct Recovery {
   Report report;
   int healthy_streak = 0;
+  Clock::time_point give_up{};  // the step's deadline
 };
 
 // Checks until healthy plan.stable times in a row, data loss, an interruption or plan.timeout.
@@ -35,6 +37,7 @@ Recovery wait_for_recovery(const StepPlan& plan, LedgerUse& ledger, const Contex
   auto give_up = Clock::now() + plan.timeout;
   auto check = check_options_after_restart(plan);  // the checks that count come after the restart
   Recovery recovery;
+  recovery.give_up = give_up;
   bool said_waiting = false;
   while (true) {
     {
@@ -124,6 +127,35 @@ std::optional<ConsFacts> sessions_on_restarted(const StepPlan& plan, const Conte
   return cons.facts;
 }
 
+// --clients: registrations gone at the last check get until the step's deadline to come back (a
+// client whose session expired registers again once it reaches a server), followed with watches.
+// What is still missing then is gone; what came back is compared as the step's last look.
+void await_gone_clients(const StepPlan& plan, StepRun& run, const Context& context, Clock::time_point give_up) {
+  if (!plan.clients_before || !run.report.clients) return;
+  std::vector<std::string> gone, names;
+  for (const auto& delta : compare_registrations(*plan.clients_before, *run.report.clients))
+    if (delta.change == RegistrationChange::gone) {
+      gone.push_back(delta.path);
+      names.push_back(client_name(delta.path));
+    }
+  auto left = duration_cast<milliseconds>(give_up - Clock::now());
+  if (gone.empty() || left <= milliseconds(0)) return;
+  context.err << fmt::format("zkverify: {}: waiting up to {} for {} to register again\n", plan.restart,
+                             format_duration(left), fmt::join(names, ", "));
+  auto session = context.keepers.open(plan.servers, {});
+  if (session->wait_connected(give_up) == ZkError::ok) {
+    auto began = Clock::now();
+    run.report.clients = probes::await_registrations(*session, plan.client_paths, gone, give_up,
+                                                     &context.executor.stop(), plan.interrupt_at);
+    auto still = std::ranges::count_if(compare_registrations(*plan.clients_before, *run.report.clients),
+                                       [](const auto& delta) { return delta.change == RegistrationChange::gone; });
+    context.err << fmt::format("zkverify: {}: {} of {} registered again after {}\n", plan.restart,
+                               std::ssize(gone) - still, gone.size(),
+                               format_duration(duration_cast<milliseconds>(Clock::now() - began)));
+  }
+  session->close(Clock::now() + milliseconds(2000));
+}
+
 }  // namespace
 
 EnsembleOptions check_options(const StepPlan& plan) {
@@ -186,6 +218,10 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
     } else recovery = wait_for_recovery(plan, ledger, context, poller);
     run.report = std::move(recovery.report);
     run.healthy_streak = recovery.healthy_streak;
+    if (!run.outcome.timed_out && !stop.requested(plan.interrupt_at)) {
+      probes::RestartPoller::Pause exclusive(poller);  // one session more, not beside the poller's
+      await_gone_clients(plan, run, context, recovery.give_up);
+    }
     run.interrupted = stop.requested(plan.interrupt_at);
   }
   poller.stop();
