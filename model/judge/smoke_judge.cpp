@@ -37,6 +37,10 @@ CaseResult failed(std::string id, std::string message, std::string detail = {}) 
 std::string explain(ZkError error) {
   if (error == ZkError::no_auth) return "no_auth (an ACL does not let zkverify write here)";
   if (error == ZkError::deadline_exceeded) return "deadline_exceeded (no answer within --timeout)";
+  // The C client's own: no reply for two thirds of the session timeout, so it dropped the connection.
+  if (error == ZkError::operation_timeout)
+    return "operation_timeout (no reply within two thirds of the session timeout: the server, or this host, "
+           "stalled)";
   return std::string(to_string(error));
 }
 

@@ -148,6 +148,12 @@ TEST_CASE("smoke judge: the failure paths of multi, versions, moves, steps and l
     seen.latency[1].ops[2].first_error = ZkError::connection_loss;
     CHECK_THAT(judged(seen, "latency/b").message, Contains("get 2 of 5 (connection_loss)"));
   }
+  SECTION("latency with an operation the C client gave up on") {
+    seen.latency[1].ops[1].errors = 1;
+    seen.latency[1].ops[1].first_error = ZkError::operation_timeout;
+    CHECK_THAT(judged(seen, "latency/b").message,
+               Contains("(operation_timeout (no reply within two thirds of the session timeout"));
+  }
   CHECK(count(judge_sessions(seen, {}), CaseOutcome::failed) == 1);
 }
 
