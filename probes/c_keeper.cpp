@@ -52,6 +52,8 @@ class CKeeper final : public Keeper {
   void multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done) override;
   void get_acl(const std::string& path, Callback<AclResult> done) override;
   [[nodiscard]] bool presents_credentials() const override { return credentials_.has_value(); }
+  // The C client speaks no SASL: a relay in front of it does (probes/relay.hpp).
+  [[nodiscard]] std::optional<SaslRefusal> sasl_refusal() const override { return std::nullopt; }
   void get_and_watch(const std::string& path, Callback<GetResult> done,
                      std::function<void(WatchNotice)> fired) override;
   void children_and_watch(const std::string& path, Callback<ChildrenResult> done,

@@ -36,6 +36,7 @@ class ForwardingKeeper : public Keeper {
   }
   void get_acl(const std::string& path, Callback<AclResult> done) override { session_->get_acl(path, std::move(done)); }
   bool presents_credentials() const override { return session_->presents_credentials(); }
+  std::optional<SaslRefusal> sasl_refusal() const override { return session_->sasl_refusal(); }
   void get_and_watch(const std::string& path, Callback<GetResult> done,
                      std::function<void(WatchNotice)> fired) override {
     session_->get_and_watch(path, std::move(done), std::move(fired));

@@ -98,6 +98,9 @@ class Keeper {
   virtual void get_acl(const std::string& path, Callback<AclResult> done) = 0;
   // The session presents credentials (KeeperOptions::credentials): what it creates is creator-only.
   [[nodiscard]] virtual bool presents_credentials() const = 0;
+  // Why a server refused this session's SASL (the relay's exchange: probes/relay.hpp), if one did;
+  // such a session then never connects, and wait_connected says auth_failed.
+  [[nodiscard]] virtual std::optional<SaslRefusal> sasl_refusal() const = 0;
 
   // Closes the session (a quorum transaction: the server then removes its ephemeral nodes). Returns
   // true when that completed by the deadline; false when it was abandoned (the server expires the

@@ -304,6 +304,8 @@ RoundTrip run_round_trip(const RoundTripPlan& plan, KeeperFactory& keepers, Sess
   trip.namespace_path = plan.namespace_path;
   trip.credentials_given = sessions[plan.writer]->presents_credentials();
   write_and_read(sessions, plan, trip, *changes);
+  for (std::size_t i = 0; i < plan.servers.size(); ++i)
+    if (auto refusal = sessions[i]->sasl_refusal()) trip.sasl_refusals.push_back(std::move(*refusal));
   read_denied_acl(*sessions[plan.writer], plan, trip);
   auto closing_started = Clock::now();
   // Together, so that a server slow to close costs one close deadline, not one per session.

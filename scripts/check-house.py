@@ -51,7 +51,8 @@ WAITS = {"probes/executor.hpp", "probes/executor.cpp", "probes/actor.hpp", "prob
 # Waits still on a condition variable of their own, to become answers on the executor (issue 60, item 1).
 WAITS_TO_CONVERT = {"probes/resolver.cpp", "probes/round_trip.cpp"}
 # Mutexes that guard a value and cross no wait and no call out (ARCHITECTURE.md, "Locks").
-LEAF_LOCKS = {"probes/tls.hpp", "probes/tls.cpp", "verifier/sidecar/session_lender.hpp",
+LEAF_LOCKS = {"probes/tls.hpp", "probes/tls.cpp", "probes/relay.hpp", "probes/sasl_client.cpp",
+              "verifier/sidecar/session_lender.hpp",
               "verifier/sidecar/stoppable_factory.hpp", "verifier/commands/serve.cpp"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^">]+)[">]')

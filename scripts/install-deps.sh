@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build clang-14 clang-format-14 clang-tidy-14
-  libzookeeper-mt-dev libssl-dev openssl libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
+  libzookeeper-mt-dev libssl-dev openssl libsasl2-dev libsasl2-modules libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
   # the real server for integration tests, and the tools the lab and benchmark use
   zookeeper default-jre-headless netcat-openbsd hyperfine curl procps perl
   # real Kafka-broker clients in tests (tests/lab/ZkBroker.java, run from source: the JDK's compiler)

@@ -22,6 +22,19 @@ std::string_view without_line_end(std::string_view text) {
 
 std::string auth_data(const Credentials& credentials) { return credentials.user + ':' + credentials.password; }
 
+std::string describe(const SaslRefusal& refusal) {
+  return refusal.server + " refused SASL " + refusal.mechanism + " as " + refusal.user + ": " + refusal.why;
+}
+
+std::string parse_password(std::string_view text) {
+  auto line = without_line_end(text);
+  if (line.empty()) throw BadInput("is empty (expected one line: the password)");
+  if (line.find_first_of("\r\n") != std::string_view::npos)
+    throw BadInput("holds more than one line (expected the password alone)");
+  if (has_control_character(line)) throw BadInput("holds a control character");
+  return std::string(line);
+}
+
 Credentials parse_credentials(std::string_view text) {
   auto fail = [](std::string_view why) {
     return BadInput(std::string(why) + " (expected one line: digest:USER:PASSWORD)");

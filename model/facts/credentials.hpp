@@ -18,6 +18,34 @@ struct Credentials {
 // What zoo_add_auth is given for `credentials`: "USER:PASSWORD" for digest.
 std::string auth_data(const Credentials& credentials);
 
+// SASL as zkverify's sessions speak it, in the relay between the C client (built without SASL) and
+// each server (probes/relay.hpp): DIGEST-MD5 with a user and password, as a JAAS Client section's
+// DigestLoginModule does.
+struct SaslSettings {
+  std::string mechanism = "DIGEST-MD5";
+  std::string user;
+  std::string password;  // never printed, logged or stored
+  std::string service = "zookeeper";
+  // The name the mechanism gives the server: DIGEST-MD5's digest-uri host, "zk-sasl-md5" as every
+  // ZooKeeper server expects it.
+  std::string host = "zk-sasl-md5";
+};
+
+// What a server, or this host's SASL library, answered when a session's SASL failed.
+struct SaslRefusal {
+  std::string server;     // the listed name
+  std::string mechanism;  // "DIGEST-MD5"
+  std::string user;
+  std::string why;  // says who refused: "the server refused ...", "this host's SASL library: ..."
+};
+
+// "pzoo-0 refused SASL DIGEST-MD5 as kafka: ..." (never the password).
+std::string describe(const SaslRefusal& refusal);
+
+// A password file's text: one line (a trailing line end tolerated), not empty. Throws BadInput
+// saying what is wrong, never quoting the text.
+std::string parse_password(std::string_view text);
+
 // One line "digest:USER:PASSWORD" (a trailing "\n" or "\r\n" tolerated; the password may hold ':').
 // Throws BadInput saying what is wrong, never quoting the text (it may be the secret).
 Credentials parse_credentials(std::string_view text);

@@ -11,6 +11,7 @@
 
 #include "model/facts/addresses.hpp"
 #include "model/facts/clock.hpp"
+#include "model/facts/credentials.hpp"
 #include "model/facts/errors.hpp"
 #include "model/facts/registrations.hpp"
 #include "model/facts/tls_facts.hpp"
@@ -210,6 +211,7 @@ struct RoundTrip {
   // write_error or a read's error instead).
   std::string namespace_path;                  // the namespace the round trip writes under
   bool credentials_given = false;              // the sessions presented credentials (--auth-file)
+  std::vector<SaslRefusal> sasl_refusals;      // the servers that refused the sessions' SASL, and why
   std::string denied_path;                     // the node whose ACL first answered no_auth; empty: none did
   ZkError acl_error = ZkError::not_attempted;  // reading denied_path's ACL (no_auth: not readable either)
   std::vector<std::string> acl_schemes;        // its ACL's schemes, sorted, when it could be read

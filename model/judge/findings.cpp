@@ -122,15 +122,16 @@ constexpr std::array kTable{
                 "The namespace is protected by an ACL and the sessions presented no credentials.",
                 "Pass --auth-file FILE (one line digest:USER:PASSWORD) or set ZKVERIFY_AUTH_FILE."},
     FindingInfo{auth_failed, "auth-failed", Severity::critical,
-                "The servers refused the credentials, or the ACL does not grant them the namespace.",
-                "Check the file's USER and PASSWORD, the ACL and the servers' authentication providers."},
+                "The servers refused the credentials (digest, or SASL), or the ACL does not grant them the namespace.",
+                "Check --auth-file's USER and PASSWORD (or --sasl-user and --sasl-password-file), the ACL and the "
+                "servers' authentication providers."},
     FindingInfo{sasl_required, "sasl-required", Severity::info,
                 "The servers closed zkverify's sessions at their first request (session_closed_requires_sasl_auth): "
                 "they require every session to authenticate (enforce.auth.enabled=true with enforce.auth.schemes=sasl, "
                 "or sessionRequireClientSASLAuth). No round trip was made; the verdict stands on what the servers "
                 "answer without a session, as with --no-write.",
-                "zkverify does not speak SASL yet (docs/credentials.md): pass --no-write to say so; for the round "
-                "trip's proof, add digest to enforce.auth.schemes and give zkverify a digest user (--auth-file)."},
+                "Give zkverify a SASL user of the servers' JAAS Server section: --sasl-user USER --sasl-password-file "
+                "FILE (docs/credentials.md)."},
     FindingInfo{not_whitelisted, "not-whitelisted", Severity::info,
                 "Some four-letter words are not whitelisted; zkverify used srvr instead.",
                 "Add the zoo.cfg line the finding gives (4lw.commands.whitelist=...) for richer checks."},

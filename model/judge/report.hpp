@@ -74,6 +74,7 @@ struct RoundTripSummary {
   std::optional<Zxid> write_zxid;
   int reads_ok = 0;
   int reads_attempted = 0;
+  bool refused = false;  // the servers refused the sessions, or the namespace (the findings say which)
 };
 
 // With TLS on: zkverify's own client certificate.

@@ -125,6 +125,28 @@ bool reached_reads(const RoundTrip& trip, const Derived& derived) {
          trip.write_error == ZkError::ok;
 }
 
+// "pzoo-0 and pzoo-1 refused SASL DIGEST-MD5 as kafka: WHY": the servers that refused alike, together.
+std::string describe_refusals(const std::vector<SaslRefusal>& refusals) {
+  std::vector<std::string> said;
+  std::vector<bool> told(refusals.size(), false);
+  for (std::size_t i = 0; i < refusals.size(); ++i) {
+    if (told[i]) continue;
+    auto alike = refusals[i];
+    std::vector<std::string> servers;
+    for (std::size_t j = i; j < refusals.size(); ++j) {
+      const auto& other = refusals[j];
+      if (told[j] || other.mechanism != alike.mechanism || other.user != alike.user || other.why != alike.why) continue;
+      told[j] = true;
+      servers.push_back(other.server);
+    }
+    alike.server = servers.size() == 1
+                       ? servers.front()
+                       : fmt::format("{} and {}", fmt::join(servers.begin(), servers.end() - 1, ", "), servers.back());
+    said.push_back(describe(alike));
+  }
+  return fmt::format("{}", fmt::join(said, "; "));
+}
+
 // The server that closed a session for want of SASL: the writer when its session was closed so.
 std::string closed_for_sasl(const RoundTrip& trip) {
   auto closed = ZkError::session_closed_requires_sasl_auth;
@@ -145,6 +167,12 @@ std::string closed_for_sasl(const RoundTrip& trip) {
 void check_access(const EnsembleFacts& facts, const Derived& derived, Findings& findings) {
   if (!facts.round_trip) return;
   const auto& trip = *facts.round_trip;
+  if (!trip.sasl_refusals.empty()) {
+    findings.add(FindingCode::auth_failed, trip.sasl_refusals.size() == 1 ? trip.sasl_refusals.front().server : "",
+                 fmt::format("{}. Check --sasl-user and --sasl-password-file against the servers' JAAS Server section",
+                             describe_refusals(trip.sasl_refusals)));
+    return;
+  }
   if (derived.sasl_required) {
     auto server = closed_for_sasl(trip);
     findings.add(FindingCode::sasl_required, server,
@@ -155,9 +183,10 @@ void check_access(const EnsembleFacts& facts, const Derived& derived, Findings& 
                              server,
                              trip.credentials_given
                                  ? "and do not take the digest credentials from --auth-file (digest is not among "
-                                   "enforce.auth.schemes; zkverify does not speak SASL yet)"
-                                 : "and zkverify presented no credentials (it does not speak SASL yet; with digest "
-                                   "among enforce.auth.schemes, --auth-file gives it a digest user)"));
+                                   "enforce.auth.schemes): give zkverify a SASL user instead (--sasl-user, "
+                                   "--sasl-password-file)"
+                                 : "and zkverify presented no credentials: give it a SASL user (--sasl-user USER "
+                                   "--sasl-password-file FILE, DIGEST-MD5)"));
     return;
   }
   if (auto refused = refused_sessions(trip); !refused.empty()) {
@@ -212,7 +241,7 @@ std::optional<RoundTripSummary> round_trip_summary(const EnsembleFacts& facts, c
   // Closed for want of SASL, a trip wrote and read nothing: reported as --no-write's, with no round trip.
   if (facts.write_skipped || !facts.round_trip || derived.sasl_required) return std::nullopt;
   const auto& trip = *facts.round_trip;
-  RoundTripSummary summary{trip.writer, trip.path, trip.write_zxid, 0, 0};
+  RoundTripSummary summary{trip.writer, trip.path, trip.write_zxid, 0, 0, derived.access_refused};
   if (!reached_reads(trip, derived)) return summary;
   for (const auto& read : trip.reads) {
     ++summary.reads_attempted;

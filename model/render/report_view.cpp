@@ -27,6 +27,7 @@ std::string headline(const Report& report) {
   // A count of nothing ("read back on 0/0") says nothing: a trip that read nowhere says how far it got.
   if (const auto& trip = report.round_trip; trip && trip->reads_attempted > 0)
     text += fmt::format(", round trip via {} read back on {}/{}", trip->writer, trip->reads_ok, trip->reads_attempted);
+  else if (trip && trip->refused) text += fmt::format(", round trip via {}: refused", trip->writer);
   else if (trip)
     text += fmt::format(", round trip via {}: {}", trip->writer,
                         trip->write_zxid ? "read back nowhere" : "the write was not committed");

@@ -118,11 +118,12 @@ TEST_CASE("config: a key no command takes where it stands is a usage error namin
     return ran.err.substr(ran.err.find(".toml:") + 6);
   };
   CHECK(said("servers = \"h:1\"\nservrs = \"h:2\"\n") == "2: unknown key 'servrs' (did you mean servers?)\n");
-  CHECK_THAT(said("timeout = \"5s\"\n"), StartsWith("1: 'timeout' is not one of the ensemble's keys (servers, "
-                                                    "zoo-cfg, auth-file, tls-ca, tls-cert, tls-key, "
-                                                    "tls-no-hostname-check, tls-expiry-warning, admin-port, "
-                                                    "namespace, ensemble, state): "
-                                                    "put it under the command it is for: [quorum], [order]"));
+  CHECK_THAT(said("timeout = \"5s\"\n"),
+             StartsWith("1: 'timeout' is not one of the ensemble's keys (servers, "
+                        "zoo-cfg, auth-file, sasl-user, sasl-password-file, tls-ca, tls-cert, tls-key, "
+                        "tls-no-hostname-check, tls-expiry-warning, admin-port, "
+                        "namespace, ensemble, state): "
+                        "put it under the command it is for: [quorum], [order]"));
   CHECK_THAT(said("[quorom]\nwait = \"1m\"\n"),
              StartsWith("2: unknown section [quorom]") && Contains("did you mean quorum?"));
   CHECK(said("[serve]\n\nwait = \"1m\"\n") == "3: serve has no option --wait\n");

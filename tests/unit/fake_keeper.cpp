@@ -39,7 +39,8 @@ struct Session {
   bool close_hangs = false;          // ... and it never completes
   bool listening = true;             // false once close() began
   bool in_listener = false;
-  std::optional<Credentials> credentials;  // presented before the first operation
+  std::optional<Credentials> credentials;   // presented before the first operation
+  std::optional<SaslRefusal> sasl_refusal;  // a server refused its SASL (refuse_sasl)
 };
 
 using Task = Dispatcher::Task;
@@ -131,7 +132,8 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   std::map<std::pair<OpKind, std::string>, int> started;
 
   bool reject_unknown = false;
-  int opens_to_hold = 0;  // hold_opens()
+  std::map<std::string, std::string> refusing_sasl;  // refuse_sasl(): server, why
+  int opens_to_hold = 0;                             // hold_opens()
   int opens_held = 0;
   bool opens_released = false;
   Dispatcher dispatcher;  // last: destroyed (stopped) first, with the state still whole
@@ -297,6 +299,10 @@ class FakeKeeper final : public Keeper {
     std::lock_guard lock(ensemble_->mutex);
     return session_->credentials.has_value();
   }
+  [[nodiscard]] std::optional<SaslRefusal> sasl_refusal() const override {
+    std::lock_guard lock(ensemble_->mutex);
+    return session_->sasl_refusal;
+  }
 
   bool close(Clock::time_point deadline) override { return ensemble_->close(session_, deadline); }
 
@@ -445,7 +451,9 @@ void Ensemble::State::connect(const std::shared_ptr<Session>& session, std::size
     session->server = index;
     if (fault == Fault::never_complete) return;  // stays connecting, for ever
     if (fault == Fault::session_expired) return expire(session);
-    if (!accepts(session->credentials)) {  // the server closes the connection: final
+    if (auto refusing = refusing_sasl.find(name); refusing != refusing_sasl.end())
+      session->sasl_refusal = SaslRefusal{name, "DIGEST-MD5", "zkverify", refusing->second};
+    if (session->sasl_refusal || !accepts(session->credentials)) {  // the server closes the connection: final
       session->state = SessionState::auth_failed;
       sessions_changed.notify_all();
       announce(session, {SessionState::auth_failed, {}, {}});
@@ -758,6 +766,11 @@ void Ensemble::protect(const std::string& path, const Credentials& owner, bool w
   auto& node = state_->tree[path];
   node.acl_owner = auth_data(owner);
   node.world_readable = world_readable;
+}
+
+void Ensemble::refuse_sasl(const std::string& server, const std::string& why) {
+  std::lock_guard lock(state_->mutex);
+  state_->refusing_sasl[server] = why;
 }
 
 void Ensemble::reject_unknown_credentials(bool reject) {

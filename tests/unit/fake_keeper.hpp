@@ -104,6 +104,9 @@ class Ensemble {
   // a session presenting credentials of no owner ends auth_failed, as a server refusing them does.
   void protect(const std::string& path, const Credentials& owner, bool world_readable = false);
   void reject_unknown_credentials(bool reject = true);
+  // `server` refuses every session's SASL, as the relay reports it (Keeper::sasl_refusal): a session
+  // connecting to it ends auth_failed, and its sasl_refusal() names `server` and `why`.
+  void refuse_sasl(const std::string& server, const std::string& why);
   // The ACL of `path` as "digest:USER" (creator-only) or "world:anyone" (open), plus
   // "world:anyone:read" for a world-readable one; empty when there is no such node.
   [[nodiscard]] std::vector<std::string> acl_of(const std::string& path) const;

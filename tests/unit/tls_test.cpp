@@ -22,8 +22,8 @@
 #include "fake_keeper.hpp"
 #include "model/judge/checks.hpp"
 #include "probes/four_letter.hpp"
+#include "probes/relay.hpp"
 #include "probes/tls.hpp"
-#include "probes/tls_relay.hpp"
 #include "synthetic.hpp"
 
 using Catch::Matchers::Contains;
@@ -239,7 +239,8 @@ class RecordingFactory final : public zkverify::probes::KeeperFactory {
 TEST_CASE("tls relay: a session reaches each of its servers through a relay on a loopback address of its own") {
   zkverify::fake::Ensemble ensemble;
   RecordingFactory recording(ensemble.factory());
-  zkverify::probes::TlsKeeperFactory factory(recording, test_executor(), [client = test_client()] { return client; });
+  zkverify::probes::RelayKeeperFactory factory(recording, test_executor(),
+                                               {[client = test_client()] { return client; }, std::nullopt});
   const std::vector<zkverify::ServerAddress> servers{{"pzoo-0", "pzoo-0.pzoo", 2281, {}, {}},
                                                      {"pzoo-1", "pzoo-1.pzoo", 2281, {}, {}},
                                                      {"zoo-0", "zoo-0.zoo", 2281, {}, {}}};

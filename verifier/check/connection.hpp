@@ -8,11 +8,13 @@
 namespace zkverify::verifier {
 
 struct ConnectionOptions {
-  std::optional<std::string> auth_file;  // --auth-file: digest credentials for every session
-  std::optional<std::string> tls_ca;     // --tls-ca: TLS for every connection to the servers
-  std::optional<std::string> tls_cert;   // --tls-cert: zkverify's client certificate
-  std::optional<std::string> tls_key;    // --tls-key: its private key
-  bool tls_no_hostname_check = false;    // --tls-no-hostname-check
+  std::optional<std::string> auth_file;           // --auth-file: digest credentials for every session
+  std::optional<std::string> sasl_user;           // --sasl-user: SASL DIGEST-MD5 for every session
+  std::optional<std::string> sasl_password_file;  // --sasl-password-file: its password
+  std::optional<std::string> tls_ca;              // --tls-ca: TLS for every connection to the servers
+  std::optional<std::string> tls_cert;            // --tls-cert: zkverify's client certificate
+  std::optional<std::string> tls_key;             // --tls-key: its private key
+  bool tls_no_hostname_check = false;             // --tls-no-hostname-check
   std::chrono::milliseconds tls_expiry_warning{std::chrono::hours(24 * 14)};  // --tls-expiry-warning
 };
 

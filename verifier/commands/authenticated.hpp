@@ -8,7 +8,7 @@
 #include <string>
 
 #include "probes/keeper.hpp"
-#include "probes/tls_relay.hpp"
+#include "probes/relay.hpp"
 #include "verifier/check/connection.hpp"
 #include "verifier/commands/command.hpp"
 
@@ -16,7 +16,8 @@ namespace zkverify::verifier {
 
 // `given`'s context whose factory gives every session the credentials of --auth-file (read now: a
 // usage error when it is unreadable or malformed, a warning on err when others may read it) and,
-// with --tls-ca, carries it over TLS (the PEM files read now: a usage error naming a bad one).
+// with --tls-ca or --sasl-user, carries it through relays: over TLS (the PEM files read now: a usage
+// error naming a bad one), authenticated by SASL (the password file read now, as the auth file).
 class AuthenticatedContext {
  public:
   AuthenticatedContext(const ConnectionOptions& connection, const Context& given);
@@ -27,7 +28,7 @@ class AuthenticatedContext {
  private:
   probes::CredentialedFactory credentialed_;
   std::shared_ptr<probes::TlsSource> tls_;
-  std::unique_ptr<probes::TlsKeeperFactory> relayed_;
+  std::unique_ptr<probes::RelayKeeperFactory> relayed_;
   Context context_;
 };
 

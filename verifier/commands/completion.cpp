@@ -39,6 +39,7 @@ const std::map<std::string, ValueCompletion, std::less<>>& value_completions() {
       {"--junit", {ValueKind::file, ""}},
       {"--report", {ValueKind::file, ""}},
       {"--auth-file", {ValueKind::file, ""}},
+      {"--sasl-password-file", {ValueKind::file, ""}},
       {"--config", {ValueKind::file, ""}},
   };
   return table;

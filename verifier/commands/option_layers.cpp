@@ -132,6 +132,8 @@ const std::vector<std::string>& ensemble_keys() {
   static const std::vector<std::string> keys{"servers",
                                              "zoo-cfg",
                                              "auth-file",
+                                             "sasl-user",
+                                             "sasl-password-file",
                                              "tls-ca",
                                              "tls-cert",
                                              "tls-key",

@@ -241,6 +241,17 @@ void add_connection_options(CLI::App& command, ConnectionOptions& connection) {
           "File holding the credentials every session presents, one line digest:USER:PASSWORD (keep it mode "
           "600)")
       ->type_name("FILE");
+  auto* sasl_user = command
+                        .add_option("--sasl-user", connection.sasl_user,
+                                    "SASL (DIGEST-MD5) for every session as this user of the servers' JAAS Server "
+                                    "section, for servers that require it")
+                        ->type_name("USER");
+  auto* sasl_password = command
+                            .add_option("--sasl-password-file", connection.sasl_password_file,
+                                        "File holding that user's password, one line (keep it mode 600)")
+                            ->type_name("FILE");
+  sasl_user->needs(sasl_password);
+  sasl_password->needs(sasl_user);
   auto* ca =
       command
           .add_option("--tls-ca", connection.tls_ca,

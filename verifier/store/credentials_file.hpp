@@ -15,4 +15,8 @@ namespace zkverify::verifier {
 // may read it. Throws a usage error naming the file and what is wrong, never quoting its text.
 Credentials read_credentials_file(const std::string& path, std::ostream& err);
 
+// The SASL password file (--sasl-password-file): one line, the password, checked and refused as the
+// credentials file is.
+std::string read_password_file(const std::string& path, std::ostream& err);
+
 }  // namespace zkverify::verifier
