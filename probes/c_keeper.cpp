@@ -51,7 +51,7 @@ class CKeeper final : public Keeper {
   void sync(const std::string& path, Callback<DoneResult> done) override;
   void multi(const std::vector<MultiOp>& ops, Callback<MultiResult> done) override;
   void get_acl(const std::string& path, Callback<AclResult> done) override;
-  [[nodiscard]] bool presents_credentials() const override { return credentials_.has_value(); }
+  [[nodiscard]] bool presents_credentials() const override { return credentials_.has_value() || sasl_; }
   // The C client speaks no SASL: a relay in front of it does (probes/relay.hpp).
   [[nodiscard]] std::optional<SaslRefusal> sasl_refusal() const override { return std::nullopt; }
   void get_and_watch(const std::string& path, Callback<GetResult> done,
@@ -97,9 +97,12 @@ class CKeeper final : public Keeper {
     });
   }
   // What the session creates: creator-only (its credentials' identity) when it has credentials.
-  [[nodiscard]] ACL_vector* acl() const { return credentials_ ? &ZOO_CREATOR_ALL_ACL : &ZOO_OPEN_ACL_UNSAFE; }
+  [[nodiscard]] ACL_vector* acl() const {
+    return presents_credentials() ? &ZOO_CREATOR_ALL_ACL : &ZOO_OPEN_ACL_UNSAFE;
+  }
 
   const std::optional<Credentials> credentials_;
+  const bool sasl_;
   const std::shared_ptr<CSession> session_;
   // The close, started once: by whichever thread calls close() first (a stop signal's, say).
   std::once_flag close_once_;
@@ -110,6 +113,7 @@ class CKeeper final : public Keeper {
 CKeeper::CKeeper(Executor& executor, Resolver& resolver, const std::vector<ServerAddress>& servers,
                  const KeeperOptions& options, Listener listener, int init_flags)
     : credentials_(options.credentials),
+      sasl_(options.sasl),
       session_(std::make_shared<CSession>(executor, std::move(listener), options, init_flags)) {
   std::vector<std::string> hosts;
   for (const auto& server : servers) hosts.push_back(server.host);

@@ -96,7 +96,8 @@ class Keeper {
   // The schemes of `path`'s ACL (the server answers no_auth unless the session may read or administer
   // the node).
   virtual void get_acl(const std::string& path, Callback<AclResult> done) = 0;
-  // The session presents credentials (KeeperOptions::credentials): what it creates is creator-only.
+  // The session presents credentials (KeeperOptions::credentials, or sasl): what it creates is
+  // creator-only.
   [[nodiscard]] virtual bool presents_credentials() const = 0;
   // Why a server refused this session's SASL (the relay's exchange: probes/relay.hpp), if one did;
   // such a session then never connects, and wait_connected says auth_failed.
@@ -125,6 +126,9 @@ struct KeeperOptions {
   // Added to the session before its first operation (zoo_add_auth); what the session creates then
   // carries the creator-only ACL. None: no credentials, and nodes are created open to all.
   std::optional<Credentials> credentials;
+  // The session authenticates by SASL (its relay's exchange: probes/relay.hpp), so what it creates
+  // carries the creator-only ACL too: the server gives it the SASL identity (sasl:USER).
+  bool sasl = false;
 };
 
 // Opens sessions. A session given one server is pinned to it; given several, it fails over.

@@ -301,8 +301,10 @@ std::unique_ptr<Keeper> RelayKeeperFactory::open(const std::vector<ServerAddress
     relayed.port = relays.back()->endpoint().port();
     through_relays.push_back(std::move(relayed));
   }
-  return std::make_unique<RelayedKeeper>(inner_.open(through_relays, options, std::move(listener)), std::move(relays),
-                                         std::move(refusals));
+  auto relayed_options = options;
+  relayed_options.sasl = relayed_options.sasl || settings_.sasl.has_value();
+  return std::make_unique<RelayedKeeper>(inner_.open(through_relays, relayed_options, std::move(listener)),
+                                         std::move(relays), std::move(refusals));
 }
 
 }  // namespace zkverify::probes
