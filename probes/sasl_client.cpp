@@ -78,7 +78,7 @@ struct SaslConversation::State {
   }
   SaslSettings settings;
   struct FreeSecret {
-    void operator()(sasl_secret_t* secret) const { std::free(secret); }
+    void operator()(sasl_secret_t* held) const { std::free(held); }
   };
   std::unique_ptr<sasl_secret_t, FreeSecret> secret;
   sasl_callback_t callbacks[5] = {};

@@ -317,6 +317,17 @@ MUTANTS = [
     ("timeline: a TLS handshake timed from the exchange's start, not its connection", "model/facts/facts.cpp",
      "steps.push_back({server, what + handshake, asked, exchange.secured});",
      "steps.push_back({server, what + handshake, exchange.started, exchange.secured});"),
+    ("SASL: the connect response passed to the C client before the exchange ends", "probes/sasl_handshake.cpp",
+     "  response_seen_ = true;\n  held_ = wire::frame(packet);",
+     "  response_seen_ = true;\n  for_client_ = wire::frame(packet);"),
+    ("SASL: a server's refusal taken for success", "probes/sasl_handshake.cpp",
+     "  if (reply->error != 0)\n", "  if (false)\n"),
+    ("SASL: a frame's length prefix ignored (a packet read from the wrong place)", "model/parse/zk_wire.cpp",
+     "  auto packet = pending_.substr(4, size);", "  auto packet = pending_.substr(0, size);"),
+    ("SASL: refusals of several servers each said apart (alike ones not together)", "model/judge/round_trip_checks.cpp",
+     "if (told[j] || other.mechanism != alike.mechanism", "if (told[j] || j != i || other.mechanism != alike.mechanism"),
+    ("SASL: a refused round trip not named (the refusal lost before the judge)", "probes/round_trip.cpp",
+     "    if (auto refusal = sessions[i]->sasl_refusal()) trip.sasl_refusals.push_back(std::move(*refusal));\n", ""),
 ]
 
 

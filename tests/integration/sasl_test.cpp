@@ -111,6 +111,41 @@ int sasl_authorizations(const lab::Lab& ensemble, const std::string& user) {
 
 }  // namespace
 
+namespace {
+
+// deploy/kubernetes/sasl/'s configuration, as its ConfigMap holds it, with the lab's servers, user,
+// password file and a loopback listen address: the gate's quorum passes and the sidecar's serve (a
+// sync proof through its own session every cycle) becomes ready.
+lab::Run manifests_on_the_lab(const lab::Lab& ensemble) {
+  return lab::sh(R"sh(set -eu
+w=$(mktemp -d); pid=; trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$w"' EXIT
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 - )sh" ZKVERIFY_SOURCE_DIR R"sh(/deploy/kubernetes/sasl/zkverify-config.yaml "$w/zkverify.toml" <<'PYTHON'
+import re, sys, yaml
+maps = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "ConfigMap"]
+text = maps[0]["data"]["zkverify.toml"]
+text = re.sub(r'^servers = .*$', 'servers = ")sh" +
+                 ensemble.servers() + R"sh("', text, flags=re.M)
+text = re.sub(r'^sasl-user = .*$', 'sasl-user = "kafka"', text, flags=re.M)
+text = text.replace("/etc/zkverify/sasl/password", ")sh" +
+                 ensemble.dir() + R"sh(/sasl/password")
+text = re.sub(r'^listen = .*$', 'listen = "127.0.0.1:PORT"', text, flags=re.M)
+assert "/etc/zkverify" not in text, text
+open(sys.argv[2], "w").write(text)
+PYTHON
+sed -i "s/PORT/$port/" "$w/zkverify.toml"
+timeout 120 "$ZKVERIFY" quorum --config "$w/zkverify.toml" | head -1
+timeout -k 5 60 "$ZKVERIFY" serve --config "$w/zkverify.toml" --local pzoo-1 >"$w/serve.log" 2>&1 &
+pid=$!
+end=$(($(date +%s) + 40))
+until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; do
+  [ "$(date +%s)" -lt "$end" ] || { echo "never ready"; cat "$w/serve.log"; exit 1; }; sleep 0.2; done
+echo "serve ready"
+)sh");
+}
+
+}  // namespace
+
 TEST_CASE("SASL DIGEST-MD5 on servers that require it: every command, a failover re-authenticated, refusals named",
           "[auth][integration][part:tls]") {
   auto& ensemble = lab::shared("", "--sasl");
@@ -129,6 +164,10 @@ TEST_CASE("SASL DIGEST-MD5 on servers that require it: every command, a failover
   CHECK_FALSE(lab::find_finding(report, "sasl-required"));
   // The servers' own word: they authorized zkverify's sessions as kafka (one a server, and more).
   CHECK(sasl_authorizations(ensemble, "kafka") >= before + 5);
+
+  auto manifests = manifests_on_the_lab(ensemble);
+  INFO(manifests);
+  CHECK_THAT(manifests.out, Contains("healthy: leader") && Contains("serve ready"));
 
   auto smoke = lab::zkverify("smoke --ops 2 --servers " + servers + flags);
   INFO(smoke);
