@@ -99,8 +99,9 @@ set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://github.com/zkverify/zkverify")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-# SASL DIGEST-MD5 is a plugin of libsasl2 (loaded at run time, so dpkg-shlibdeps cannot see it).
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libsasl2-modules")
+# SASL's mechanisms are plugins of libsasl2 (loaded at run time, so dpkg-shlibdeps cannot see them):
+# DIGEST-MD5, and GSSAPI (Kerberos).
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libsasl2-modules, libsasl2-modules-gssapi-mit")
 # Directories the package shares with others are not its own (lintian, dpkg -r).
 set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
 include(CPack)

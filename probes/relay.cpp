@@ -138,7 +138,9 @@ namespace {
 // its refusal recorded), by the handshake timeout.
 template <class Server>
 awaitable<bool> authenticate(Relay::State& state, Carried& carried, Server& server) {
-  SaslConversation conversation(*state.settings.sasl);
+  auto settings = *state.settings.sasl;
+  if (settings.host.empty()) settings.host = state.server.host;  // GSSAPI: zookeeper/HOST
+  SaslConversation conversation(settings);
   SaslHandshake handshake(conversation);
   auto deadline = std::chrono::steady_clock::now() + state.handshake_timeout;
   carried.client.expires_at(deadline);
@@ -155,7 +157,8 @@ awaitable<bool> authenticate(Relay::State& state, Carried& carried, Server& serv
     if (handshake.need() == Need::done) break;
     if (handshake.need() == Need::failed) {
       const auto& sasl = *state.settings.sasl;
-      state.refusals->record({state.server.name, sasl.mechanism, sasl.user, handshake.failure()});
+      state.refusals->record(
+          {state.server.name, sasl.mechanism, sasl.user, handshake.failure(), handshake.refused_by_server()});
       state.refused = state.refused || handshake.refused_by_server();
       co_return false;
     }

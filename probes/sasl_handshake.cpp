@@ -45,10 +45,7 @@ void SaslHandshake::on_reply(std::string_view packet) {
   auto reply = wire::parse_sasl_reply(packet);
   if (!reply) return fail("the server's SASL reply is malformed", false);
   if (reply->error != 0)
-    return fail(fmt::format("the server refused it ({}): a wrong password, or a user the servers' JAAS Server section "
-                            "does not list",
-                            to_string(static_cast<ZkError>(reply->error))),
-                true);
+    return fail(fmt::format("the server refused it ({})", to_string(static_cast<ZkError>(reply->error))), true);
   if (mechanism_complete_) return succeed();
   auto next = mechanism_.step(reply->token);
   if (!next.ok) return fail("this host's SASL library: " + next.error, false);

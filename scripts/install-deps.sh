@@ -8,6 +8,9 @@ packages=(
   libzookeeper-mt-dev libssl-dev openssl libsasl2-dev libsasl2-modules libboost-dev libcli11-dev libfmt-dev catch2 nlohmann-json3-dev
   # the real server for integration tests, and the tools the lab and benchmark use
   zookeeper default-jre-headless netcat-openbsd hyperfine curl procps perl
+  # a real Kerberos realm for SASL GSSAPI tests (tests/lab/zklab up --kerberos: its own KDC), and
+  # Cyrus SASL's GSSAPI mechanism
+  krb5-kdc krb5-admin-server libsasl2-modules-gssapi-mit
   # real Kafka-broker clients in tests (tests/lab/ZkBroker.java, run from source: the JDK's compiler)
   openjdk-17-jdk-headless
   # the stacks of a zkverify that a test caught hanging, in the test's failure message

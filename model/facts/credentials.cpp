@@ -23,7 +23,11 @@ std::string_view without_line_end(std::string_view text) {
 std::string auth_data(const Credentials& credentials) { return credentials.user + ':' + credentials.password; }
 
 std::string describe(const SaslRefusal& refusal) {
-  return refusal.server + " refused SASL " + refusal.mechanism + " as " + refusal.user + ": " + refusal.why;
+  auto as = "SASL " + refusal.mechanism + (refusal.user.empty() ? std::string() : " as " + refusal.user);
+  if (!refusal.by_server) return as + " with " + refusal.server + " failed: " + refusal.why;
+  auto text = refusal.server + " refused " + as + ": " + refusal.why;
+  if (refusal.mechanism == "GSSAPI") return text + ": a principal or ticket the servers do not accept";
+  return text + ": a wrong password, or a user the servers' JAAS Server section does not list";
 }
 
 std::string parse_password(std::string_view text) {

@@ -22,12 +22,12 @@ std::string auth_data(const Credentials& credentials);
 // each server (probes/relay.hpp): DIGEST-MD5 with a user and password, as a JAAS Client section's
 // DigestLoginModule does.
 struct SaslSettings {
-  std::string mechanism = "DIGEST-MD5";
-  std::string user;
-  std::string password;  // never printed, logged or stored
+  std::string mechanism = "DIGEST-MD5";  // or GSSAPI (Kerberos)
+  std::string user;                      // DIGEST-MD5's; GSSAPI's principal comes from its credentials
+  std::string password;                  // DIGEST-MD5's: never printed, logged or stored
   std::string service = "zookeeper";
   // The name the mechanism gives the server: DIGEST-MD5's digest-uri host, "zk-sasl-md5" as every
-  // ZooKeeper server expects it.
+  // ZooKeeper server expects it; empty: each server's own host (GSSAPI: zookeeper/HOST@REALM).
   std::string host = "zk-sasl-md5";
 };
 
@@ -36,10 +36,12 @@ struct SaslRefusal {
   std::string server;     // the listed name
   std::string mechanism;  // "DIGEST-MD5"
   std::string user;
-  std::string why;  // says who refused: "the server refused ...", "this host's SASL library: ..."
+  std::string why;         // says who refused: "the server refused it (...)", "this host's SASL library: ..."
+  bool by_server = false;  // the server answered the exchange with an error
 };
 
-// "pzoo-0 refused SASL DIGEST-MD5 as kafka: ..." (never the password).
+// "pzoo-0 refused SASL DIGEST-MD5 as kafka: WHY: what that usually means" when the server refused;
+// "SASL GSSAPI with pzoo-0 failed: WHY" otherwise. Never the password.
 std::string describe(const SaslRefusal& refusal);
 
 // A password file's text: one line (a trailing line end tolerated), not empty. Throws BadInput

@@ -135,7 +135,9 @@ std::string describe_refusals(const std::vector<SaslRefusal>& refusals) {
     std::vector<std::string> servers;
     for (std::size_t j = i; j < refusals.size(); ++j) {
       const auto& other = refusals[j];
-      if (told[j] || other.mechanism != alike.mechanism || other.user != alike.user || other.why != alike.why) continue;
+      if (told[j] || other.mechanism != alike.mechanism || other.user != alike.user || other.why != alike.why ||
+          other.by_server != alike.by_server)
+        continue;
       told[j] = true;
       servers.push_back(other.server);
     }
@@ -169,8 +171,10 @@ void check_access(const EnsembleFacts& facts, const Derived& derived, Findings& 
   const auto& trip = *facts.round_trip;
   if (!trip.sasl_refusals.empty()) {
     findings.add(FindingCode::auth_failed, trip.sasl_refusals.size() == 1 ? trip.sasl_refusals.front().server : "",
-                 fmt::format("{}. Check --sasl-user and --sasl-password-file against the servers' JAAS Server section",
-                             describe_refusals(trip.sasl_refusals)));
+                 fmt::format("{}. Check {}", describe_refusals(trip.sasl_refusals),
+                             trip.sasl_refusals.front().mechanism == "GSSAPI"
+                                 ? "--sasl-keytab (or the ticket cache), KRB5_CONFIG and the servers' principals"
+                                 : "--sasl-user and --sasl-password-file against the servers' JAAS Server section"));
     return;
   }
   if (derived.sasl_required) {

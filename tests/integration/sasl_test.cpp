@@ -214,3 +214,54 @@ TEST_CASE("SASL over TLS on 3.9.3: the relay authenticates inside the TLS connec
   CHECK(refused.exit_code == 2);
   CHECK_THAT(refused.out, Contains("refused SASL DIGEST-MD5 as kafka"));
 }
+
+namespace {
+
+// zkverify on a --kerberos lab: KRB5_CONFIG names the lab's realm, as a pod's environment would.
+lab::Run kerberos_zkverify(const lab::Lab& ensemble, const std::string& args) {
+  return lab::sh("KRB5_CONFIG=" + ensemble.dir() + "/krb5/krb5.conf timeout 120 $ZKVERIFY " + args);
+}
+
+}  // namespace
+
+TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover re-authenticated, each failure named",
+          "[auth][integration][part:tls]") {
+  lab::Lab ensemble("", "--kerberos");
+  auto servers = ensemble.servers();
+  auto krb5 = ensemble.dir() + "/krb5";
+  auto keytab = " --sasl-mechanism GSSAPI --sasl-keytab " + krb5 + "/zkverify.keytab";
+
+  auto quorum = kerberos_zkverify(ensemble, "quorum --output json --servers " + servers + keytab);
+  INFO(quorum);
+  REQUIRE(quorum.exit_code == 0);
+  CHECK(quorum.json()["round_trip"]["reads_ok"] == 5);
+  CHECK(sasl_authorizations(ensemble, "zkverify@ZKLAB.TEST") >= 5);  // the servers' word: Kerberos, as zkverify
+
+  auto step =
+      kerberos_zkverify(ensemble, "step --servers " + servers + keytab + " --restart pzoo-0 --step-timeout 60s -- " +
+                                      ZKLAB + " restart " + ensemble.dir() + " pzoo-0");
+  INFO(step);
+  CHECK(step.exit_code == 0);
+  CHECK_THAT(step.out, Contains("0 expired") && Contains("0 lost"));
+
+  // A principal the KDC does not know: named from Kerberos's own answer.
+  auto admin = "KRB5_CONFIG=" + krb5 + "/krb5.conf KRB5_KDC_PROFILE=" + krb5 + "/kdc.conf timeout 30 kadmin.local -r " +
+               "ZKLAB.TEST -q ";
+  auto ghost = ensemble.dir() + "/ghost.keytab";
+  REQUIRE(lab::sh(admin + "'addprinc -randkey ghost' && " + admin + "'ktadd -k " + ghost + " ghost' && " + admin +
+                  "'delprinc -force ghost'")
+              .exit_code == 0);
+  auto unknown = kerberos_zkverify(
+      ensemble, "quorum --timeout 3s --servers " + servers + " --sasl-mechanism GSSAPI --sasl-keytab " + ghost);
+  INFO(unknown);
+  CHECK(unknown.exit_code == 2);
+  CHECK_THAT(unknown.out, Contains("auth-failed") && Contains("SASL GSSAPI with") &&
+                              Contains("'ghost@ZKLAB.TEST' not found in Kerberos database"));
+
+  // The KDC down: said so, not a round trip's timeout.
+  REQUIRE(lab::sh("kill $(cat " + krb5 + "/kdc.pid)").exit_code == 0);
+  auto no_kdc = kerberos_zkverify(ensemble, "quorum --timeout 3s --servers " + servers + keytab);
+  INFO(no_kdc);
+  CHECK(no_kdc.exit_code == 2);
+  CHECK_THAT(no_kdc.out, Contains("auth-failed") && Contains("KDC"));
+}

@@ -132,8 +132,8 @@ struct Ensemble::State : std::enable_shared_from_this<Ensemble::State> {
   std::map<std::pair<OpKind, std::string>, int> started;
 
   bool reject_unknown = false;
-  std::map<std::string, std::string> refusing_sasl;  // refuse_sasl(): server, why
-  int opens_to_hold = 0;                             // hold_opens()
+  std::map<std::string, std::pair<std::string, bool>> refusing_sasl;  // refuse_sasl(): server, why, by it
+  int opens_to_hold = 0;                                              // hold_opens()
   int opens_held = 0;
   bool opens_released = false;
   Dispatcher dispatcher;  // last: destroyed (stopped) first, with the state still whole
@@ -452,7 +452,8 @@ void Ensemble::State::connect(const std::shared_ptr<Session>& session, std::size
     if (fault == Fault::never_complete) return;  // stays connecting, for ever
     if (fault == Fault::session_expired) return expire(session);
     if (auto refusing = refusing_sasl.find(name); refusing != refusing_sasl.end())
-      session->sasl_refusal = SaslRefusal{name, "DIGEST-MD5", "zkverify", refusing->second};
+      session->sasl_refusal =
+          SaslRefusal{name, "DIGEST-MD5", "zkverify", refusing->second.first, refusing->second.second};
     if (session->sasl_refusal || !accepts(session->credentials)) {  // the server closes the connection: final
       session->state = SessionState::auth_failed;
       sessions_changed.notify_all();
@@ -768,9 +769,9 @@ void Ensemble::protect(const std::string& path, const Credentials& owner, bool w
   node.world_readable = world_readable;
 }
 
-void Ensemble::refuse_sasl(const std::string& server, const std::string& why) {
+void Ensemble::refuse_sasl(const std::string& server, const std::string& why, bool by_server) {
   std::lock_guard lock(state_->mutex);
-  state_->refusing_sasl[server] = why;
+  state_->refusing_sasl[server] = {why, by_server};
 }
 
 void Ensemble::reject_unknown_credentials(bool reject) {

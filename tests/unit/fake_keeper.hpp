@@ -105,8 +105,9 @@ class Ensemble {
   void protect(const std::string& path, const Credentials& owner, bool world_readable = false);
   void reject_unknown_credentials(bool reject = true);
   // `server` refuses every session's SASL, as the relay reports it (Keeper::sasl_refusal): a session
-  // connecting to it ends auth_failed, and its sasl_refusal() names `server` and `why`.
-  void refuse_sasl(const std::string& server, const std::string& why);
+  // connecting to it ends auth_failed, and its sasl_refusal() names `server` and `why` (the server's
+  // answer, or with `by_server` false this host's failure).
+  void refuse_sasl(const std::string& server, const std::string& why, bool by_server = true);
   // The ACL of `path` as "digest:USER" (creator-only) or "world:anyone" (open), plus
   // "world:anyone:read" for a world-readable one; empty when there is no such node.
   [[nodiscard]] std::vector<std::string> acl_of(const std::string& path) const;

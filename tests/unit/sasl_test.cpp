@@ -171,7 +171,7 @@ TEST_CASE("sasl handshake: a refusal, a library's failure, a broken server and a
   refused.from_server(sasl_reply(2, -124, "", true));
   CHECK(refused.need() == Need::failed);
   CHECK(refused.refused_by_server());
-  CHECK_THAT(refused.failure(), Contains("session_closed_requires_sasl_auth") && Contains("wrong password"));
+  CHECK_THAT(refused.failure(), Contains("the server refused it (session_closed_requires_sasl_auth)"));
   CHECK(refused.take_for_client().empty());  // the C client never sees the session
 
   ScriptedMechanism broken;
@@ -208,12 +208,28 @@ TEST_CASE("sasl handshake: a refusal, a library's failure, a broken server and a
   CHECK(expired.take_for_server().empty());  // no SASL request
 }
 
+TEST_CASE("sasl refusal: who failed, and what a server's refusal usually means by mechanism", "[sasl]") {
+  // What a server's refusal usually means, by mechanism; a host's own failure is only itself.
+  SaslRefusal digest{"pzoo-0", "DIGEST-MD5", "kafka", "the server refused it (session_closed_requires_sasl_auth)",
+                     true};
+  CHECK(describe(digest) ==
+        "pzoo-0 refused SASL DIGEST-MD5 as kafka: the server refused it "
+        "(session_closed_requires_sasl_auth): a wrong password, or a user the servers' JAAS "
+        "Server section does not list");
+  SaslRefusal kerberos{"pzoo-0", "GSSAPI", "", "the server refused it (auth_failed)", true};
+  CHECK(describe(kerberos) ==
+        "pzoo-0 refused SASL GSSAPI: the server refused it (auth_failed): a principal or "
+        "ticket the servers do not accept");
+  SaslRefusal host{"pzoo-0", "GSSAPI", "", "this host's SASL library: no credentials", false};
+  CHECK(describe(host) == "SASL GSSAPI with pzoo-0 failed: this host's SASL library: no credentials");
+}
+
 TEST_CASE("sasl refused: the round trip keeps who refused and why, the judge says auth-failed, alike ones together",
           "[sasl]") {
   zkverify::fake::Ensemble ensemble;
   ensemble.refuse_sasl("s1", "the server refused it (session_closed_requires_sasl_auth)");
   ensemble.refuse_sasl("s2", "the server refused it (session_closed_requires_sasl_auth)");
-  ensemble.refuse_sasl("s3", "this host's SASL library: no mechanism available");
+  ensemble.refuse_sasl("s3", "this host's SASL library: no mechanism available", false);
   probes::RoundTripPlan plan;
   for (int i = 1; i <= 3; ++i)
     plan.servers.push_back({"s" + std::to_string(i), "10.0.0." + std::to_string(i), 2181, {}});
@@ -235,7 +251,7 @@ TEST_CASE("sasl refused: the round trip keeps who refused and why, the judge say
   const auto* failed = synthetic::find(report.findings, "auth-failed");
   REQUIRE(failed);
   CHECK_THAT(failed->message, Contains("s1 and s2 refused SASL DIGEST-MD5 as zkverify: the server refused it") &&
-                                  Contains("s3 refused SASL DIGEST-MD5 as zkverify: this host's SASL library") &&
+                                  Contains("SASL DIGEST-MD5 as zkverify with s3 failed: this host's SASL library") &&
                                   Contains("--sasl-password-file"));
   CHECK_FALSE(synthetic::find(report.findings, "round-trip-failed"));
   CHECK_FALSE(synthetic::find(report.findings, "sasl-required"));

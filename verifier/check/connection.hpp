@@ -11,6 +11,8 @@ struct ConnectionOptions {
   std::optional<std::string> auth_file;           // --auth-file: digest credentials for every session
   std::optional<std::string> sasl_user;           // --sasl-user: SASL DIGEST-MD5 for every session
   std::optional<std::string> sasl_password_file;  // --sasl-password-file: its password
+  std::optional<std::string> sasl_mechanism;      // --sasl-mechanism: DIGEST-MD5 (default) or GSSAPI
+  std::optional<std::string> sasl_keytab;         // --sasl-keytab: GSSAPI's client keytab
   std::optional<std::string> tls_ca;              // --tls-ca: TLS for every connection to the servers
   std::optional<std::string> tls_cert;            // --tls-cert: zkverify's client certificate
   std::optional<std::string> tls_key;             // --tls-key: its private key

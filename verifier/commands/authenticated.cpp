@@ -1,5 +1,13 @@
 #include "verifier/commands/authenticated.hpp"
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <system_error>
+
+#include <fmt/format.h>
+
 #include "model/facts/failure.hpp"
 #include "verifier/store/credentials_file.hpp"
 
@@ -18,10 +26,41 @@ std::shared_ptr<probes::TlsSource> tls_source_of(const ConnectionOptions& connec
       *connection.tls_ca, connection.tls_cert, connection.tls_key, !connection.tls_no_hostname_check});
 }
 
+// GSSAPI's credentials come from MIT Kerberos's environment: the client keytab and a ticket cache
+// in this process's memory (nothing left behind in /tmp). Set before the first session opens, while
+// no thread of this process reads the environment.
+void use_kerberos_environment(const ConnectionOptions& connection) {
+  if (connection.sasl_keytab) {
+    if (::access(connection.sasl_keytab->c_str(), R_OK) != 0)
+      throw_usage(fmt::format("--sasl-keytab '{}': cannot read it: {}", *connection.sasl_keytab,
+                              std::generic_category().message(errno)));
+    ::setenv("KRB5_CLIENT_KTNAME", connection.sasl_keytab->c_str(), 1);
+    ::setenv("KRB5CCNAME", "MEMORY:zkverify", 0);
+  }
+}
+
 std::optional<SaslSettings> sasl_of(const ConnectionOptions& connection, std::ostream& err) {
-  if (!connection.sasl_user) return std::nullopt;
-  if (connection.sasl_user->empty()) throw_usage("--sasl-user: the user is empty");
+  auto mechanism = connection.sasl_mechanism.value_or(connection.sasl_keytab ? "GSSAPI" : "DIGEST-MD5");
+  if (mechanism != "DIGEST-MD5" && mechanism != "GSSAPI")
+    throw_usage(fmt::format("--sasl-mechanism '{}': DIGEST-MD5 or GSSAPI", mechanism));
   SaslSettings sasl;
+  sasl.mechanism = mechanism;
+  if (mechanism == "GSSAPI") {
+    if (connection.sasl_user || connection.sasl_password_file)
+      throw_usage(
+          "--sasl-mechanism GSSAPI takes no --sasl-user or --sasl-password-file: the principal and its "
+          "keys come from Kerberos (--sasl-keytab, or a ticket cache)");
+    use_kerberos_environment(connection);
+    sasl.host.clear();  // each server's own: zookeeper/HOST
+    return sasl;
+  }
+  if (connection.sasl_keytab) throw_usage("--sasl-keytab is GSSAPI's: give --sasl-mechanism GSSAPI");
+  if (!connection.sasl_user) {
+    if (connection.sasl_mechanism)
+      throw_usage("--sasl-mechanism DIGEST-MD5 needs --sasl-user and --sasl-password-file");
+    return std::nullopt;
+  }
+  if (connection.sasl_user->empty()) throw_usage("--sasl-user: the user is empty");
   sasl.user = *connection.sasl_user;
   sasl.password = read_password_file(connection.sasl_password_file.value_or(""), err);
   return sasl;

@@ -40,6 +40,8 @@ const std::map<std::string, ValueCompletion, std::less<>>& value_completions() {
       {"--report", {ValueKind::file, ""}},
       {"--auth-file", {ValueKind::file, ""}},
       {"--sasl-password-file", {ValueKind::file, ""}},
+      {"--sasl-keytab", {ValueKind::file, ""}},
+      {"--sasl-mechanism", {ValueKind::words, "DIGEST-MD5 GSSAPI"}},
       {"--config", {ValueKind::file, ""}},
   };
   return table;

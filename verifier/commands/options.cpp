@@ -252,6 +252,15 @@ void add_connection_options(CLI::App& command, ConnectionOptions& connection) {
                             ->type_name("FILE");
   sasl_user->needs(sasl_password);
   sasl_password->needs(sasl_user);
+  command
+      .add_option("--sasl-mechanism", connection.sasl_mechanism,
+                  "DIGEST-MD5 (with --sasl-user, the default) or GSSAPI (Kerberos: KRB5_CONFIG, and --sasl-keytab "
+                  "or a ticket cache)")
+      ->type_name("MECHANISM");
+  command
+      .add_option("--sasl-keytab", connection.sasl_keytab,
+                  "GSSAPI: the client keytab zkverify takes its principal's tickets from (KRB5_CLIENT_KTNAME)")
+      ->type_name("FILE");
   auto* ca =
       command
           .add_option("--tls-ca", connection.tls_ca,
