@@ -97,9 +97,7 @@ class CKeeper final : public Keeper {
     });
   }
   // What the session creates: creator-only (its credentials' identity) when it has credentials.
-  [[nodiscard]] ACL_vector* acl() const {
-    return presents_credentials() ? &ZOO_CREATOR_ALL_ACL : &ZOO_OPEN_ACL_UNSAFE;
-  }
+  [[nodiscard]] ACL_vector* acl() const { return presents_credentials() ? &ZOO_CREATOR_ALL_ACL : &ZOO_OPEN_ACL_UNSAFE; }
 
   const std::optional<Credentials> credentials_;
   const bool sasl_;

@@ -22,14 +22,14 @@ void SaslHandshake::from_server(std::string_view bytes) {
     auto packet = server_.next();
     if (server_.malformed()) return fail("the server sent a malformed packet", false);
     if (!packet) return;
-    if (!response_seen_) on_connect_response(std::move(*packet));
+    if (!response_seen_) on_connect_response(*packet);
     else on_reply(*packet);
   }
 }
 
 // A server that refused to resume the session (timeout 0) tells the C client so itself: there is
 // nothing to authenticate.
-void SaslHandshake::on_connect_response(std::string packet) {
+void SaslHandshake::on_connect_response(const std::string& packet) {
   auto timeout = wire::connect_response_timeout(packet);
   response_seen_ = true;
   held_ = wire::frame(packet);

@@ -40,7 +40,7 @@ class SaslHandshake {
   static constexpr int kMaxRequests = 8;
 
  private:
-  void on_connect_response(std::string packet);
+  void on_connect_response(const std::string& packet);
   void on_reply(std::string_view packet);
   void send(const std::string& token);
   void succeed();

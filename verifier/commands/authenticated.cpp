@@ -34,8 +34,9 @@ void use_kerberos_environment(const ConnectionOptions& connection) {
     if (::access(connection.sasl_keytab->c_str(), R_OK) != 0)
       throw_usage(fmt::format("--sasl-keytab '{}': cannot read it: {}", *connection.sasl_keytab,
                               std::generic_category().message(errno)));
+    // NOLINTNEXTLINE(concurrency-mt-unsafe): before the first session; no thread reads the environment yet
     ::setenv("KRB5_CLIENT_KTNAME", connection.sasl_keytab->c_str(), 1);
-    ::setenv("KRB5CCNAME", "MEMORY:zkverify", 0);
+    ::setenv("KRB5CCNAME", "MEMORY:zkverify", 0);  // NOLINT(concurrency-mt-unsafe): as above
   }
 }
 
