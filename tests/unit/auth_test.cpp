@@ -20,6 +20,7 @@
 #include "model/judge/checks.hpp"
 #include "probes/round_trip.hpp"
 #include "synthetic.hpp"
+#include "temp_file.hpp"
 #include "test_executor.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
@@ -53,24 +54,7 @@ std::string refusal_of(const std::string& text) {
   return "";
 }
 
-// A file in a fresh temporary directory, removed with it.
-class TempFile {
- public:
-  TempFile(const std::string& content, mode_t mode) {
-    auto pattern = (std::filesystem::temp_directory_path() / "zkverify-auth-XXXXXX").string();
-    dir_ = mkdtemp(pattern.data());
-    path_ = dir_ + "/credentials";
-    std::ofstream(path_) << content;
-    chmod(path_.c_str(), mode);
-  }
-  ~TempFile() { std::filesystem::remove_all(dir_); }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  std::string dir_, path_;
-};
+using zkverify::testing::TempFile;
 
 // The message read_credentials_file throws for `path` ("" when it reads), and what it said on err.
 std::string read_refusal(const std::string& path, std::string& said) {

@@ -20,6 +20,7 @@
 #include "probes/round_trip.hpp"
 #include "probes/sasl_handshake.hpp"
 #include "synthetic.hpp"
+#include "temp_file.hpp"
 #include "test_executor.hpp"
 #include "verifier/commands/command.hpp"
 #include "verifier/commands/exit_codes.hpp"
@@ -76,24 +77,7 @@ class ScriptedMechanism final : public probes::SaslMechanism {
   }
 };
 
-// A file in a fresh temporary directory, removed with it.
-class TempFile {
- public:
-  TempFile(const std::string& content, mode_t mode) {
-    auto pattern = (std::filesystem::temp_directory_path() / "zkverify-sasl-XXXXXX").string();
-    dir_ = mkdtemp(pattern.data());
-    path_ = dir_ + "/password";
-    std::ofstream(path_) << content;
-    chmod(path_.c_str(), mode);
-  }
-  ~TempFile() { std::filesystem::remove_all(dir_); }
-  TempFile(const TempFile&) = delete;
-  TempFile& operator=(const TempFile&) = delete;
-  [[nodiscard]] const std::string& path() const { return path_; }
-
- private:
-  std::string dir_, path_;
-};
+using zkverify::testing::TempFile;
 
 }  // namespace
 
