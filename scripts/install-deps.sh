@@ -11,6 +11,8 @@ packages=(
   # a real Kerberos realm for SASL GSSAPI tests (tests/lab/zklab up --kerberos: its own KDC), and
   # Cyrus SASL's GSSAPI mechanism
   krb5-kdc krb5-admin-server libsasl2-modules-gssapi-mit
+  # when zkverify's own Kerberos credentials expire (probes/kerberos.cpp)
+  libkrb5-dev
   # real Kafka-broker clients in tests (tests/lab/ZkBroker.java, run from source: the JDK's compiler)
   openjdk-17-jdk-headless
   # the stacks of a zkverify that a test caught hanging, in the test's failure message

@@ -2,6 +2,8 @@
 // Credentials a session presents (zoo_add_auth), and the pure parser of the file that holds them.
 // The password is a secret: nothing here prints it, and no error message quotes the file's text.
 
+#include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -38,6 +40,22 @@ struct SaslRefusal {
   std::string user;
   std::string why;         // says who refused: "the server refused it (...)", "this host's SASL library: ..."
   bool by_server = false;  // the server answered the exchange with an error
+};
+
+// What Kerberos says of zkverify's own GSSAPI credentials, read beside each check: when they stop
+// working. Whether that is near is the judge's call.
+struct KerberosFacts {
+  using Time = std::chrono::system_clock::time_point;
+  std::string source{};                   // "keytab FILE" or "ticket cache TYPE:NAME"
+  bool from_keytab = false;               // tickets come anew from the keytab: their end does not matter
+  std::string principal{};                // empty when none was found
+  std::optional<Time> ticket_ends{};      // the ticket-granting ticket's end
+  std::optional<Time> renewable_until{};  // a ticket cache's: how long `kinit -R` can extend it
+  // The KDC's word (a keytab's read): the principal's password or account expires, and its keys
+  // stop working.
+  std::optional<Time> principal_expires{};
+  std::string error{};  // what Kerberos said when it could not read them
+  Time read_at{};       // the wall clock the times above are judged by
 };
 
 // "pzoo-0 refused SASL DIGEST-MD5 as kafka: WHY: what that usually means" when the server refused;

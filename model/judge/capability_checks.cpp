@@ -88,6 +88,47 @@ void check_certificates(const EnsembleFacts& facts, const Derived& derived, Find
                                  iso8601(own.not_after), counted(days_left(own, tls.now), "day")));
 }
 
+namespace {
+
+constexpr auto kTicketWarning = std::chrono::hours(1);           // a ticket cache's: renew it now
+constexpr auto kPrincipalWarning = std::chrono::hours(24 * 14);  // the realm's admins need days
+
+std::chrono::milliseconds left(KerberosFacts::Time when, KerberosFacts::Time now) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(when - now);
+}
+
+// "expires on T, in 3 days" (or "5 h", "29m59s") or "expired on T".
+std::string expiry(KerberosFacts::Time when, KerberosFacts::Time now) {
+  if (when <= now) return fmt::format("expired on {}", iso8601(when));
+  auto span = left(when, now);
+  auto in = span >= std::chrono::hours(48)  ? counted(std::chrono::round<std::chrono::days>(span).count(), "day")
+            : span >= std::chrono::hours(2) ? fmt::format("{} h", std::chrono::round<std::chrono::hours>(span).count())
+                                            : format_duration(span);
+  return fmt::format("expires on {}, in {}", iso8601(when), in);
+}
+
+}  // namespace
+
+// A ticket cache's ticket ends (a sidecar or a watch that outlives it is refused from then on); a
+// keytab's principal expires (its keytab stops working). An expired ticket is also the sessions'
+// refusal (auth-failed): this says why.
+void check_kerberos(const EnsembleFacts& facts, const Derived& /*derived*/, Findings& findings) {
+  if (!facts.kerberos) return;
+  const auto& k = *facts.kerberos;
+  auto who = fmt::format("zkverify's Kerberos principal {} ({})", k.principal, k.source);
+  if (!k.from_keytab && k.ticket_ends && left(*k.ticket_ends, k.read_at) < kTicketWarning) {
+    auto renew = k.renewable_until && *k.renewable_until > *k.ticket_ends
+                     ? fmt::format(": renew it (kinit -R, renewable until {})", iso8601(*k.renewable_until))
+                     : std::string(": get a new one (kinit), or give --sasl-keytab");
+    findings.add(FindingCode::kerberos_expiring, "",
+                 fmt::format("{}: its ticket {}{}", who, expiry(*k.ticket_ends, k.read_at), renew));
+  }
+  if (k.principal_expires && left(*k.principal_expires, k.read_at) < kPrincipalWarning)
+    findings.add(FindingCode::kerberos_expiring, "",
+                 fmt::format("{}: the KDC says its password or account {} (its keytab stops working then)", who,
+                             expiry(*k.principal_expires, k.read_at)));
+}
+
 std::optional<ClientTls> client_tls(const EnsembleFacts& facts) {
   if (!facts.tls) return std::nullopt;
   ClientTls tls{facts.tls->client_certificate, 0};

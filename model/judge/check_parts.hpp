@@ -38,10 +38,14 @@ std::optional<RoundTripSummary> round_trip_summary(const EnsembleFacts& facts, c
 // id_checks.cpp: one id per server, every id in a list and at the host the lists give it.
 void check_ids(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
 
-// capability_checks.cpp: what zkverify could use, the servers' releases, the TLS certificates.
+// capability_checks.cpp: what zkverify could use, the servers' releases, the TLS certificates and
+// the Kerberos credentials.
 void check_capabilities(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
 void check_versions(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
 void check_certificates(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
+// zkverify's Kerberos credentials (GSSAPI): a ticket cache's ticket within the hour of its end, a
+// principal's key or account within 14 days of its expiry.
+void check_kerberos(const EnsembleFacts& facts, const Derived& derived, Findings& findings);
 // zkverify's own certificate as the report shows it: none over plain TCP.
 std::optional<ClientTls> client_tls(const EnsembleFacts& facts);
 

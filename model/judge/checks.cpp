@@ -307,7 +307,7 @@ std::span<const Check> ensemble_checks() {
   static constexpr Check checks[] = {
       check_servers, check_voter_count,      check_leaders,  check_quorum,       check_membership_views,
       check_ids,     check_synced_followers, check_epochs,   check_access,       check_round_trip,
-      check_clients, check_capabilities,     check_versions, check_certificates,
+      check_clients, check_capabilities,     check_versions, check_certificates, check_kerberos,
   };
   return checks;
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "model/facts/credentials.hpp"
 #include "model/facts/facts.hpp"
 
 namespace zkverify {
@@ -29,7 +30,8 @@ struct EnsembleFacts {
   // Servers an earlier run (the ledger) saw as observers: counted as observers while unreachable,
   // when the voters can only be estimated.
   std::set<std::string> remembered_observers{};
-  std::optional<TlsCheckFacts> tls{};  // none: plain TCP
+  std::optional<TlsCheckFacts> tls{};       // none: plain TCP
+  std::optional<KerberosFacts> kerberos{};  // none: no GSSAPI
   // The list a server runs with as the operator gave it (--zoo-cfg), by name: used for a server that
   // does not report its own (3.4, conf not whitelisted); a server's own report wins.
   std::map<std::string, ConfFacts> given_lists{};

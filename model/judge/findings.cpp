@@ -145,6 +145,11 @@ constexpr std::array kTable{
                 "--tls-expiry-warning (default 14 days), or zkverify's has expired.",
                 "Renew it before it expires (cert-manager: check the Certificate's status); an expired one ends "
                 "every TLS connection it is used for."},
+    FindingInfo{kerberos_expiring, "kerberos-expiring", Severity::warning,
+                "zkverify's Kerberos ticket (a ticket cache's, without --sasl-keytab) ends within the hour, or its "
+                "principal's key or account expires within 14 days.",
+                "Renew the ticket (kinit -R) or give zkverify a keytab (--sasl-keytab); ask the realm's admins to "
+                "extend an expiring principal (kadmin modprinc) before its sessions are refused."},
     FindingInfo{data_loss, "data-loss", Severity::critical,
                 "The ensemble lost data zkverify had seen: the zxid went backwards, or the durability marker is gone "
                 "or was recreated.",

@@ -53,6 +53,7 @@ enum class FindingCode {
   admin_unavailable,
   mixed_versions,
   tls_cert_expiring,
+  kerberos_expiring,
   // the ledger (--state)
   data_loss,
   marker_unread,

@@ -257,11 +257,59 @@ lab::Run kerberos_zkverify(const lab::Lab& ensemble, const std::string& args) {
   return lab::sh("KRB5_CONFIG=" + ensemble.dir() + "/krb5/krb5.conf timeout 120 $ZKVERIFY " + args);
 }
 
+// The lab's realm administered as its admins would (kadmin.local on the KDC's database).
+std::string kadmin(const lab::Lab& ensemble, const std::string& query) {
+  auto krb5 = ensemble.dir() + "/krb5";
+  return "KRB5_CONFIG=" + krb5 + "/krb5.conf KRB5_KDC_PROFILE=" + krb5 +
+         "/kdc.conf timeout 30 /usr/sbin/kadmin.local -r ZKLAB.TEST -q '" + query + "'";
+}
+
+// Over the lab's TLS ports, the relay authenticates inside TLS; with the servers listed by a name
+// their principals do not use (localhost), --sasl-host names the one they do.
+void over_tls_by_another_name(const lab::Lab& ensemble, const std::string& keytab) {
+  auto tls = ensemble.tls_dir();
+  auto secure = lab::sh(ZKLAB " secure-servers " + ensemble.dir()).out;
+  secure.erase(secure.find_last_not_of('\n') + 1);
+  auto by_localhost = lab::sh("echo '" + secure + "' | sed 's/127.0.0.1/localhost/g'").out;
+  by_localhost.erase(by_localhost.find_last_not_of('\n') + 1);
+  auto quorum = kerberos_zkverify(ensemble, "quorum --output json --servers " + by_localhost + keytab +
+                                                " --sasl-host 127.0.0.1 --tls-ca " + tls + "/ca.pem --tls-cert " + tls +
+                                                "/client.pem --tls-key " + tls + "/client.key --tls-no-hostname-check");
+  INFO(quorum);
+  CHECK(quorum.exit_code == 0);
+  CHECK(quorum.json()["round_trip"]["reads_ok"] == 5);
+}
+
+// kerberos-expiring: a ticket cache's ticket within its last hour (kinit -l 30m), then a keytab's
+// principal that expires in three days (kadmin's modprinc -expire), both from Kerberos's own answers.
+void expiry_named(const lab::Lab& ensemble, const std::string& servers) {
+  auto krb5 = ensemble.dir() + "/krb5";
+  auto cache = "KRB5CCNAME=FILE:" + ensemble.dir() + "/short.ccache ";
+  REQUIRE(lab::sh("KRB5_CONFIG=" + krb5 + "/krb5.conf " + cache + "timeout 30 kinit -l 30m -k -t " + krb5 +
+                  "/zkverify.keytab zkverify@ZKLAB.TEST")
+              .exit_code == 0);
+  auto with_cache = lab::sh(cache + "KRB5_CONFIG=" + krb5 + "/krb5.conf timeout 120 $ZKVERIFY quorum --servers " +
+                            servers + " --sasl-mechanism GSSAPI");
+  INFO(with_cache);
+  CHECK(with_cache.exit_code == 1);
+  CHECK_THAT(with_cache.out, Contains("kerberos-expiring") && Contains("zkverify@ZKLAB.TEST (ticket cache FILE:") &&
+                                 Contains("its ticket expires on") && Contains("read back on 5/5"));
+
+  REQUIRE(lab::sh(kadmin(ensemble, "modprinc -expire \"+3 days\" zkverify")).exit_code == 0);
+  auto expiring =
+      kerberos_zkverify(ensemble, "quorum --servers " + servers + " --sasl-keytab " + krb5 + "/zkverify.keytab");
+  REQUIRE(lab::sh(kadmin(ensemble, "modprinc -expire never zkverify")).exit_code == 0);
+  INFO(expiring);
+  CHECK(expiring.exit_code == 1);
+  CHECK_THAT(expiring.out, Contains("kerberos-expiring") && Contains("password or account expires on") &&
+                               Contains("in 3 days") && Contains("read back on 5/5"));
+}
+
 }  // namespace
 
 TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover re-authenticated, each failure named",
           "[auth][integration][part:tls]") {
-  lab::Lab ensemble("", "--kerberos");
+  lab::Lab ensemble("", "--tls --kerberos");
   auto servers = ensemble.servers();
   auto krb5 = ensemble.dir() + "/krb5";
   auto keytab = " --sasl-mechanism GSSAPI --sasl-keytab " + krb5 + "/zkverify.keytab";
@@ -271,6 +319,7 @@ TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover
   REQUIRE(quorum.exit_code == 0);
   CHECK(quorum.json()["round_trip"]["reads_ok"] == 5);
   CHECK(sasl_authorizations(ensemble, "zkverify@ZKLAB.TEST") >= 5);  // the servers' word: Kerberos, as zkverify
+  over_tls_by_another_name(ensemble, keytab);
 
   auto step =
       kerberos_zkverify(ensemble, "step --servers " + servers + keytab + " --restart pzoo-0 --step-timeout 60s -- " +
@@ -278,13 +327,12 @@ TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover
   INFO(step);
   CHECK(step.exit_code == 0);
   CHECK_THAT(step.out, Contains("0 expired") && Contains("0 lost"));
+  expiry_named(ensemble, servers);
 
   // A principal the KDC does not know: named from Kerberos's own answer.
-  auto admin = "KRB5_CONFIG=" + krb5 + "/krb5.conf KRB5_KDC_PROFILE=" + krb5 +
-               "/kdc.conf timeout 30 /usr/sbin/kadmin.local -r " + "ZKLAB.TEST -q ";
   auto ghost = ensemble.dir() + "/ghost.keytab";
-  REQUIRE(lab::sh(admin + "'addprinc -randkey ghost' && " + admin + "'ktadd -k " + ghost + " ghost' && " + admin +
-                  "'delprinc -force ghost'")
+  REQUIRE(lab::sh(kadmin(ensemble, "addprinc -randkey ghost") + " && " +
+                  kadmin(ensemble, "ktadd -k " + ghost + " ghost") + " && " + kadmin(ensemble, "delprinc -force ghost"))
               .exit_code == 0);
   auto unknown = kerberos_zkverify(
       ensemble, "quorum --timeout 3s --servers " + servers + " --sasl-mechanism GSSAPI --sasl-keytab " + ghost);

@@ -256,6 +256,9 @@ TEST_CASE("sasl options: the user needs its password file, a bad file is a usage
       {{"--sasl-user", "kafka", "--sasl-password-file", empty.path().c_str()}, "is empty"},
       {{"--sasl-user", "kafka", "--sasl-password-file", "/nonexistent/zkverify-password"}, "cannot open it"},
       {{"--sasl-user", "", "--sasl-password-file", good.path().c_str()}, "--sasl-user: the user is empty"},
+      {{"--sasl-service", "zk"}, "give --sasl-user (DIGEST-MD5) or --sasl-mechanism GSSAPI"},
+      {{"--sasl-mechanism", "GSSAPI", "--sasl-service", "zk/host"}, "--sasl-service 'zk/host': a service name"},
+      {{"--sasl-mechanism", "GSSAPI", "--sasl-host", "a@B"}, "--sasl-host 'a@B': a host name"},
   };
   for (const auto& one : cases) {
     zkverify::fake::Ensemble ensemble;
@@ -272,4 +275,48 @@ TEST_CASE("sasl options: the user needs its password file, a bad file is a usage
   std::ostringstream err;
   CHECK(verifier::read_password_file(good.path(), err) == "s3cret");
   CHECK_THAT(err.str(), Contains("0644") && Contains("SASL password file") && Contains(good.path()));
+}
+
+TEST_CASE(
+    "kerberos expiry: a ticket cache's ticket within the hour, a principal within 14 days, a keytab's ticket never",
+    "[sasl]") {
+  auto now = std::chrono::system_clock::now();
+  auto judged_with = [](const KerberosFacts& kerberos) {
+    auto facts = synthetic::healthy_five();
+    facts.kerberos = kerberos;
+    return judge(facts);
+  };
+  KerberosFacts cache{.source = "ticket cache FILE:/tmp/krb5cc_0", .principal = "kafka@EXAMPLE.COM", .read_at = now};
+
+  cache.ticket_ends = now + 2h;  // a fresh day's ticket: nothing to say
+  CHECK(judged_with(cache).verdict == Verdict::healthy);
+
+  cache.ticket_ends = now + 30min;
+  cache.renewable_until = now + 24h * 7;
+  auto soon = judged_with(cache);
+  CHECK(soon.verdict == Verdict::degraded);
+  const auto* found = synthetic::find(soon.findings, "kerberos-expiring");
+  REQUIRE(found);
+  CHECK_THAT(found->message, Contains("kafka@EXAMPLE.COM (ticket cache FILE:/tmp/krb5cc_0): its ticket expires on") &&
+                                 Contains("in 30m00s") && Contains("kinit -R"));
+
+  cache.ticket_ends = now - 1min;  // already ended: the sessions' refusal says so too
+  cache.renewable_until.reset();
+  found = synthetic::find(judged_with(cache).findings, "kerberos-expiring");
+  REQUIRE(found);
+  CHECK_THAT(found->message, Contains("its ticket expired on") && Contains("kinit), or give --sasl-keytab"));
+
+  // A keytab's tickets come anew: their end says nothing; the principal's expiry does.
+  KerberosFacts keytab{.source = "keytab /etc/zk.keytab",
+                       .from_keytab = true,
+                       .principal = "zk@EXAMPLE.COM",
+                       .ticket_ends = now + 1min,
+                       .read_at = now};
+  CHECK(judged_with(keytab).verdict == Verdict::healthy);
+  keytab.principal_expires = now + 24h * 15;
+  CHECK(judged_with(keytab).verdict == Verdict::healthy);
+  keytab.principal_expires = now + 24h * 3 + 1h;
+  found = synthetic::find(judged_with(keytab).findings, "kerberos-expiring");
+  REQUIRE(found);
+  CHECK_THAT(found->message, Contains("password or account expires on") && Contains("in 3 days"));
 }

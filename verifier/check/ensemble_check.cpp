@@ -22,6 +22,7 @@
 #include "probes/actor.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/host.hpp"
+#include "probes/kerberos.hpp"
 #include "probes/round_trip.hpp"
 #include "verifier/store/ledger_file.hpp"
 
@@ -154,9 +155,10 @@ class ReportedProbes final : public probes::ActorCore {
   std::shared_future<void> all_in_future_ = all_in_.get_future().share();
 };
 
-// Every probe of the run ends by `probe_end`, each step of one within `span`.
+// Every probe of the run ends by `probe_end`, each step of one within the span from `start`.
 probes::ProbeLimits probe_limits(const EnsembleOptions& options, const std::shared_ptr<const probes::TlsClient>& tls,
-                                 Clock::time_point probe_end, std::chrono::milliseconds span) {
+                                 Clock::time_point start, Clock::time_point probe_end) {
+  auto span = std::chrono::duration_cast<std::chrono::milliseconds>(probe_end - start);
   probes::ProbeLimits limits;
   limits.deadline = probe_end;
   limits.connect_timeout = span;
@@ -173,6 +175,24 @@ struct Probed {
   std::chrono::microseconds took{};
 };
 
+// zkverify's Kerberos credentials (GSSAPI only), read on a worker beside the probes: a keytab's
+// read asks the KDC, which may not answer.
+std::future<KerberosFacts> read_kerberos_aside(const ConnectionOptions& connection, probes::Executor& executor) {
+  if (!uses_kerberos(connection)) return {};
+  auto read = std::make_shared<std::promise<KerberosFacts>>();
+  auto future = read->get_future();
+  executor.run_blocking([read, keytab = connection.sasl_keytab] { read->set_value(probes::read_kerberos(keytab)); });
+  return future;
+}
+
+std::optional<KerberosFacts> kerberos_by(std::future<KerberosFacts>& reading, Clock::time_point deadline) {
+  if (!reading.valid()) return std::nullopt;
+  if (reading.wait_until(deadline) == std::future_status::ready) return reading.get();
+  KerberosFacts late;
+  late.error = "Kerberos did not answer by the check's deadline (its KDC?)";
+  return late;
+}
+
 }  // namespace
 
 EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor, probes::KeeperFactory& keepers,
@@ -183,12 +203,12 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   auto start = Clock::now();
   auto end = start + options.timeout * 9 / 10;
   auto probe_end = sessions ? start + options.timeout / 2 : end;
-  auto probe_span = std::chrono::duration_cast<std::chrono::milliseconds>(probe_end - start);
 
   EnsembleFacts facts;
   facts.started = start;
   facts.given_lists = options.given_lists;
-  auto limits = probe_limits(options, tls, probe_end, probe_span);
+  auto limits = probe_limits(options, tls, start, probe_end);
+  auto kerberos = read_kerberos_aside(options.connection, executor);
   if (tls)
     facts.tls = TlsCheckFacts{tls->client_certificate(), options.connection.tls_expiry_warning,
                               std::chrono::system_clock::now()};
@@ -229,6 +249,7 @@ EnsembleFacts gather(const EnsembleOptions& options, probes::Executor& executor,
   if (!probed_in_time) throw std::logic_error("the probes outlived their own deadline");
   auto [probes, probe_took] = probing.get();
   facts.probes = std::move(probes);
+  facts.kerberos = kerberos_by(kerberos, end);
   if (facts.round_trip) facts.timings = facts.round_trip->timings;
   facts.timings.probe = probe_took;
   facts.timings.total = since(start);

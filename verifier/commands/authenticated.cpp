@@ -40,6 +40,24 @@ void use_kerberos_environment(const ConnectionOptions& connection) {
   }
 }
 
+// The servers' names as their principals spell them, where they do not follow the Java client's
+// defaults (zookeeper/HOST; zookeeper.sasl.client.username and zookeeper.server.principal there).
+SaslSettings with_names(const ConnectionOptions& connection, SaslSettings sasl) {
+  if (connection.sasl_service) {
+    if (connection.sasl_service->empty() || connection.sasl_service->find_first_of("/@ ") != std::string::npos)
+      throw_usage(fmt::format("--sasl-service '{}': a service name, without '/', '@' or spaces (e.g. zookeeper)",
+                              *connection.sasl_service));
+    sasl.service = *connection.sasl_service;
+  }
+  if (connection.sasl_host) {
+    if (connection.sasl_host->empty() || connection.sasl_host->find_first_of("/@ ") != std::string::npos)
+      throw_usage(fmt::format("--sasl-host '{}': a host name, without '/', '@' or spaces (e.g. zk.example.com)",
+                              *connection.sasl_host));
+    sasl.host = *connection.sasl_host;
+  }
+  return sasl;
+}
+
 std::optional<SaslSettings> sasl_of(const ConnectionOptions& connection, std::ostream& err) {
   auto mechanism = connection.sasl_mechanism.value_or(connection.sasl_keytab ? "GSSAPI" : "DIGEST-MD5");
   if (mechanism != "DIGEST-MD5" && mechanism != "GSSAPI")
@@ -53,18 +71,22 @@ std::optional<SaslSettings> sasl_of(const ConnectionOptions& connection, std::os
           "keys come from Kerberos (--sasl-keytab, or a ticket cache)");
     use_kerberos_environment(connection);
     sasl.host.clear();  // each server's own: zookeeper/HOST
-    return sasl;
+    return with_names(connection, std::move(sasl));
   }
   if (connection.sasl_keytab) throw_usage("--sasl-keytab is GSSAPI's: give --sasl-mechanism GSSAPI");
   if (!connection.sasl_user) {
     if (connection.sasl_mechanism)
       throw_usage("--sasl-mechanism DIGEST-MD5 needs --sasl-user and --sasl-password-file");
+    if (connection.sasl_service || connection.sasl_host)
+      throw_usage(
+          "--sasl-service and --sasl-host name the servers for SASL: give --sasl-user (DIGEST-MD5) or "
+          "--sasl-mechanism GSSAPI too");
     return std::nullopt;
   }
   if (connection.sasl_user->empty()) throw_usage("--sasl-user: the user is empty");
   sasl.user = *connection.sasl_user;
   sasl.password = read_password_file(connection.sasl_password_file.value_or(""), err);
-  return sasl;
+  return with_names(connection, std::move(sasl));
 }
 
 // Relays where the C client cannot go alone: TLS, SASL.

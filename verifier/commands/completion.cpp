@@ -42,6 +42,7 @@ const std::map<std::string, ValueCompletion, std::less<>>& value_completions() {
       {"--sasl-password-file", {ValueKind::file, ""}},
       {"--sasl-keytab", {ValueKind::file, ""}},
       {"--sasl-mechanism", {ValueKind::words, "DIGEST-MD5 GSSAPI"}},
+      {"--sasl-service", {ValueKind::words, "zookeeper"}},
       {"--config", {ValueKind::file, ""}},
   };
   return table;

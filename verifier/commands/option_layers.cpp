@@ -129,10 +129,24 @@ std::string environment_name(std::string_view long_name) {
 }
 
 const std::vector<std::string>& ensemble_keys() {
-  static const std::vector<std::string> keys{
-      "servers",     "zoo-cfg",   "auth-file", "sasl-user", "sasl-password-file",    "sasl-mechanism",
-      "sasl-keytab", "tls-ca",    "tls-cert",  "tls-key",   "tls-no-hostname-check", "tls-expiry-warning",
-      "admin-port",  "namespace", "ensemble",  "state"};
+  static const std::vector<std::string> keys{"servers",
+                                             "zoo-cfg",
+                                             "auth-file",
+                                             "sasl-user",
+                                             "sasl-password-file",
+                                             "sasl-mechanism",
+                                             "sasl-keytab",
+                                             "sasl-service",
+                                             "sasl-host",
+                                             "tls-ca",
+                                             "tls-cert",
+                                             "tls-key",
+                                             "tls-no-hostname-check",
+                                             "tls-expiry-warning",
+                                             "admin-port",
+                                             "namespace",
+                                             "ensemble",
+                                             "state"};
   return keys;
 }
 

@@ -261,6 +261,15 @@ void add_connection_options(CLI::App& command, ConnectionOptions& connection) {
       .add_option("--sasl-keytab", connection.sasl_keytab,
                   "GSSAPI: the client keytab zkverify takes its principal's tickets from (KRB5_CLIENT_KTNAME)")
       ->type_name("FILE");
+  command
+      .add_option("--sasl-service", connection.sasl_service,
+                  "The servers' SASL service name, SERVICE/HOST@REALM for GSSAPI (default zookeeper)")
+      ->type_name("SERVICE");
+  command
+      .add_option("--sasl-host", connection.sasl_host,
+                  "The host in every server's principal (GSSAPI; default: each server's host as listed) or "
+                  "DIGEST-MD5's digest-uri (default zk-sasl-md5)")
+      ->type_name("HOST");
   auto* ca =
       command
           .add_option("--tls-ca", connection.tls_ca,
