@@ -131,7 +131,7 @@ constexpr std::array kTable{
                 "or sessionRequireClientSASLAuth). No round trip was made; the verdict stands on what the servers "
                 "answer without a session, as with --no-write.",
                 "Give zkverify a SASL user of the servers' JAAS Server section: --sasl-user USER --sasl-password-file "
-                "FILE (docs/credentials.md)."},
+                "FILE; for Kerberos, --sasl-mechanism GSSAPI --sasl-keytab FILE (docs/credentials.md)."},
     FindingInfo{not_whitelisted, "not-whitelisted", Severity::info,
                 "Some four-letter words are not whitelisted; zkverify used srvr instead.",
                 "Add the zoo.cfg line the finding gives (4lw.commands.whitelist=...) for richer checks."},

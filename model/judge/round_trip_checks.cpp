@@ -190,7 +190,8 @@ void check_access(const EnsembleFacts& facts, const Derived& derived, Findings& 
                                    "enforce.auth.schemes): give zkverify a SASL user instead (--sasl-user, "
                                    "--sasl-password-file)"
                                  : "and zkverify presented no credentials: give it a SASL user (--sasl-user USER "
-                                   "--sasl-password-file FILE, DIGEST-MD5)"));
+                                   "--sasl-password-file FILE, DIGEST-MD5) or a Kerberos principal (--sasl-mechanism "
+                                   "GSSAPI --sasl-keytab FILE)"));
     return;
   }
   if (auto refused = refused_sessions(trip); !refused.empty()) {

@@ -141,6 +141,7 @@ std::string Lab::zklab(const std::string& args) const {
 }
 
 std::string Lab::servers() const { return zklab("servers " + dir_); }
+std::string Lab::secure_servers() const { return zklab("secure-servers " + dir_); }
 std::string Lab::admin_ports() const { return zklab("admin-ports " + dir_); }
 std::string Lab::tls_dir() const { return zklab("tls-dir " + dir_); }
 

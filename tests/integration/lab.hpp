@@ -40,10 +40,11 @@ class Lab {
   Lab(const Lab&) = delete;
   Lab& operator=(const Lab&) = delete;
 
-  std::string servers() const;      // NAME=127.0.0.1:PORT,... ([::1]:PORT on IPv6)
-  std::string admin_ports() const;  // P1,P2,...
-  std::string tls_dir() const;      // a --tls lab's ca.pem, client.pem and client.key are here
-  std::string leader() const;       // "" when none says it leads
+  std::string servers() const;         // NAME=127.0.0.1:PORT,... ([::1]:PORT on IPv6)
+  std::string secure_servers() const;  // a --tls lab's, at their TLS ports (secureClientPort)
+  std::string admin_ports() const;     // P1,P2,...
+  std::string tls_dir() const;         // a --tls lab's ca.pem, client.pem and client.key are here
+  std::string leader() const;          // "" when none says it leads
   const std::string& dir() const { return dir_; }
   // zklab VERB DIR NAME, must succeed; what it printed.
   std::string act(const std::string& verb, const std::string& name = "") const;

@@ -55,7 +55,7 @@ lab::Run sasl_client(const lab::Lab& ensemble, const std::string& args) {
 
 TEST_CASE("servers that require SASL: the requirement named, the verdict from the words, no false critical",
           "[auth][integration][part:tls]") {
-  auto& ensemble = lab::shared("", "--sasl");
+  auto& ensemble = lab::shared("", "--tls --sasl");
   auto servers = ensemble.servers();
   auto created = sasl_client(ensemble, "create");  // the ensemble serves a client that authenticates
   INFO("kazoo with SASL: " << created);
@@ -173,11 +173,29 @@ void every_other_command(const std::function<lab::Run(const std::string&)>& run,
   CHECK_THAT(watch.out, Contains("sessions 5 kept, 0 expired") && Contains("0 lost"));
 }
 
+// A wrong password and an unknown user: refused by the servers, named, exit 2, never the secret.
+void wrong_password_and_unknown_user(const lab::Lab& ensemble, const std::string& password) {
+  auto servers = ensemble.servers();
+  for (const char* user : {"kafka", "nobody"}) {
+    auto wrong = sasl_flags(ensemble, "not-the-password");
+    if (std::string(user) == "nobody") wrong.replace(wrong.find("kafka"), 5, "nobody");
+    auto refused = lab::zkverify("quorum --timeout 3s --output json --servers " + servers + wrong);
+    INFO(refused);
+    CHECK(refused.exit_code == 2);
+    const auto* failed = lab::find_finding(refused.json(), "auth-failed");
+    REQUIRE(failed);
+    CHECK_THAT((*failed)["message"].get<std::string>(), Contains(std::string("refused SASL DIGEST-MD5 as ") + user) &&
+                                                            Contains("session_closed_requires_sasl_auth") &&
+                                                            Contains("--sasl-password-file"));
+    CHECK_THAT(refused.out + refused.err, !Contains("not-the-password") && !Contains(password));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("SASL DIGEST-MD5 on servers that require it: every command, a roll re-authenticated, refusals named",
           "[auth][integration][part:tls]") {
-  auto& ensemble = lab::shared("", "--sasl");
+  auto& ensemble = lab::shared("", "--tls --sasl");
   auto servers = ensemble.servers();
   auto flags = sasl_flags(ensemble);
   std::string password;
@@ -193,6 +211,13 @@ TEST_CASE("SASL DIGEST-MD5 on servers that require it: every command, a roll re-
   CHECK_FALSE(lab::find_finding(report, "sasl-required"));
   // The servers' own word: they authorized zkverify's sessions as kafka (one a server, and more).
   CHECK(sasl_authorizations(ensemble, "kafka") >= before + 5);
+  // Over the servers' TLS ports: the exchange inside each TLS connection.
+  auto tls = ensemble.tls_dir();
+  auto secure = lab::zkverify("quorum --output json --servers " + ensemble.secure_servers() + flags + " --tls-ca " +
+                              tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key");
+  INFO(secure);
+  CHECK(secure.exit_code == 0);
+  CHECK(secure.json()["round_trip"]["reads_ok"] == 5);
 
   auto manifests = manifests_on_the_lab(ensemble);
   INFO(manifests);
@@ -215,39 +240,9 @@ TEST_CASE("SASL DIGEST-MD5 on servers that require it: every command, a roll re-
   CHECK(roll.json()["watch"]["sessions_expired"] == 0);
   CHECK(roll.json()["watch"]["writes_lost"] == 0);
 
-  // A wrong password and an unknown user: refused by the servers, named, exit 2, never the secret.
-  for (const char* user : {"kafka", "nobody"}) {
-    auto wrong = sasl_flags(ensemble, "not-the-password");
-    if (std::string(user) == "nobody") wrong.replace(wrong.find("kafka"), 5, "nobody");
-    auto refused = lab::zkverify("quorum --timeout 3s --output json --servers " + servers + wrong);
-    INFO(refused);
-    CHECK(refused.exit_code == 2);
-    const auto* failed = lab::find_finding(refused.json(), "auth-failed");
-    REQUIRE(failed);
-    CHECK_THAT((*failed)["message"].get<std::string>(), Contains(std::string("refused SASL DIGEST-MD5 as ") + user) &&
-                                                            Contains("session_closed_requires_sasl_auth") &&
-                                                            Contains("--sasl-password-file"));
-    CHECK_THAT(refused.out + refused.err, !Contains("not-the-password") && !Contains(password));
-  }
+  wrong_password_and_unknown_user(ensemble, password);
   // The namespace zkverify created is its SASL identity's alone (item 3), as a digest user's would be.
   CHECK(sasl_client(ensemble, "acl /zkverify").out == "sasl:kafka\n");
-}
-
-TEST_CASE("SASL over TLS on 3.9.3: the relay authenticates inside the TLS connection",
-          "[auth][tls][integration][part:tls]") {
-  auto& ensemble = lab::shared("", "--tls-only --sasl --version 3.9.3");
-  auto tls = ensemble.tls_dir();
-  auto flags = sasl_flags(ensemble) + " --tls-ca " + tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " +
-               tls + "/client.key";
-  auto quorum = lab::zkverify("quorum --output json --servers " + ensemble.servers() + flags);
-  INFO(quorum);
-  CHECK(quorum.exit_code == 0);
-  CHECK(quorum.json()["round_trip"]["reads_ok"] == 5);
-  auto refused = lab::zkverify("quorum --servers " + ensemble.servers() + sasl_flags(ensemble, "wrong") + " --tls-ca " +
-                               tls + "/ca.pem --tls-cert " + tls + "/client.pem --tls-key " + tls + "/client.key");
-  INFO(refused);
-  CHECK(refused.exit_code == 2);
-  CHECK_THAT(refused.out, Contains("refused SASL DIGEST-MD5 as kafka"));
 }
 
 namespace {
@@ -268,8 +263,7 @@ std::string kadmin(const lab::Lab& ensemble, const std::string& query) {
 // their principals do not use (localhost), --sasl-host names the one they do.
 void over_tls_by_another_name(const lab::Lab& ensemble, const std::string& keytab) {
   auto tls = ensemble.tls_dir();
-  auto secure = lab::sh(ZKLAB " secure-servers " + ensemble.dir()).out;
-  secure.erase(secure.find_last_not_of('\n') + 1);
+  auto secure = ensemble.secure_servers();
   auto by_localhost = lab::sh("echo '" + secure + "' | sed 's/127.0.0.1/localhost/g'").out;
   by_localhost.erase(by_localhost.find_last_not_of('\n') + 1);
   auto quorum = kerberos_zkverify(ensemble, "quorum --output json --servers " + by_localhost + keytab +
@@ -309,7 +303,7 @@ void expiry_named(const lab::Lab& ensemble, const std::string& servers) {
 
 TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover re-authenticated, each failure named",
           "[auth][integration][part:tls]") {
-  lab::Lab ensemble("", "--tls --kerberos");
+  lab::Lab ensemble("", "--version 3.9.3 --tls --kerberos");
   auto servers = ensemble.servers();
   auto krb5 = ensemble.dir() + "/krb5";
   auto keytab = " --sasl-mechanism GSSAPI --sasl-keytab " + krb5 + "/zkverify.keytab";
