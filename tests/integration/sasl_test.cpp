@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include "integration/lab.hpp"
+#include "integration/manifest_config.hpp"
 
 using Catch::Matchers::Contains;
 
@@ -118,31 +119,9 @@ namespace {
 // password file and a loopback listen address: the gate's quorum passes and the sidecar's serve (a
 // sync proof through its own session every cycle) becomes ready.
 lab::Run manifests_on_the_lab(const lab::Lab& ensemble) {
-  return lab::sh(R"sh(set -eu
-w=$(mktemp -d); pid=; trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$w"' EXIT
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 - )sh" ZKVERIFY_SOURCE_DIR R"sh(/deploy/kubernetes/sasl/zkverify-config.yaml "$w/zkverify.toml" <<'PYTHON'
-import re, sys, yaml
-maps = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "ConfigMap"]
-text = maps[0]["data"]["zkverify.toml"]
-text = re.sub(r'^servers = .*$', 'servers = ")sh" +
-                 ensemble.servers() + R"sh("', text, flags=re.M)
-text = re.sub(r'^sasl-user = .*$', 'sasl-user = "kafka"', text, flags=re.M)
-text = text.replace("/etc/zkverify/sasl/password", ")sh" +
-                 ensemble.dir() + R"sh(/sasl/password")
-text = re.sub(r'^listen = .*$', 'listen = "127.0.0.1:PORT"', text, flags=re.M)
-assert "/etc/zkverify" not in text, text
-open(sys.argv[2], "w").write(text)
-PYTHON
-sed -i "s/PORT/$port/" "$w/zkverify.toml"
-timeout 120 "$ZKVERIFY" quorum --config "$w/zkverify.toml" | head -1
-timeout -k 5 60 "$ZKVERIFY" serve --config "$w/zkverify.toml" --local pzoo-1 >"$w/serve.log" 2>&1 &
-pid=$!
-end=$(($(date +%s) + 40))
-until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; do
-  [ "$(date +%s)" -lt "$end" ] || { echo "never ready"; cat "$w/serve.log"; exit 1; }; sleep 0.2; done
-echo "serve ready"
-)sh");
+  return lab::run_manifest_config({"sasl/zkverify-config.yaml",
+                                   {{"servers", ensemble.servers()}, {"sasl-user", "kafka"}},
+                                   {{"/etc/zkverify/sasl/password", ensemble.dir() + "/sasl/password"}}});
 }
 
 }  // namespace

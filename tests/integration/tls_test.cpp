@@ -11,6 +11,7 @@
 #include <catch2/catch.hpp>
 
 #include "integration/lab.hpp"
+#include "integration/manifest_config.hpp"
 
 using Catch::Matchers::Contains;
 using lab::zkverify;
@@ -131,35 +132,12 @@ cat "$w/serve.log"
 // and a loopback listen address in place of the cluster's: the gate Job's quorum passes, the CI
 // example's smoke passes, and the sidecar's serve becomes ready.
 lab::Run manifests_on_the_lab(const TlsLab& lab) {
-  return lab::sh(R"sh(set -eu
-w=$(mktemp -d); pid=; trap 'kill $pid 2>/dev/null; wait $pid 2>/dev/null; rm -rf "$w"' EXIT
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-python3 - )sh" ZKVERIFY_SOURCE_DIR R"sh(/deploy/kubernetes/tls/zkverify-config.yaml "$w/zkverify.toml" <<'PYTHON'
-import re, sys, yaml
-maps = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "ConfigMap"]
-text = maps[0]["data"]["zkverify.toml"]
-text = re.sub(r'^servers = .*$', 'servers = ")sh" +
-                 lab.servers + R"sh("', text, flags=re.M)
-text = text.replace("/etc/zkverify/tls/ca.crt", ")sh" +
-                 lab.tls + R"sh(/ca.pem")
-text = text.replace("/etc/zkverify/tls/tls.crt", ")sh" +
-                 lab.tls + R"sh(/client.pem")
-text = text.replace("/etc/zkverify/tls/tls.key", ")sh" +
-                 lab.tls + R"sh(/client.key")
-text = re.sub(r'^listen = .*$', 'listen = "127.0.0.1:PORT"', text, flags=re.M)
-assert "/etc/zkverify" not in text, text
-open(sys.argv[2], "w").write(text)
-PYTHON
-sed -i "s/PORT/$port/" "$w/zkverify.toml"
-timeout 120 "$ZKVERIFY" quorum --config "$w/zkverify.toml" | head -1
-timeout 120 "$ZKVERIFY" smoke --config "$w/zkverify.toml" --junit "$w/smoke.xml" >"$w/smoke.out" && echo "smoke passed" || { grep -v '^PASS' "$w/smoke.out" || true; }
-timeout -k 5 60 "$ZKVERIFY" serve --config "$w/zkverify.toml" --local pzoo-1 >"$w/serve.log" 2>&1 &
-pid=$!
-end=$(($(date +%s) + 40))
-until [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/readyz")" = 200 ]; do
-  [ "$(date +%s)" -lt "$end" ] || { echo "never ready"; cat "$w/serve.log"; exit 1; }; sleep 0.2; done
-echo "serve ready"
-)sh");
+  return lab::run_manifest_config({"tls/zkverify-config.yaml",
+                                   {{"servers", lab.servers}},
+                                   {{"/etc/zkverify/tls/ca.crt", lab.tls + "/ca.pem"},
+                                    {"/etc/zkverify/tls/tls.crt", lab.tls + "/client.pem"},
+                                    {"/etc/zkverify/tls/tls.key", lab.tls + "/client.key"}},
+                                   true});
 }
 
 }  // namespace
