@@ -1,12 +1,14 @@
 // The findings table (one vocabulary: enum, name, severity, meaning, action), the reference page
 // generated from it, and the judges that consume codes by the enum.
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
 #include <sstream>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "model/judge/checks.hpp"
 #include "model/judge/findings.hpp"
@@ -104,4 +106,19 @@ TEST_CASE("smoke's membership case passes with nothing to compare only when no s
   const auto& same = case_named(reported_cases, "membership-consistent");
   CHECK(same.outcome == CaseOutcome::passed);
   CHECK_THAT(same.message, Contains("every server reports the same membership"));
+}
+
+TEST_CASE("findings table: every JSON schema that lists finding codes lists every one", "[findings]") {
+  int schemas = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(ZKVERIFY_SOURCE_DIR) + "/docs/schema")) {
+    auto schema = nlohmann::json::parse(std::ifstream(entry.path()));
+    if (!schema.contains("$defs") || !schema["$defs"].contains("finding_code")) continue;
+    ++schemas;
+    auto listed = schema["$defs"]["finding_code"]["enum"].get<std::set<std::string>>();
+    for (const auto& row : finding_table()) {
+      INFO(entry.path().filename().string() << " lacks " << row.name);
+      CHECK(listed.contains(std::string(row.name)));
+    }
+  }
+  CHECK(schemas >= 5);  // quorum, step, roll, watch, serve's ensemble check
 }
