@@ -72,6 +72,30 @@ std::vector<ClientPathRead> await_registrations(Keeper& session, const std::vect
   }
 }
 
+std::vector<ClientPathRead> follow_registrations(
+    Keeper& session, const std::vector<std::string>& paths, Clock::time_point until, StopSignals* signals,
+    const std::function<void(const std::vector<ClientPathRead>&)>& on_reads) {
+  constexpr auto kRound = std::chrono::seconds(10);  // one round's requests, when `until` is far
+  constexpr auto kAgain = std::chrono::seconds(1);   // without a watch: a session reconnects, a path appears
+  std::set<std::string> watched(paths.begin(), paths.end());
+  for (const auto& path : paths) watched.insert(parent_path(path));
+  while (true) {
+    // The watches first, then the read: a change between the two still fires one.
+    auto bound = std::min(until, Clock::now() + kRound);
+    auto change = std::make_shared<NoticeWait>();
+    int watching = 0;
+    for (const auto& path : watched)
+      if (children_and_watch_now(
+              session, path, [change](WatchNotice notice) { change->notice(std::move(notice)); }, bound)
+              .error == ZkError::ok)
+        ++watching;
+    auto reads = read_client_paths(session, paths, bound);
+    on_reads(reads);
+    change->wait(watching == 0 ? std::min(until, Clock::now() + kAgain) : until, signals);
+    if (Clock::now() >= until || (signals && signals->requested(1))) return reads;
+  }
+}
+
 std::vector<ClientPathRead> read_client_paths(Keeper& session, const std::vector<std::string>& paths,
                                               Clock::time_point deadline) {
   std::vector<PathRound> rounds(paths.size());

@@ -3,6 +3,7 @@
 // ephemeral children with the sessions that hold them. Plain facts; model/judge/client_changes
 // says what a change of holder means.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,13 @@ std::vector<ClientPathRead> read_client_paths(Keeper& session, const std::vector
 std::vector<ClientPathRead> await_registrations(Keeper& session, const std::vector<std::string>& paths,
                                                 const std::vector<std::string>& awaited, Clock::time_point deadline,
                                                 StopSignals* signals, int nth = 1);
+
+// Follows `paths` until `until` or the first stop of `signals`: child watches on each path and on
+// each path's parent (a path that is itself a registration, such as /controller) say when to read
+// them again, and `on_reads` gets every round's reads. While no watch can be set (the session is
+// away, or nothing is there yet) it looks again each second. Returns the last reads.
+std::vector<ClientPathRead> follow_registrations(
+    Keeper& session, const std::vector<std::string>& paths, Clock::time_point until, StopSignals* signals,
+    const std::function<void(const std::vector<ClientPathRead>&)>& on_reads);
 
 }  // namespace zkverify::probes

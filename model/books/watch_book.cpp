@@ -41,6 +41,9 @@ std::string_view to_string(WatchEventKind kind) {
     case WatchEventKind::stale_read: return "stale-read";
     case WatchEventKind::read_skipped: return "read-skipped";
     case WatchEventKind::swept: return "swept";
+    case WatchEventKind::client_gone: return "client-gone";
+    case WatchEventKind::client_back: return "client-back";
+    case WatchEventKind::client_new: return "client-new";
   }
   return "unknown";
 }

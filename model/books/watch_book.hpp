@@ -31,6 +31,10 @@ enum class WatchEventKind {
   stale_read,         // a read-back missed acknowledged writes, or a client's writes were applied out of order
   read_skipped,       // a read-back could not reach a server
   swept,              // at start: a run node another watch left behind was removed (detail: which, why)
+  // watch --clients: a client's registration (detail: which, by whose session)
+  client_gone,  // no longer there
+  client_back,  // held again (by a new session when the watch began with another: that one ended)
+  client_new,   // there, and not when the watch began
 };
 
 std::string_view to_string(WatchEventKind kind);

@@ -128,6 +128,47 @@ std::vector<Finding> client_findings(const std::vector<ClientPathRead>& before,
   return findings;
 }
 
+namespace {
+
+const Registration* held_at(const std::vector<ClientPathRead>& reads, const std::string& path) {
+  for (const auto& read : reads)
+    for (const auto& registration : read.held)
+      if (registration.path == path) return &registration;
+  return nullptr;
+}
+
+// A registration seen again: how it compares with the one it replaced (`was`: the last look's, else
+// the watch's first look's).
+ClientEvent back_event(const Registration* was, const Registration& now) {
+  if (!was)
+    return {WatchEventKind::client_new,
+            fmt::format("{}: held by session {}", client_name(now.path), session_text(now.owner))};
+  if (was->owner == now.owner)
+    return {WatchEventKind::client_back,
+            fmt::format("{}: held again by the same session {}", client_name(now.path), session_text(now.owner))};
+  return {WatchEventKind::client_back,
+          fmt::format("{}: held by a new session {}; session {} ended (expired, or the client closed it)",
+                      client_name(now.path), session_text(now.owner), session_text(was->owner))};
+}
+
+}  // namespace
+
+std::vector<ClientEvent> client_events(const std::vector<ClientPathRead>& first,
+                                       const std::vector<ClientPathRead>& last,
+                                       const std::vector<ClientPathRead>& now) {
+  std::vector<ClientEvent> events;
+  for (const auto& delta : compare_registrations(last, now)) {
+    if (delta.change == RegistrationChange::gone)
+      events.push_back(
+          {WatchEventKind::client_gone, fmt::format("{}: gone (it was held by session {})", client_name(delta.path),
+                                                    session_text(delta.before.owner))});
+    else if (delta.change == RegistrationChange::renewed) events.push_back(back_event(&delta.before, delta.after));
+    else if (delta.change == RegistrationChange::added)
+      events.push_back(back_event(held_at(first, delta.path), delta.after));
+  }
+  return events;
+}
+
 std::vector<Finding> unread_client_findings(const std::vector<ClientPathRead>& reads) {
   std::vector<Finding> findings;
   for (const auto& read : reads)

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/books/watch_book.hpp"
 #include "model/facts/registrations.hpp"
 #include "model/judge/report.hpp"
 
@@ -62,6 +63,16 @@ std::optional<long long> controller_broker(const std::string& data);
 // (`cons`: session ids and timeouts); none when it holds none.
 std::optional<Finding> clients_on_server(const std::vector<ClientPathRead>& reads, const ConsFacts& cons,
                                          const std::string& server);
+
+// What a live follower says (watch --clients) of the change from its `last` look to this one (`now`):
+// each registration gone, back (held again: by a new session when the `first` look saw another, and
+// that session ended) or new (not in the first look), with which session holds it. In path order.
+struct ClientEvent {
+  WatchEventKind kind = WatchEventKind::client_gone;
+  std::string detail;
+};
+std::vector<ClientEvent> client_events(const std::vector<ClientPathRead>& first,
+                                       const std::vector<ClientPathRead>& last, const std::vector<ClientPathRead>& now);
 
 // One of the findings above: about the clients, not the step's own restart.
 bool about_clients(const Finding& finding);

@@ -79,8 +79,9 @@ class Brokers {
 
   // Broker `id` dies at once (SIGKILL): its session is left to expire, its registration with it.
   void kill(int id) { lab::sh("kill -KILL " + pid(id) + " 2>/dev/null"); }
+  // The pid of broker `id`'s latest start.
   std::string pid(int id) const {
-    auto at = std::ranges::find(ids_, id) - ids_.begin();
+    auto at = std::ranges::find(ids_.rbegin(), ids_.rend(), id).base() - ids_.begin() - 1;
     return pids_.at(static_cast<std::size_t>(at));
   }
 
@@ -249,6 +250,39 @@ void sidecar_counts_a_killed_broker_gone(Brokers& brokers, const std::string& se
   CHECK_THAT(sidecar.log(), Contains("client-gone: Kafka broker 3 (/brokers/ids/3): held by session " + session));
 }
 
+// Whether `file` holds `text` within 60 s (a broker's JVM starting on a busy machine, a session's expiry).
+bool shows_within(const std::string& file, const std::string& text) {
+  return lab::sh("for i in $(seq 600); do grep -qF '" + text + "' " + file + " && exit 0; sleep 0.1; done; exit 1")
+             .exit_code == 0;
+}
+
+// watch --clients kafka follows the registrations live: broker 9, killed, is gone once its session
+// expires; started again, it is back under a new session; at the end (SIGTERM) client-session-lost
+// names it, exit 2.
+void watch_follows_a_broker_lost_and_back(Brokers& brokers, const std::string& servers, const std::string& connect,
+                                          const std::string& lab_dir) {
+  auto out = lab_dir + "/../watch-clients.out", err = lab_dir + "/../watch-clients.err", rc = lab_dir + "/../watch.rc";
+  auto run = lab::sh("(timeout -k 5 120 \"$ZKVERIFY\" watch --servers " + servers + " --clients kafka --output json >" +
+                     out + " 2>" + err + " </dev/null; echo $? >" + rc + ") & echo $!");
+  auto shell = words_of(run.out).at(0);
+  REQUIRE(shows_within(err, "zkverify watch: started"));
+  auto old = brokers.sessions(9, 1).back();
+  brokers.kill(9);
+  CHECK(shows_within(out, R"("event":"client-gone")"));
+  brokers.start(9, connect, 4000);
+  CHECK(shows_within(out, R"("event":"client-back")"));
+  auto renewed = brokers.sessions(9, 1).back();  // its file is the new JVM's once it registered
+  // SIGTERM to timeout, which passes it on to the watch (what `&` starts ignores SIGINT).
+  lab::sh("pkill -TERM -P " + shell + " timeout; for i in $(seq 300); do kill -0 " + shell +
+          " 2>/dev/null || break; sleep 0.1; done");
+  auto said = lab::sh("cat " + out + " " + err + " " + rc).out;
+  INFO(said);
+  CHECK_THAT(said, Contains("Kafka broker 9 (/brokers/ids/9): gone (it was held by session " + old + ")") &&
+                       Contains("held by a new session " + renewed + "; session " + old + " ended") &&
+                       Contains(R"("code":"client-session-lost")"));
+  CHECK(lab::sh("cat " + rc).out == "2\n");
+}
+
 }  // namespace
 
 TEST_CASE("clients (--clients kafka): a roll names the broker whose session its first step cost, and stops there",
@@ -303,4 +337,5 @@ TEST_CASE("clients (--clients kafka): a roll names the broker whose session its 
   step_reports_a_killed_broker_gone(brokers, ensemble, servers, order[4], second_session);
   a_broker_back_ends_the_wait(brokers, servers, address_of(servers, order[0]), second_session);
   sidecar_counts_a_killed_broker_gone(brokers, servers, order[4], ensemble.dir(), brokers.sessions(3, 1).at(0));
+  watch_follows_a_broker_lost_and_back(brokers, servers, address_of(servers, order[0]), ensemble.dir());
 }

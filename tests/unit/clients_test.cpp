@@ -200,3 +200,27 @@ TEST_CASE("the sidecar follows the registrations from cycle to cycle: log lines 
   SidecarBook plain("pzoo-0", std::chrono::seconds(10), std::chrono::seconds(5), Clock::now());
   CHECK_THAT(render_metrics(plain.status()), !Contains("zkverify_client_"));
 }
+
+TEST_CASE("watch --clients: each change from the last look said as it is seen, held again told from new") {
+  auto first = std::vector{brokers({{1, 0x11}, {2, 0x22}})};
+  auto gone = std::vector{brokers({{1, 0x11}})};
+  auto events = client_events(first, first, gone);
+  REQUIRE(events.size() == 1);
+  CHECK(events[0].kind == WatchEventKind::client_gone);
+  CHECK(events[0].detail == "Kafka broker 2 (/brokers/ids/2): gone (it was held by session 0x22)");
+  CHECK(to_string(events[0].kind) == "client-gone");
+
+  // Back under a new session, beside a broker the watch never saw before.
+  events = client_events(first, gone, {brokers({{1, 0x11}, {2, 0x2f}, {7, 0x77}})});
+  REQUIRE(events.size() == 2);
+  CHECK(events[0].kind == WatchEventKind::client_back);
+  CHECK_THAT(events[0].detail, Contains("broker 2") && Contains("new session 0x2f; session 0x22 ended"));
+  CHECK(events[1].kind == WatchEventKind::client_new);
+  CHECK(events[1].detail == "Kafka broker 7 (/brokers/ids/7): held by session 0x77");
+
+  // Replaced between two looks (never seen missing): the session before it ended, not the first look's.
+  events = client_events(first, {brokers({{1, 0x11}, {2, 0x2f}})}, {brokers({{1, 0x11}, {2, 0x30}})});
+  REQUIRE(events.size() == 1);
+  CHECK_THAT(events[0].detail, Contains("new session 0x30; session 0x2f ended"));
+  CHECK(client_events(first, first, first).empty());
+}

@@ -8,8 +8,10 @@
 #include "model/facts/text.hpp"
 #include "model/facts/time_text.hpp"
 #include "model/judge/checks.hpp"
+#include "model/judge/client_changes.hpp"
 #include "model/judge/watch_judge.hpp"
 #include "model/render/watch_view.hpp"
+#include "probes/client_reads.hpp"
 #include "verifier/check/output.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
@@ -54,6 +56,60 @@ struct WatchOptions {
   WatchTuning tuning;
   std::chrono::milliseconds timeout{10000};  // to connect the sessions at the start
   ConnectionOptions connection;              // --auth-file, --tls-*
+  std::vector<std::string> client_paths;     // --clients: registrations followed live
+};
+
+// --clients: the registrations, read through a session of their own when the watch starts, then
+// followed with watches until it ends, each change an event; compared at the end with the first look.
+class ClientFollower {
+ public:
+  ClientFollower(const WatchOptions& options, const Context& context)
+      : options_(options), context_(context), session_(context.keepers.open(options.servers, {})) {}
+  ClientFollower(const ClientFollower&) = delete;
+  ClientFollower& operator=(const ClientFollower&) = delete;
+  ~ClientFollower() { session_->close(Clock::now() + std::chrono::seconds(2)); }
+
+  // The first look, by `deadline`; what went wrong, if it could not be made.
+  std::optional<std::string> start(Clock::time_point deadline) {
+    if (auto error = session_->wait_connected(deadline); error != ZkError::ok)
+      return fmt::format("the clients' session did not connect: {}", to_string(error));
+    first_ = probes::read_client_paths(*session_, options_.client_paths, deadline);
+    remember_client_reads(last_, first_);
+    began_ = Clock::now();
+    return std::nullopt;
+  }
+
+  // Until `until` or a stop: every change said as it is seen.
+  void follow(Clock::time_point until) {
+    now_ = probes::follow_registrations(*session_, options_.client_paths, until, &context_.executor.stop(),
+                                        [this](const std::vector<ClientPathRead>& reads) { say_changes(reads); });
+  }
+
+  [[nodiscard]] std::vector<Finding> findings() const {
+    auto found = client_findings(first_, last_, LossContext{"during the watch"});
+    for (auto& unread : unread_client_findings(now_)) found.push_back(std::move(unread));
+    return found;
+  }
+
+ private:
+  void say_changes(const std::vector<ClientPathRead>& reads) {
+    for (auto& change : client_events(first_, last_, reads)) {
+      WatchEvent event{std::chrono::system_clock::now(),
+                       std::chrono::duration_cast<milliseconds>(Clock::now() - began_),
+                       change.kind,
+                       "",
+                       "",
+                       std::move(change.detail)};
+      context_.output->say(Channel::out, render_event(event, options_.output));
+    }
+    remember_client_reads(last_, reads);
+  }
+
+  const WatchOptions& options_;
+  const Context& context_;
+  std::unique_ptr<probes::Keeper> session_;
+  std::vector<ClientPathRead> first_, last_, now_;
+  Clock::time_point began_{};
 };
 
 class WatchCommand final : public Command {
@@ -72,6 +128,7 @@ class WatchCommand final : public Command {
                         "Deadline for the start: every session connected and its znodes created (default 10s)");
     add_namespace_option(command, options_.namespace_path);
     add_watch_tuning_options(command, options_.tuning);
+    add_clients_option(command, options_.client_paths);
     return command;
   }
 
@@ -85,7 +142,12 @@ class WatchCommand final : public Command {
         [&](const WatchEvent& event) { context.output->say(Channel::out, render_event(event, options_.output)); });
     auto& stop = context.executor.stop();
     stop.install();
-    if (auto error = engine.start(Clock::now() + options_.timeout)) {
+    auto start_by = Clock::now() + options_.timeout;
+    std::optional<ClientFollower> clients;
+    if (!options_.client_paths.empty()) clients.emplace(options_, context);
+    auto error = engine.start(start_by);
+    if (!error && clients) error = clients->start(start_by);
+    if (error) {
       context.err << "zkverify watch: cannot start: " << *error << "\n";
       return kExitCritical;
     }
@@ -94,20 +156,28 @@ class WatchCommand final : public Command {
                                counted(static_cast<long long>(options_.servers.size()), "session"),
                                options_.namespace_path)
                 << std::flush;
-    if (options_.duration) {
-      stop.wait_until(Clock::now() + *options_.duration);
-    } else {
-      while (!stop.wait_until(Clock::now() + std::chrono::hours(1))) {
-      }
-    }
+    wait_for_the_end(stop, clients);
     engine.stop();
     auto totals = engine.totals();
     auto findings = judge_watch(totals, options_.tuning.max_unavailable);
+    if (clients)
+      for (auto& finding : clients->findings()) findings.push_back(std::move(finding));
     context.out << render_watch_summary(totals, findings, options_.output) << std::flush;
     return findings.empty() ? kExitHealthy : kExitCritical;
   }
 
  private:
+  // --duration's end, or a stop; the clients followed meanwhile.
+  void wait_for_the_end(probes::StopSignals& stop, std::optional<ClientFollower>& clients) const {
+    constexpr auto kLong = std::chrono::hours(1);  // without --duration: until a stop
+    auto end = options_.duration ? std::optional(Clock::now() + *options_.duration) : std::nullopt;
+    while (!stop.requested() && (!end || Clock::now() < *end)) {
+      auto until = end.value_or(Clock::now() + kLong);
+      if (clients) clients->follow(until);
+      else stop.wait_until(until);
+    }
+  }
+
   WatchOptions options_;
 };
 
