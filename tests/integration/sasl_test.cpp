@@ -5,10 +5,12 @@
 // can prove without a session, never "critical" on a healthy ensemble. With --sasl-user its relays
 // authenticate every connection (DIGEST-MD5), and every command works; a refusal is named.
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 
@@ -253,14 +255,22 @@ void over_tls_by_another_name(const lab::Lab& ensemble, const std::string& keyta
   CHECK(quorum.json()["round_trip"]["reads_ok"] == 5);
 }
 
+// A ticket cache whose ticket lives `life` (kinit -l), at `cache`; when it was obtained.
+std::chrono::steady_clock::time_point short_ticket(const lab::Lab& ensemble, const std::string& cache,
+                                                   const std::string& life) {
+  auto krb5 = ensemble.dir() + "/krb5";
+  REQUIRE(lab::sh("KRB5_CONFIG=" + krb5 + "/krb5.conf KRB5CCNAME=FILE:" + cache + " timeout 30 kinit -l " + life +
+                  " -k -t " + krb5 + "/zkverify.keytab zkverify@ZKLAB.TEST")
+              .exit_code == 0);
+  return std::chrono::steady_clock::now();
+}
+
 // kerberos-expiring: a ticket cache's ticket within its last hour (kinit -l 30m), then a keytab's
 // principal that expires in three days (kadmin's modprinc -expire), both from Kerberos's own answers.
 void expiry_named(const lab::Lab& ensemble, const std::string& servers) {
   auto krb5 = ensemble.dir() + "/krb5";
+  short_ticket(ensemble, ensemble.dir() + "/short.ccache", "30m");
   auto cache = "KRB5CCNAME=FILE:" + ensemble.dir() + "/short.ccache ";
-  REQUIRE(lab::sh("KRB5_CONFIG=" + krb5 + "/krb5.conf " + cache + "timeout 30 kinit -l 30m -k -t " + krb5 +
-                  "/zkverify.keytab zkverify@ZKLAB.TEST")
-              .exit_code == 0);
   auto with_cache = lab::sh(cache + "KRB5_CONFIG=" + krb5 + "/krb5.conf timeout 120 $ZKVERIFY quorum --servers " +
                             servers + " --sasl-mechanism GSSAPI");
   INFO(with_cache);
@@ -278,6 +288,24 @@ void expiry_named(const lab::Lab& ensemble, const std::string& servers) {
                                Contains("in 3 days") && Contains("read back on 5/5"));
 }
 
+// A ticket that has run out, and none at all: each refusal in Kerberos's words, the lapse said too.
+void lapsed_and_missing_tickets(const lab::Lab& ensemble, const std::string& servers, const std::string& lapsed) {
+  auto with_cache = [&](const std::string& cache) {
+    return lab::sh("KRB5CCNAME=FILE:" + cache + " KRB5_CONFIG=" + ensemble.dir() +
+                   "/krb5/krb5.conf timeout 120 $ZKVERIFY quorum --timeout 3s --servers " + servers +
+                   " --sasl-mechanism GSSAPI");
+  };
+  auto expired = with_cache(lapsed);
+  INFO(expired);
+  CHECK(expired.exit_code == 2);
+  CHECK_THAT(expired.out, Contains("auth-failed") && Contains("(Ticket expired)") && Contains("kerberos-expiring") &&
+                              Contains("its ticket expired on"));
+  auto missing = with_cache(ensemble.dir() + "/no.ccache");
+  INFO(missing);
+  CHECK(missing.exit_code == 2);
+  CHECK_THAT(missing.out, Contains("auth-failed") && Contains("No Kerberos credentials available"));
+}
+
 }  // namespace
 
 TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover re-authenticated, each failure named",
@@ -286,6 +314,8 @@ TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover
   auto servers = ensemble.servers();
   auto krb5 = ensemble.dir() + "/krb5";
   auto keytab = " --sasl-mechanism GSSAPI --sasl-keytab " + krb5 + "/zkverify.keytab";
+  auto lapsed = ensemble.dir() + "/lapsed.ccache";
+  auto lapsed_from = short_ticket(ensemble, lapsed, "5s");  // run out by the time it is used below
 
   auto quorum = kerberos_zkverify(ensemble, "quorum --output json --servers " + servers + keytab);
   INFO(quorum);
@@ -301,6 +331,8 @@ TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover
   CHECK(step.exit_code == 0);
   CHECK_THAT(step.out, Contains("0 expired") && Contains("0 lost"));
   expiry_named(ensemble, servers);
+  std::this_thread::sleep_until(lapsed_from + std::chrono::seconds(6));
+  lapsed_and_missing_tickets(ensemble, servers, lapsed);
 
   // A principal the KDC does not know: named from Kerberos's own answer.
   auto ghost = ensemble.dir() + "/ghost.keytab";
