@@ -120,7 +120,8 @@ TEST_CASE("config: a key no command takes where it stands is a usage error namin
   CHECK(said("servers = \"h:1\"\nservrs = \"h:2\"\n") == "2: unknown key 'servrs' (did you mean servers?)\n");
   CHECK_THAT(said("timeout = \"5s\"\n"),
              StartsWith("1: 'timeout' is not one of the ensemble's keys (servers, "
-                        "zoo-cfg, auth-file, sasl-user, sasl-password-file, sasl-mechanism, sasl-keytab, tls-ca, "
+                        "zoo-cfg, auth-file, sasl-user, sasl-password-file, sasl-mechanism, sasl-keytab, sasl-service, "
+                        "sasl-host, tls-ca, "
                         "tls-cert, tls-key, "
                         "tls-no-hostname-check, tls-expiry-warning, admin-port, "
                         "namespace, ensemble, state): "
