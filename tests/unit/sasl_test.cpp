@@ -302,7 +302,8 @@ TEST_CASE(
 
   cache.ticket_ends = now - 1min;  // already ended: the sessions' refusal says so too
   cache.renewable_until.reset();
-  found = synthetic::find(judged_with(cache).findings, "kerberos-expiring");
+  auto ended = judged_with(cache);  // kept: `found` points into it
+  found = synthetic::find(ended.findings, "kerberos-expiring");
   REQUIRE(found);
   CHECK_THAT(found->message, Contains("its ticket expired on") && Contains("kinit), or give --sasl-keytab"));
 
@@ -316,7 +317,8 @@ TEST_CASE(
   keytab.principal_expires = now + 24h * 15;
   CHECK(judged_with(keytab).verdict == Verdict::healthy);
   keytab.principal_expires = now + 24h * 3 + 1h;
-  found = synthetic::find(judged_with(keytab).findings, "kerberos-expiring");
+  auto principal = judged_with(keytab);
+  found = synthetic::find(principal.findings, "kerberos-expiring");
   REQUIRE(found);
   CHECK_THAT(found->message, Contains("password or account expires on") && Contains("in 3 days"));
 }
