@@ -63,7 +63,7 @@ if [[ -n ${BASELINE:-} ]]; then
 fi
 until=$((SECONDS + 20))
 while ((SECONDS < until)); do
-  for ((i = 1; i < ${#commands[@]}; i += 2)); do bash -c "${commands[i]}" >/dev/null 2>&1 || true; done
+  for ((i = 2; i < ${#commands[@]}; i += 3)); do bash -c "${commands[i]}" >/dev/null 2>&1 || true; done
 done
 hyperfine --style basic --runs "$runs" --export-json "$work/tls.json" "${commands[@]}" >&2
 perl -MJSON::PP -0777 -ne '
