@@ -14,14 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-20}
 
-scripts/install-deps.sh
-zkverify=${ZKVERIFY:-}
-if [[ -z $zkverify ]]; then
-  cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build-bench -j "$(nproc)" --target zkverify >/dev/null
-  zkverify=$PWD/build-bench/zkverify
-fi
-zkverify=$(realpath "$zkverify")
+# shellcheck source=bench/binary.sh
+source bench/binary.sh
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-bench-sasl.XXXXXX")
 trap 'for lab in plain digest kerberos; do tests/lab/zklab down "$work/$lab" 2>/dev/null || true; done; rm -rf "$work"' EXIT

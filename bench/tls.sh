@@ -18,14 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-30}
 
-scripts/install-deps.sh
-zkverify=${ZKVERIFY:-}
-if [[ -z $zkverify ]]; then
-  cmake -S . -B build-bench -DCMAKE_BUILD_TYPE=Release >/dev/null
-  cmake --build build-bench -j "$(nproc)" --target zkverify >/dev/null
-  zkverify=$PWD/build-bench/zkverify
-fi
-zkverify=$(realpath "$zkverify")
+# shellcheck source=bench/binary.sh
+source bench/binary.sh
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/zkverify-bench-tls.XXXXXX")
 lab=$work/lab

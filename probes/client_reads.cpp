@@ -40,6 +40,18 @@ std::string parent_path(const std::string& path) {
   return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
 }
 
+// A child watch on each of `paths`, the first to fire settling `change`; how many were set.
+int watch_children(Keeper& session, const std::set<std::string>& paths, const std::shared_ptr<NoticeWait>& change,
+                   Clock::time_point deadline) {
+  int watching = 0;
+  for (const auto& path : paths)
+    if (children_and_watch_now(
+            session, path, [change](WatchNotice notice) { change->notice(std::move(notice)); }, deadline)
+            .error == ZkError::ok)
+      ++watching;
+  return watching;
+}
+
 // Whether every registration in `awaited` is held again, by whichever session.
 bool all_back(const std::vector<ClientPathRead>& reads, const std::vector<std::string>& awaited) {
   return std::ranges::all_of(awaited, [&](const std::string& path) {
@@ -59,12 +71,7 @@ std::vector<ClientPathRead> await_registrations(Keeper& session, const std::vect
   while (true) {
     // The watches first, then the read: a registration made between the two still fires one.
     auto change = std::make_shared<NoticeWait>();
-    int watching = 0;
-    for (const auto& parent : parents)
-      if (children_and_watch_now(
-              session, parent, [change](WatchNotice notice) { change->notice(std::move(notice)); }, deadline)
-              .error == ZkError::ok)
-        ++watching;
+    auto watching = watch_children(session, parents, change, deadline);
     auto reads = read_client_paths(session, paths, deadline);
     // No watch set (the session ended, or the parents are gone): nothing could say they came back.
     if (all_back(reads, awaited) || watching == 0 || Clock::now() >= deadline) return reads;
@@ -83,12 +90,7 @@ std::vector<ClientPathRead> follow_registrations(
     // The watches first, then the read: a change between the two still fires one.
     auto bound = std::min(until, Clock::now() + kRound);
     auto change = std::make_shared<NoticeWait>();
-    int watching = 0;
-    for (const auto& path : watched)
-      if (children_and_watch_now(
-              session, path, [change](WatchNotice notice) { change->notice(std::move(notice)); }, bound)
-              .error == ZkError::ok)
-        ++watching;
+    auto watching = watch_children(session, watched, change, bound);
     auto reads = read_client_paths(session, paths, bound);
     on_reads(reads);
     change->wait(watching == 0 ? std::min(until, Clock::now() + kAgain) : until, signals);
