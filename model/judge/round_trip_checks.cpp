@@ -204,8 +204,9 @@ void check_access(const EnsembleFacts& facts, const Derived& derived, Findings& 
   if (trip.denied_path.empty()) return;
   if (trip.credentials_given)
     findings.add(FindingCode::auth_failed, trip.writer,
-                 fmt::format("zkverify's credentials (--auth-file, --sasl-user) may not use the namespace {}: the ACL "
-                             "of {} ({}) refused them (no_auth); check their user and password, or the ACL",
+                 fmt::format("zkverify's credentials (--auth-file, or its SASL user or Kerberos principal) may not "
+                             "use the namespace {}: the ACL of {} ({}) refused them (no_auth); give zkverify an "
+                             "identity the ACL lists, or a --namespace of its own",
                              trip.namespace_path, trip.denied_path, describe_acl(trip)));
   else
     findings.add(FindingCode::auth_required, trip.writer,

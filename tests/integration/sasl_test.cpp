@@ -306,6 +306,26 @@ void lapsed_and_missing_tickets(const lab::Lab& ensemble, const std::string& ser
   CHECK_THAT(missing.out, Contains("auth-failed") && Contains("No Kerberos credentials available"));
 }
 
+// A namespace another principal made (creator-only, as SASL sessions create theirs): named as one
+// zkverify may not use, not a failed write.
+void namespace_of_another_principal(const lab::Lab& ensemble, const std::string& servers) {
+  auto other = ensemble.dir() + "/other.keytab";
+  REQUIRE(
+      lab::sh(kadmin(ensemble, "addprinc -randkey other") + " && " + kadmin(ensemble, "ktadd -k " + other + " other"))
+          .exit_code == 0);
+  auto theirs = kerberos_zkverify(
+      ensemble, "quorum --namespace /team-a --servers " + servers + " --sasl-mechanism GSSAPI --sasl-keytab " + other);
+  INFO(theirs);
+  REQUIRE(theirs.exit_code == 0);
+  auto refused = kerberos_zkverify(ensemble, "quorum --namespace /team-a --servers " + servers +
+                                                 " --sasl-mechanism GSSAPI --sasl-keytab " + ensemble.dir() +
+                                                 "/krb5/zkverify.keytab");
+  INFO(refused);
+  CHECK(refused.exit_code == 2);
+  CHECK_THAT(refused.out,
+             Contains("auth-failed") && Contains("may not use the namespace /team-a") && Contains("(no_auth)"));
+}
+
 }  // namespace
 
 TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover re-authenticated, each failure named",
@@ -333,6 +353,7 @@ TEST_CASE("SASL GSSAPI against a real KDC: every session by Kerberos, a failover
   expiry_named(ensemble, servers);
   std::this_thread::sleep_until(lapsed_from + std::chrono::seconds(6));
   lapsed_and_missing_tickets(ensemble, servers, lapsed);
+  namespace_of_another_principal(ensemble, servers);
 
   // A principal the KDC does not know: named from Kerberos's own answer.
   auto ghost = ensemble.dir() + "/ghost.keytab";
