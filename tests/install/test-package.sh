@@ -63,15 +63,18 @@ for f in Section Maintainer Description Homepage; do
 done
 depends=$(field Depends)
 [[ $depends == *libzookeeper-mt2* ]] || fail "Depends lacks libzookeeper-mt2: $depends"
-# Exactly the packages that own the libraries the binary loads, found here independently of
-# dpkg-shlibdeps: nothing it does not need, nothing missing.
+# Exactly the packages that own the libraries the binary links (its NEEDED entries; what those load
+# in turn is their packages' own dependencies), found here independently of dpkg-shlibdeps: nothing
+# it does not need, nothing missing.
 depended=$(sed 's/([^)]*)//g; s/|[^,]*//g; s/,/\n/g; s/ //g' <<<"$depends" | sort -u)
-loaded=$(ldd "$build_dir/zkverify" | awk '/=>/ {print $3}' | while read -r lib; do
+needed=$(readelf -d "$build_dir/zkverify" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p')
+loaded=$(ldd "$build_dir/zkverify" | awk -v needed="$needed" 'BEGIN { split(needed, n, "\n"); for (i in n) want[n[i]] = 1 }
+  /=>/ && ($1 in want) {print $3}' | while read -r lib; do
   dpkg -S "$lib" 2>/dev/null || dpkg -S "$(realpath "$lib")" 2>/dev/null || dpkg -S "/usr$lib" 2>/dev/null ||
     fail "no package owns $lib, which zkverify loads"
 done | cut -d: -f1 | sort -u)
-[[ $depended == "$loaded" ]] || fail "Depends names [$(paste -sd' ' <<<"$depended")], the loaded libraries' packages are [$(paste -sd' ' <<<"$loaded")]"
-pass "control: Version $version, Section $(field Section), Depends: $depends (exactly the loaded libraries' packages)"
+[[ $depended == "$loaded" ]] || fail "Depends names [$(paste -sd' ' <<<"$depended")], the linked libraries' packages are [$(paste -sd' ' <<<"$loaded")]"
+pass "control: Version $version, Section $(field Section), Depends: $depends (exactly the linked libraries' packages)"
 
 mkdir "$work/contents"
 dpkg-deb -x "$deb" "$work/contents"
