@@ -328,6 +328,12 @@ MUTANTS = [
      "if (told[j] || other.mechanism != alike.mechanism", "if (told[j] || j != i || other.mechanism != alike.mechanism"),
     ("SASL: a refused round trip not named (the refusal lost before the judge)", "probes/round_trip.cpp",
      "    if (auto refusal = sessions[i]->sasl_refusal()) trip.sasl_refusals.push_back(std::move(*refusal));\n", ""),
+    ("Kerberos: a keytab's ticket end taken for an expiry (a warning every run)", "model/judge/capability_checks.cpp",
+     "  if (!k.from_keytab && k.ticket_ends &&", "  if (k.ticket_ends &&"),
+    ("Kerberos: a principal's expiry never warned", "model/judge/capability_checks.cpp",
+     "  if (k.principal_expires && left(", "  if (false && k.principal_expires && left("),
+    ("watch --clients: a registration held by a new session told as held by the same", "model/judge/client_changes.cpp",
+     "  if (was->owner == now.owner)", "  if (was->owner != 0)"),
 ]
 
 
