@@ -82,8 +82,9 @@ std::vector<ClientPathRead> await_registrations(Keeper& session, const std::vect
 std::vector<ClientPathRead> follow_registrations(
     Keeper& session, const std::vector<std::string>& paths, Clock::time_point until, StopSignals* signals,
     const std::function<void(const std::vector<ClientPathRead>&)>& on_reads) {
-  constexpr auto kRound = std::chrono::seconds(10);  // one round's requests, when `until` is far
-  constexpr auto kAgain = std::chrono::seconds(1);   // without a watch: a session reconnects, a path appears
+  // One round's requests when `until` is far: short, so that a stop waits at most that for a frozen server.
+  constexpr auto kRound = std::chrono::seconds(2);
+  constexpr auto kAgain = std::chrono::seconds(1);  // without a watch: a session reconnects, a path appears
   std::set<std::string> watched(paths.begin(), paths.end());
   for (const auto& path : paths) watched.insert(parent_path(path));
   while (true) {
