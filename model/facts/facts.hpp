@@ -73,6 +73,9 @@ struct MntrFacts {           // mntr, or the AdminServer's "monitor"
   std::optional<std::int64_t> quorum_size;
   // Leader only (3.6+): the synced followers its list gives no vote (started on a longer list).
   std::optional<std::int64_t> synced_non_voting_followers;
+  // Every server's count of the whole tree's ephemeral nodes: it falls when sessions that held some end.
+  std::optional<std::int64_t> ephemerals;
+  std::optional<std::int64_t> alive_connections;  // client connections, this one included
 };
 
 struct Member {  // one server.N line of the dynamic configuration

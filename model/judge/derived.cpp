@@ -36,6 +36,7 @@ void describe_srvr(const ServerProbe& probe, ServerRow& row) {
     row.node_count = srvr.facts.node_count;
     row.version = release_of(srvr.facts.version);
     row.packets_received = srvr.facts.received;
+    row.connections = srvr.facts.connections;
   } else if (srvr.error == ProbeError::not_serving) {
     row.state = ServerState::not_serving;
     row.error = "not currently serving requests";
@@ -53,6 +54,7 @@ ServerRow row_of(const EnsembleFacts& facts, const ServerProbe& probe) {
   const auto* read = read_of(facts, probe.address.name);
   if (!row.id && read && read->session_server_id) row.id = read->session_server_id;
   describe_srvr(probe, row);
+  if (has_facts(probe.mntr)) row.ephemerals = probe.mntr->facts.ephemerals;
   if (facts.tls && probe.srvr_exchange.certificate) {
     row.certificate = probe.srvr_exchange.certificate;
     row.certificate_days_left = days_left(*row.certificate, facts.tls->now);

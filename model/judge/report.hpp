@@ -58,6 +58,8 @@ struct ServerRow {
   std::optional<std::int64_t> node_count;        // srvr's "Node count"
   std::string version;                           // srvr's release ("3.8.0"); empty when it did not say
   std::optional<std::int64_t> packets_received;  // srvr's "Received" (not rendered: tells a restart)
+  std::optional<std::int64_t> connections;       // srvr's "Connections": its clients, zkverify's srvr included
+  std::optional<std::int64_t> ephemerals;        // mntr's (or the AdminServer's) count of the tree's ephemerals
   std::optional<bool> read_back;                 // the round trip's write was read back here (unset: not attempted)
   // Proven in sync with the leader: it leads, it read the round trip's write back, or the leader's
   // zk_synced_followers counts every follower. Unset: not proven either way.

@@ -140,6 +140,8 @@ Reply<MntrFacts> parse_mntr(std::string_view reply) {
       {"zk_synced_non_voting_followers", &mntr.synced_non_voting_followers},
       {"zk_learners", &mntr.learners},
       {"zk_quorum_size", &mntr.quorum_size},
+      {"zk_ephemerals_count", &mntr.ephemerals},
+      {"zk_num_alive_connections", &mntr.alive_connections},
   };
   bool any = false;
   for_each_line(reply, [&](std::string_view line) {
@@ -326,6 +328,8 @@ Reply<MntrFacts> parse_admin_monitor(std::string_view body) {
   mntr.synced_non_voting_followers = optional_int(*json, "synced_non_voting_followers");
   mntr.learners = optional_int(*json, "learners");
   mntr.quorum_size = optional_int(*json, "quorum_size");
+  mntr.ephemerals = optional_int(*json, "ephemerals_count");
+  mntr.alive_connections = optional_int(*json, "num_alive_connections");
   return facts(std::move(mntr));
 }
 

@@ -120,6 +120,16 @@ void server_families(Exposition& out, const Report* report) {
   out.family("zkverify_server_latency_seconds", "gauge", "The srvr exchange's latency");
   for (const auto& row : rows)
     if (row.latency_ms) out.sample("zkverify_server_latency_seconds", "server", row.name, *row.latency_ms / 1000.0);
+  out.family("zkverify_server_connections", "gauge",
+             "The server's client connections, as srvr counts them (zkverify's own srvr connection among them)");
+  for (const auto& row : rows)
+    if (row.connections)
+      out.sample("zkverify_server_connections", "server", row.name, static_cast<double>(*row.connections));
+  out.family("zkverify_server_ephemerals", "gauge",
+             "The ephemeral nodes of the whole tree as the server holds them (mntr, where whitelisted)");
+  for (const auto& row : rows)
+    if (row.ephemerals)
+      out.sample("zkverify_server_ephemerals", "server", row.name, static_cast<double>(*row.ephemerals));
   bool tls = std::ranges::any_of(rows, [](const ServerRow& row) { return row.certificate.has_value(); });
   if (!tls) return;
   out.family("zkverify_server_tls_not_after_seconds", "gauge",

@@ -185,6 +185,8 @@ nlohmann::json to_json(const Report& report) {
         {"epoch", server.zxid ? json(server.zxid->epoch()) : json(nullptr)},
         {"latency_ms", server.latency_ms ? json(*server.latency_ms) : json(nullptr)},
         {"node_count", server.node_count ? json(*server.node_count) : json(nullptr)},
+        {"connections", server.connections ? json(*server.connections) : json(nullptr)},
+        {"ephemerals", server.ephemerals ? json(*server.ephemerals) : json(nullptr)},
         {"version", server.version.empty() ? json(nullptr) : json(server.version)},
         {"error", server.error.empty() ? json(nullptr) : json(server.error)},
         {"note", server.note.empty() ? json(nullptr) : json(server.note)},

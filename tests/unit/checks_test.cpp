@@ -116,7 +116,7 @@ TEST_CASE("standalone and read-only servers in an ensemble are flagged") {
 
 TEST_CASE("leader's mntr: fewer synced followers than voters is degraded") {
   auto facts = healthy_five();
-  facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, 3, 3, 5, {}}, {}};
+  facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, 3, 3, 5, {}, {}, {}}, {}};
   auto report = judge(facts);
   CHECK(report.verdict == Verdict::degraded);
   REQUIRE(find(report, "followers-not-synced"));
@@ -346,7 +346,7 @@ TEST_CASE("observers without a membership: voters are the listed servers less th
   CHECK_THAT(find(report, "voters-counted")->message, Contains("3 voters: the 5 servers listed less 2 observers"));
 
   // mntr's zk_quorum_size, where allowed, is the better estimate.
-  facts.probes[0].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"follower", 5, {}, {}, 3, {}}, {}};
+  facts.probes[0].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"follower", 5, {}, {}, 3, {}, {}, {}}, {}};
   report = judge(facts);
   CHECK(report.expected_voters == 3);
   CHECK_THAT(find(report, "voters-counted")->message, Contains("from pzoo-0's mntr (zk_quorum_size)"));
@@ -429,7 +429,7 @@ EnsembleFacts three_voters_two_observers(const std::vector<std::size_t>& down, V
     for (int id = 1; id <= 5; ++id) conf.members.push_back({id, "h:1", "h:2", id > 3 ? "observer" : "participant", ""});
     facts.probes[2].conf = Reply<ConfFacts>{ProbeError::ok, conf, {}};
   } else if (count == VoterCount::quorum_size) {
-    facts.probes[2].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, {}, {}, 3, {}}, {}};
+    facts.probes[2].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, {}, {}, 3, {}, {}, {}}, {}};
   }
   for (auto index : down) facts.probes[index] = unreachable(facts.probes[index].address.name);
   facts.round_trip = round_trip(facts.probes, "pzoo-2", 1);

@@ -148,7 +148,7 @@ EnsembleFacts pzoo3_on_id_4() {
   facts.probes.push_back(pzoo3);
   for (std::size_t i = 0; i < facts.probes.size(); ++i)
     facts.probes[i].srvr_exchange.peer = "10.1.0." + std::to_string(i + 1);
-  MntrFacts leader{"leader", 5, 5, 5, {}, 0};
+  MntrFacts leader{"leader", 5, 5, 5, {}, 0, {}, {}};
   facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, leader, {}};
   return facts;
 }

@@ -45,7 +45,7 @@ std::vector<EnsembleFacts> varied_ensembles() {
   auto slow = healthy_five();
   slow.round_trip->write_error = ZkError::deadline_exceeded;
   slow.round_trip->reads.clear();
-  slow.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, 3, 3, 5, {}}, {}};
+  slow.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, 3, 3, 5, {}, {}, {}}, {}};
   slow.probes[0].refused_words = {"conf"};
   slow.probes[4].srvr->facts.version = "3.9.3-x, built on 2024";
   all.push_back(slow);

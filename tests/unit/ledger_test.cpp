@@ -244,7 +244,7 @@ TEST_CASE("safe to restart: unproven sync is not sync") {
         "4 of 5 voters down or not proven synced: restarting pzoo-0 would leave 1 synced; a quorum needs 3");
 
   // The leader's mntr counting every follower as synced is proof too.
-  facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, 4, 4, 5, {}}, {}};
+  facts.probes[1].mntr = Reply<MntrFacts>{ProbeError::ok, MntrFacts{"leader", 5, 4, 4, 5, {}, {}, {}}, {}};
   report = judge(facts);
   CHECK(report.servers[0].synced == true);
   CHECK(restart_safety(report, "pzoo-0", {}).safe);

@@ -84,6 +84,18 @@ TEST_CASE("mntr: leader-only keys") {
   CHECK_FALSE(follower.facts.synced_followers.has_value());
 }
 
+TEST_CASE("mntr and the AdminServer's monitor: the ephemerals and the client connections") {
+  auto mntr = parse_mntr(capture("mntr_follower_clients.txt"));
+  REQUIRE(mntr.error == ProbeError::ok);
+  CHECK(mntr.facts.ephemerals == 3);
+  CHECK(mntr.facts.alive_connections == 2);
+  auto monitor = parse_admin_monitor(capture("admin_monitor_follower_clients.json"));
+  REQUIRE(monitor.error == ProbeError::ok);
+  CHECK(monitor.facts.ephemerals == 3);
+  CHECK(monitor.facts.alive_connections == 1);
+  CHECK_FALSE(parse_mntr("zk_server_state\tleader\n").facts.ephemerals.has_value());
+}
+
 TEST_CASE("conf: server id and membership") {
   auto conf = parse_conf(capture("conf_follower.txt"));
   REQUIRE(conf.error == ProbeError::ok);

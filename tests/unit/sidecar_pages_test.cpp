@@ -130,6 +130,11 @@ TEST_CASE("metrics: every family has HELP and TYPE, names as the issue lists, pr
   facts.probes[4] = synthetic::unreachable("zoo-1");
   facts.probes[3].address.name = "weird\"name\\with\nnewline";
   facts.round_trip = synthetic::round_trip(facts.probes, "pzoo-1", 1);
+  facts.probes[0].srvr->facts.connections = 12;
+  MntrFacts mntr;
+  mntr.server_state = "follower";
+  mntr.ephemerals = 4;
+  facts.probes[0].mntr = Reply<MntrFacts>{ProbeError::ok, mntr, ""};
   auto text = render_metrics(status_after_one_cycle(facts));
   INFO(text);
   for (const char* family :
@@ -137,7 +142,8 @@ TEST_CASE("metrics: every family has HELP and TYPE, names as the issue lists, pr
         "zkverify_local_ready", "zkverify_verdict", "zkverify_server_up", "zkverify_server_serving",
         "zkverify_server_leader", "zkverify_server_zxid_epoch", "zkverify_server_latency_seconds",
         "zkverify_expected_voters", "zkverify_serving_voters", "zkverify_synced_followers",
-        "zkverify_round_trip_seconds", "zkverify_findings"}) {
+        "zkverify_round_trip_seconds", "zkverify_findings", "zkverify_server_connections",
+        "zkverify_server_ephemerals"}) {
     CHECK_THAT(text, Contains(std::string("# HELP ") + family + " "));
     CHECK_THAT(text, Contains(std::string("# TYPE ") + family + " "));
   }
@@ -150,6 +156,9 @@ TEST_CASE("metrics: every family has HELP and TYPE, names as the issue lists, pr
   CHECK_THAT(text, Contains("zkverify_server_latency_seconds{server=\"pzoo-0\"} 0.0015\n"));
   CHECK_THAT(text, Contains("zkverify_server_up{server=\"weird\\\"name\\\\with\\nnewline\"} 1\n"));
   CHECK_THAT(text, Contains("zkverify_round_trip_seconds 0.0031\n"));
+  CHECK_THAT(text, Contains("zkverify_server_connections{server=\"pzoo-0\"} 12\n"));
+  CHECK_THAT(text, Contains("zkverify_server_ephemerals{server=\"pzoo-0\"} 4\n"));
+  CHECK_THAT(text, !Contains("zkverify_server_ephemerals{server=\"pzoo-2\"}"));  // no mntr: no sample
   auto [exit_status, said] = promtool_check(text);
   INFO(said);
   CHECK(exit_status == 0);
