@@ -334,6 +334,14 @@ MUTANTS = [
      "  if (k.principal_expires && left(", "  if (false && k.principal_expires && left("),
     ("watch --clients: a registration held by a new session told as held by the same", "model/judge/client_changes.cpp",
      "  if (was->owner == now.owner)", "  if (was->owner != 0)"),
+    ("clients-moved: connections that moved in part told as all of them", "model/books/restart_timeline.cpp",
+     "  now.all = now.moved() >= now.clients;", "  now.all = now.moved() > 0;"),
+    ("ephemerals-fell: a count that rose told as fallen", "model/judge/server_side.cpp",
+     "  if (!before || !after || *after >= *before) return std::nullopt;",
+     "  if (!before || !after || *after == *before) return std::nullopt;"),
+    ("roll: an info finding (where clients' connections went) degrades a complete roll", "model/judge/roll.cpp",
+     "    any_finding = any_finding || beyond_info(step.findings) || step.verdict != Verdict::healthy;",
+     "    any_finding = any_finding || !step.findings.empty() || step.verdict != Verdict::healthy;"),
 ]
 
 

@@ -1,5 +1,7 @@
 #include "model/books/restart_timeline.hpp"
 
+#include <algorithm>
+
 namespace zkverify {
 
 using std::chrono::duration_cast;
@@ -17,10 +19,14 @@ PollSeen poll_seen(const std::vector<ServerProbe>& probed, const std::string& ta
       // another server's is evidence of an election (with the others' polls timed out on a loaded
       // machine, its answer alone made a follower's restart look leaderless).
       if (probe.srvr && probe.srvr->error == ProbeError::not_serving) seen.someone_looking = true;
+      if (has_facts(probe.srvr)) seen.connections[probe.address.name] = probe.srvr->facts.connections;
       continue;
     }
     seen.target_serving = mode && is_serving(*mode);
-    if (has_facts(probe.srvr)) seen.target_received = probe.srvr->facts.received;
+    if (has_facts(probe.srvr)) {
+      seen.target_received = probe.srvr->facts.received;
+      seen.target_connections = probe.srvr->facts.connections;
+    }
   }
   return seen;
 }
@@ -31,7 +37,14 @@ RestartTimeline::RestartTimeline(std::optional<std::string> leader_before, std::
   if (leading_) last_led_at_ = started;
 }
 
+std::int64_t ConnectionsMoved::moved() const {
+  std::int64_t sum = 0;
+  for (const auto& [server, gain] : gained) sum += gain;
+  return sum;
+}
+
 void RestartTimeline::polled(const PollSeen& seen) {
+  note_connections(seen);
   note_restart(seen);
   note_downtime(seen);
   note_leader(seen);
@@ -87,6 +100,33 @@ void RestartTimeline::note_leader(const PollSeen& seen) {
   last_led_at_ = seen.at;
   none_first_.reset();
   none_last_.reset();
+}
+
+// The first poll whose gains cover the restarted server's clients, or the one with the most.
+void RestartTimeline::note_connections(const PollSeen& seen) {
+  if (moves_ == Moves::ended) return;
+  if (seen.target_serving) {
+    if (moves_ == Moves::moving) moves_ = Moves::ended;
+    else if (seen.target_connections) {
+      target_connections_ = seen.target_connections;
+      connections_before_ = seen.connections;
+    }
+    return;
+  }
+  if (moves_ == Moves::before) {
+    if (!target_connections_) return;  // not counted before it stopped: nothing to follow
+    moves_ = Moves::moving;
+    moving_since_ = seen.at;
+    timeline_.connections_moved = ConnectionsMoved{std::max<std::int64_t>(*target_connections_ - 1, 0), {}, {}, false};
+  }
+  auto& moved = *timeline_.connections_moved;
+  if (moved.all) return;
+  ConnectionsMoved now{moved.clients, {}, duration_cast<milliseconds>(seen.at - moving_since_), false};
+  for (const auto& [server, count] : seen.connections)
+    if (auto before = connections_before_.find(server); before != connections_before_.end() && count > before->second)
+      now.gained[server] = count - before->second;
+  now.all = now.moved() >= now.clients;
+  if (now.all || now.moved() > moved.moved()) moved = std::move(now);
 }
 
 StepTimeline RestartTimeline::timeline(Clock::time_point now) const {

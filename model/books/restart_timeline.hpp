@@ -4,6 +4,7 @@
 // one poll at a time with the time it was taken (step's poller polls; tests feed it directly).
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -17,15 +18,28 @@ namespace zkverify {
 // What one poll of every server's srvr showed.
 struct PollSeen {
   Clock::time_point at;
-  std::optional<std::string> leader;            // the server that said it leads
-  bool someone_follows = false;                 // a follower or observer answered: a leader holds a quorum
-  bool target_serving = false;                  // the server being restarted serves
-  std::optional<std::int64_t> target_received;  // its srvr "Received" count
-  bool someone_looking = false;                 // a server answered that it does not serve (an election)
+  std::optional<std::string> leader;                // the server that said it leads
+  bool someone_follows = false;                     // a follower or observer answered: a leader holds a quorum
+  bool target_serving = false;                      // the server being restarted serves
+  std::optional<std::int64_t> target_received;      // its srvr "Received" count
+  bool someone_looking = false;                     // a server answered that it does not serve (an election)
+  std::optional<std::int64_t> target_connections;   // its srvr "Connections" (the poll's own among them)
+  std::map<std::string, std::int64_t> connections;  // the other servers' that answered
 };
 
 // A poll's probes as PollSeen, for the restart of `target`.
 PollSeen poll_seen(const std::vector<ServerProbe>& probed, const std::string& target, Clock::time_point at);
+
+// Where the restarted server's client connections went once it stopped serving: the other servers'
+// srvr counts against theirs at the last poll that found it serving (the poll's own connection is
+// in each count, so it cancels out).
+struct ConnectionsMoved {
+  std::int64_t clients = 0;                    // the restarted server's, the poll's own not counted
+  std::map<std::string, std::int64_t> gained;  // each other server's gain, at `took`
+  std::chrono::milliseconds took{0};           // from the first poll that found it not serving
+  bool all = false;                            // the gains covered every one of `clients`
+  [[nodiscard]] std::int64_t moved() const;
+};
 
 // What the polls saw while a step ran.
 struct StepTimeline {
@@ -41,6 +55,8 @@ struct StepTimeline {
   // The server was seen not serving in two polls in a row, or its srvr "Received" count fell (it
   // counts from zero again after a restart): the restart happened, not just a COMMAND that returned.
   bool restart_seen = false;
+  // None when no poll counted its connections before it stopped serving.
+  std::optional<ConnectionsMoved> connections_moved;
 };
 
 class RestartTimeline {
@@ -60,6 +76,7 @@ class RestartTimeline {
   void note_restart(const PollSeen& seen);
   void note_downtime(const PollSeen& seen);
   void note_leader(const PollSeen& seen);
+  void note_connections(const PollSeen& seen);
 
   StepTimeline timeline_;
   std::optional<Clock::time_point> down_since_;
@@ -68,6 +85,12 @@ class RestartTimeline {
   std::optional<Clock::time_point> none_first_, none_last_;  // polls since then that showed no leader at all
   int polls_not_serving_ = 0;
   std::optional<std::int64_t> last_received_;
+  // Connections: counted while it serves, followed once it stopped, no more once it serves again
+  // (its clients may come back to it).
+  enum class Moves { before, moving, ended } moves_ = Moves::before;
+  std::optional<std::int64_t> target_connections_;
+  std::map<std::string, std::int64_t> connections_before_;
+  Clock::time_point moving_since_{};
 };
 
 }  // namespace zkverify

@@ -206,7 +206,15 @@ std::optional<Finding> clients_on_server(const std::vector<ClientPathRead>& read
 bool about_clients(const Finding& finding) {
   using enum FindingCode;
   return finding.code == client_session_lost || finding.code == client_gone || finding.code == controller_moved ||
-         finding.code == clients_unread || finding.code == clients_on_server;
+         finding.code == clients_unread || finding.code == clients_on_server || finding.code == clients_moved ||
+         finding.code == ephemerals_fell;
+}
+
+std::string client_short_name(const std::string& path) {
+  if (path.starts_with(kBrokerIds) && path.size() > kBrokerIds.size())
+    return "broker " + path.substr(kBrokerIds.size());
+  if (path == kController) return "controller";
+  return path;
 }
 
 std::string client_name(const std::string& path) {

@@ -79,5 +79,7 @@ bool about_clients(const Finding& finding);
 
 // "Kafka broker 9 (/brokers/ids/9)" for a Kafka broker's registration, else the path.
 std::string client_name(const std::string& path);
+// "broker 9", "controller", or the path: for narrow places (the roll report's lane labels).
+std::string client_short_name(const std::string& path);
 
 }  // namespace zkverify

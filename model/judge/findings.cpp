@@ -221,6 +221,20 @@ constexpr std::array kTable{
                 "another server within that timeout, or its session expires.",
                 "Nothing to do when the clients list every server and the restart is quick; a client that names "
                 "only this server will lose its session (client-session-lost after the step)."},
+    FindingInfo{clients_moved, "clients-moved", Severity::info,
+                "During a restart: where the restarted server's client connections went, from srvr's connection "
+                "counts polled on every server (the other servers' gains since the last poll that found it "
+                "serving), and how fast; or how many of them did before it served again.",
+                "Nothing, when they all moved quickly. Connections that did not move belong to clients that "
+                "wait for this server: those that name only it in their connect string lose their sessions "
+                "when it is down for longer than their timeout."},
+    FindingInfo{ephemerals_fell, "ephemerals-fell", Severity::info,
+                "During a restart (mntr whitelisted): the whole tree's count of ephemeral nodes, asked of one "
+                "server before COMMAND and again once the ensemble had recovered, fell. Sessions that held "
+                "them ended (or their clients deleted them): clients that register with ephemerals lost "
+                "their registrations, for a while at least.",
+                "Find whose: --clients PATH (the kafka preset: /brokers/ids and /controller) names them, and "
+                "says whether they came back under new sessions."},
 };
 
 constexpr bool in_enum_order() {
@@ -229,7 +243,7 @@ constexpr bool in_enum_order() {
   return true;
 }
 static_assert(in_enum_order(), "kTable lists the codes in FindingCode's order, one row each");
-static_assert(kTable.size() == static_cast<std::size_t>(clients_on_server) + 1, "every FindingCode has a row");
+static_assert(kTable.size() == static_cast<std::size_t>(ephemerals_fell) + 1, "every FindingCode has a row");
 
 }  // namespace
 

@@ -80,6 +80,8 @@ enum class FindingCode {
   controller_moved,
   clients_unread,
   clients_on_server,
+  clients_moved,
+  ephemerals_fell,
 };
 
 struct FindingInfo {

@@ -64,11 +64,15 @@ Verdict roll_verdict(const RollRecord& roll) {
   auto critical = [](const std::vector<Finding>& findings) {
     return std::ranges::any_of(findings, [](const Finding& f) { return f.severity == Severity::critical; });
   };
+  // Info is evidence, not a fault: every step with clients has some (clients-moved).
+  auto beyond_info = [](const std::vector<Finding>& findings) {
+    return std::ranges::any_of(findings, [](const Finding& f) { return f.severity != Severity::info; });
+  };
   bool any_critical = critical(roll.watch_findings);
-  bool any_finding = !roll.watch_findings.empty();
+  bool any_finding = beyond_info(roll.watch_findings);
   for (const auto& step : roll.steps) {
     any_critical = any_critical || critical(step.findings) || step.verdict == Verdict::critical;
-    any_finding = any_finding || !step.findings.empty() || step.verdict != Verdict::healthy;
+    any_finding = any_finding || beyond_info(step.findings) || step.verdict != Verdict::healthy;
   }
   if (any_critical) return Verdict::critical;
   if (any_finding || !roll.complete) return Verdict::degraded;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/books/watch_book.hpp"
+#include "model/judge/client_changes.hpp"
 #include "model/judge/report.hpp"
 #include "model/judge/restart_plan.hpp"
 
@@ -33,6 +34,8 @@ struct RollStep {
   std::vector<Finding> findings;        // the step's own (command, recovery)
   std::vector<Finding> check_findings;  // its last check's, when that was not healthy: why it did not recover
   std::string summary;                  // step's summary line
+  // --clients: each registration from the check before the step to its last look (the report's lanes).
+  std::vector<RegistrationDelta> client_changes;
 };
 
 struct RollRefusal {

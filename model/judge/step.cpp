@@ -6,6 +6,7 @@
 #include "model/facts/time_text.hpp"
 #include "model/judge/checks.hpp"
 #include "model/judge/client_changes.hpp"
+#include "model/judge/server_side.hpp"
 
 namespace zkverify {
 
@@ -63,6 +64,10 @@ std::vector<Finding> step_findings(const StepFacts& step) {
   if (step.clients_before && step.cons_before)
     if (auto held = clients_on_server(*step.clients_before, *step.cons_before, step.server))
       findings.push_back(std::move(*held));
+  if (auto moved = connections_moved_finding(step.server, step.connections_moved)) findings.push_back(*moved);
+  if (auto fell =
+          ephemerals_fell_finding(step.server, step.ephemerals_before, step.ephemerals_after, step.ephemerals_on))
+    findings.push_back(*fell);
   return findings;
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/books/restart_timeline.hpp"
 #include "model/judge/report.hpp"
 
 namespace zkverify {
@@ -34,10 +35,14 @@ struct StepFacts {
   std::map<int, std::string> servers_by_id;           // the last check's ids, for the clients' findings
   std::optional<std::chrono::milliseconds> downtime;  // how long the restarted server did not serve
   std::chrono::milliseconds longest_leaderless{0};
+  std::optional<ConnectionsMoved> connections_moved;  // where its client connections went (polled srvr)
+  std::string ephemerals_on;                          // the server whose mntr counted the ephemerals
+  std::optional<std::int64_t> ephemerals_before, ephemerals_after;
 };
 
 // command-timed-out or command-failed; interrupted, not-restarted or not-recovered; what became of
-// the clients' registrations (client_changes.hpp), "during the step on SERVER".
+// the clients' registrations (client_changes.hpp), "during the step on SERVER"; and, as info, where
+// its client connections went and whether the ephemerals fell (server_side.hpp).
 std::vector<Finding> step_findings(const StepFacts& step);
 
 // The step's verdict: the last check's, made worse by the step's own findings and the watch's. A

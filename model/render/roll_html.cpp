@@ -1,9 +1,12 @@
 // render_roll_html: the roll's report page. Inline CSS and SVG only, so the file works offline and
 // can be attached to a change ticket as it is.
 
+#include <set>
+
 #include <fmt/format.h>
 
 #include "model/facts/time_text.hpp"
+#include "model/judge/client_changes.hpp"
 #include "model/render/html_text.hpp"
 #include "model/render/roll_view.hpp"
 
@@ -81,6 +84,66 @@ std::string watch_lanes(const RollRecord& roll, const Scale& scale, int& y) {
   return writes + "</g>" + sessions + "</g>";
 }
 
+// A --clients registration's lane label: "broker 9", "controller", or the path (its end when long).
+std::string client_label(const std::string& path) {
+  auto name = client_short_name(path);
+  return name.size() <= 22 ? name : ".." + name.substr(name.size() - 20);
+}
+
+// One registration's lane: held (with its session) from the roll's start or from the step that
+// added it, each step that renewed it marked across the step with the sessions before and after,
+// and gone from the step that lost it.
+std::string client_lane(const RollRecord& roll, const Scale& scale, const std::string& path, int y) {
+  std::string svg =
+      fmt::format(R"(<g class="lane-client" data-path="{}">)", html_escaped(path)) + lane_label(y, client_label(path));
+  bool held = false;
+  long held_since = 0;
+  std::string owner;
+  auto hold_until = [&](long until) {
+    if (held) svg += rect(scale, held_since, until, y, "held", client_name(path) + ": held by session " + owner);
+    held = false;
+  };
+  for (const auto& step : roll.steps)
+    for (const auto& delta : step.client_changes) {
+      if (delta.path != path) continue;
+      if (owner.empty() && delta.change != RegistrationChange::added) {
+        held = true;
+        owner = session_text(delta.before.owner);
+      }
+      if (delta.change == RegistrationChange::kept) continue;
+      hold_until(step.span.from_ms);
+      if (delta.change == RegistrationChange::gone) {
+        svg += rect(scale, step.span.from_ms, roll.duration_ms, y, "down",
+                    fmt::format("{}: gone during the step on {} (it was held by session {})", client_name(path),
+                                step.server, session_text(delta.before.owner)));
+        continue;
+      }
+      if (delta.change == RegistrationChange::renewed)
+        svg +=
+            rect(scale, step.span.from_ms, step.span.until_ms, y, "renewed",
+                 fmt::format("{}: session {} ended during the step on {}; held by session {} after", client_name(path),
+                             session_text(delta.before.owner), step.server, session_text(delta.after.owner)));
+      held = true;
+      held_since = step.span.until_ms;
+      owner = session_text(delta.after.owner);
+    }
+  hold_until(roll.duration_ms);
+  return svg + "</g>";
+}
+
+// A lane per --clients registration any step compared, in path order.
+std::string client_lanes(const RollRecord& roll, const Scale& scale, int& y) {
+  std::set<std::string> paths;
+  for (const auto& step : roll.steps)
+    for (const auto& delta : step.client_changes) paths.insert(delta.path);
+  std::string svg;
+  for (const auto& path : paths) {
+    svg += client_lane(roll, scale, path, y);
+    y += kLaneHeight + kLaneGap;
+  }
+  return svg;
+}
+
 std::string step_marks(const RollRecord& roll, const Scale& scale, int height) {
   std::string svg;
   for (const auto& step : roll.steps)
@@ -95,6 +158,7 @@ std::string timeline(const RollRecord& roll) {
   Scale scale{std::max(roll.duration_ms, 1L)};
   int y = kTop;
   std::string lanes = server_lanes(roll, scale, y) + leader_lane(roll, scale, y) + watch_lanes(roll, scale, y);
+  lanes += client_lanes(roll, scale, y);
   return fmt::format(R"(<svg xmlns="http://www.w3.org/2000/svg" width="{}" height="{}" role="img" )"
                      R"(aria-label="timeline of the roll">{}{}<text class="small" x="{}" y="{}">0</text>)"
                      R"(<text class="small" x="{}" y="{}">{}</text></svg>)",
@@ -146,7 +210,7 @@ std::string render_roll_html(const RollRecord& roll) {
       R"(<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>zkverify roll: {0}</title><style>)"
       R"(body{{font-family:sans-serif;margin:1.5em}}table{{border-collapse:collapse}}td,th{{border:1px solid #bbb;padding:3px 8px}})"
       R"(.serving,.leader{{fill:#5b5}}.down{{fill:#d33}}.catching-up{{fill:#e90}}.disconnected{{fill:#e90}})"
-      R"(.reconnected{{fill:#5b5}}.expired{{fill:#000}}.step{{stroke:#333;stroke-dasharray:4 3}}text{{font-size:12px}})"
+      R"(.reconnected{{fill:#5b5}}.expired{{fill:#000}}.held{{fill:#69c}}.renewed{{fill:#c3c}}.step{{stroke:#333;stroke-dasharray:4 3}}text{{font-size:12px}})"
       R"(.small{{font-size:10px}}</style></head><body><h1>zkverify roll: <span id="verdict">{0}</span></h1>)"
       R"(<p id="summary">{1}</p>{2}<h2>Steps</h2>{3}<h2>Findings</h2><ul id="findings">{4}</ul>)"
       R"(<p>Writes acknowledged: <span id="writes-acked">{5}</span>, lost: <span id="writes-lost">{6}</span>; sessions )"

@@ -93,10 +93,11 @@ std::string stop_text(const RollRecord& roll) {
     const auto& last = roll.steps.back();
     auto done = roll.done();
     bool restarted = std::ranges::find(done, last.server) != done.end();
-    why = fmt::format("the step of {} {}{}", last.server, restarted ? "cost clients their sessions" : "failed",
-                      last.findings.empty() ? ""
-                                            : ": " + std::string(to_string(last.findings.front().code)) + ": " +
-                                                  last.findings.front().message);
+    // What stopped it is its worst finding; info (where its clients' connections went) never does.
+    auto worst = std::ranges::max_element(last.findings, {}, &Finding::severity);
+    why = fmt::format(
+        "the step of {} {}{}", last.server, restarted ? "cost clients their sessions" : "failed",
+        worst == last.findings.end() ? "" : ": " + std::string(to_string(worst->code)) + ": " + worst->message);
   }
   return fmt::format(
       "roll stopped: {}. Done: {}. Left: {}. Run the same command again to resume: the servers done are "

@@ -170,7 +170,11 @@ const nlohmann::json& read_of(const nlohmann::json& report, const std::string& p
 // the roll said why it could not: maxClientCnxns=3 counts broker 9 and the watch's connections too.
 void check_step_findings(const lab::Run& roll, const std::string& restarted, const std::string& first,
                          const std::string& second) {
-  const auto& findings = roll.json()["steps"][0]["findings"];
+  nlohmann::json findings = nlohmann::json::array();
+  for (const auto& finding : roll.json()["steps"][0]["findings"]) {  // the servers' side is checked elsewhere
+    if (finding["code"] == "clients-moved") CHECK(finding["server"] == restarted);
+    else if (finding["code"] != "ephemerals-fell") findings.push_back(finding);
+  }
   bool cons_listed = findings.size() == 2;
   REQUIRE(findings.size() == (cons_listed ? 2U : 1U));  // brokers 1-3 and the controller came through
   CHECK(findings[0]["code"] == "client-session-lost");
@@ -191,6 +195,23 @@ void check_step_findings(const lab::Run& roll, const std::string& restarted, con
   CHECK_THAT(roll.err, Contains("zkverify: " + restarted + ", about to restart, holds the sessions of Kafka broker 9"));
 }
 
+// The roll report's client lanes: broker 9's marked renewed on `restarted`'s step, the controller's
+// held by one session throughout.
+void check_client_lanes(const std::string& html_file, const std::string& restarted, const std::string& lost,
+                        const std::string& controller_session) {
+  std::ifstream file(html_file);
+  std::stringstream text;
+  text << file.rdbuf();
+  auto html = text.str();
+  auto lane = [&](const std::string& path) {
+    auto begin = html.find("data-path=\"" + path + "\"");
+    return begin == std::string::npos ? std::string() : html.substr(begin, html.find("</g>", begin) - begin);
+  };
+  CHECK_THAT(lane("/brokers/ids/9"), Contains(">broker 9<") && Contains("class=\"renewed\"") &&
+                                         Contains("session " + lost + " ended during the step on " + restarted));
+  CHECK_THAT(lane("/controller"), Contains("held by session " + controller_session) && !Contains("renewed"));
+}
+
 // A step whose COMMAND kills broker 9 (4 s session) and waits out its expiry before restarting
 // `restarted`: broker 9 is gone at the step's last check, awaited until the step's deadline, and
 // still gone then: client-gone, exit 1.
@@ -206,6 +227,15 @@ void step_reports_a_killed_broker_gone(const Brokers& brokers, const lab::Lab& e
   REQUIRE(gone != findings.end());
   CHECK_THAT((*gone)["message"].get<std::string>(),
              Contains("Kafka broker 9 (/brokers/ids/9): held by session " + session + " before, not there now"));
+  // mntr before COMMAND counted broker 9's registration, and after the recovery did not.
+  auto fell = std::ranges::find_if(findings, [](const auto& finding) { return finding["code"] == "ephemerals-fell"; });
+  REQUIRE(fell != findings.end());
+  CHECK_THAT((*fell)["message"].get<std::string>(),
+             Contains("during the step on " + restarted) && Contains("the sessions that held 1 of them ended"));
+  // Where its client connections went: at least the watch's session on it moved.
+  auto moved = std::ranges::find_if(findings, [](const auto& finding) { return finding["code"] == "clients-moved"; });
+  REQUIRE(moved != findings.end());
+  CHECK_THAT((*moved)["message"].get<std::string>(), Contains(restarted + "'s ") && Contains("client connection"));
   CHECK_THAT(step.err, Contains(restarted + ": waiting up to ") &&
                            Contains("for Kafka broker 9 (/brokers/ids/9) to register again") &&
                            Contains(restarted + ": 0 of 1 registered again after "));
@@ -315,11 +345,13 @@ TEST_CASE("clients (--clients kafka): a roll names the broker whose session its 
   CHECK(read_of(before.json(), "/controller")["held"][0]["owner"] == controller_session);
   CHECK(read_of(before.json(), "/controller_epoch")["data"] == "1");
 
-  auto roll = lab::zkverify("roll --servers " + servers + " --clients kafka --state " + state +
+  auto html = ensemble.dir() + "/../clients-roll.html";
+  auto roll = lab::zkverify("roll --servers " + servers + " --clients kafka --state " + state + " --report " + html +
                             " --output json -- sh -c '" + ZKLAB + " stop " + ensemble.dir() + " {} && sleep 5 && " +
                             ZKLAB + " start " + ensemble.dir() + " {}'");
   INFO(roll);
   CHECK(roll.exit_code == 1);
+  check_client_lanes(html, order[0], first_session, controller_session);
   const auto& steps = roll.json()["steps"];
   REQUIRE(steps.size() == 1);
   CHECK(steps[0]["server"] == order[0]);

@@ -59,7 +59,8 @@ void check_signals(const std::string& servers, const std::string& state, const s
   CHECK(once.exit_code == 1);
   CHECK(once.json()["stopped_by_signal"] == true);
   REQUIRE(once.json()["steps"].size() == 1);
-  CHECK(once.json()["steps"][0]["findings"].empty());  // the step finished
+  for (const auto& finding : once.json()["steps"][0]["findings"])  // the step finished: at most what clients did
+    CHECK(finding["severity"] == "info");
   CHECK(once.json()["done"].size() == 1);
 
   auto twice = roll_signalled(servers, state, restart, 2);

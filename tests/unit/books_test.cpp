@@ -22,7 +22,7 @@ PollSeen poll(std::chrono::milliseconds at, std::optional<std::string> leader, b
               std::optional<std::int64_t> received = std::nullopt, bool someone_follows = true) {
   // Nobody leading or following: the others answered that they do not serve (an election).
   bool looking = !leader && !someone_follows;
-  return {t0 + at, std::move(leader), someone_follows, target_serving, received, looking};
+  return {t0 + at, std::move(leader), someone_follows, target_serving, received, looking, {}, {}};
 }
 
 CycleResult cycle_of(const EnsembleFacts& facts, const std::string& local) {
@@ -159,6 +159,10 @@ TEST_CASE("poll_seen: who leads, whether someone follows, how the restarted serv
   CHECK(seen.someone_follows);
   CHECK(seen.target_serving);
   CHECK(seen.target_received == 77);
+  CHECK(seen.target_connections == facts.probes[4].srvr->facts.connections);
+  CHECK(seen.connections.size() == 3);  // the three others that answered srvr; zoo-0 did not
+  CHECK_FALSE(seen.connections.contains("zoo-0"));
+  CHECK_FALSE(seen.connections.contains("zoo-1"));
   CHECK_FALSE(poll_seen(facts.probes, "zoo-0", t0).target_serving);
   CHECK_FALSE(seen.someone_looking);
   facts.probes[2] = synthetic::not_serving("pzoo-2");  // in an election: evidence that none leads
@@ -169,6 +173,60 @@ TEST_CASE("poll_seen: who leads, whether someone follows, how the restarted serv
   starting.probes[2] = synthetic::not_serving("pzoo-2");
   CHECK_FALSE(poll_seen(starting.probes, "pzoo-2", t0).someone_looking);
   CHECK(poll_seen(starting.probes, "zoo-0", t0).someone_looking);
+}
+
+namespace {
+
+// A poll counting connections: the restarted server's (none while it is down) and the others'.
+PollSeen counted(std::chrono::milliseconds at, bool target_serving, std::optional<std::int64_t> target,
+                 std::map<std::string, std::int64_t> others) {
+  auto seen = poll(at, "zoo-1", target_serving);
+  seen.target_connections = target;
+  seen.connections = std::move(others);
+  return seen;
+}
+
+}  // namespace
+
+TEST_CASE("restart timeline: where the restarted server's connections went, counted from the last poll it served",
+          "[books]") {
+  RestartTimeline book("zoo-1");
+  book.polled(counted(0ms, true, 9, {{"pzoo-0", 1}, {"pzoo-1", 4}}));
+  book.polled(counted(100ms, true, 13, {{"pzoo-0", 2}, {"pzoo-1", 4}}));  // the last count before: 12 clients
+  CHECK_FALSE(book.timeline(t0 + 100ms).connections_moved.has_value());
+  book.polled(counted(200ms, false, std::nullopt, {{"pzoo-0", 2}, {"pzoo-1", 4}}));
+  book.polled(counted(700ms, false, std::nullopt, {{"pzoo-0", 9}, {"pzoo-1", 6}}));  // 9 of 12
+  auto partly = book.timeline(t0 + 700ms).connections_moved;
+  REQUIRE(partly);
+  CHECK(partly->clients == 12);
+  CHECK(partly->moved() == 9);
+  CHECK_FALSE(partly->all);
+  CHECK(partly->took == 500ms);
+  book.polled(counted(900ms, false, std::nullopt, {{"pzoo-0", 8}, {"pzoo-1", 5}}));  // fewer: the best stays
+  CHECK(book.timeline(t0 + 900ms).connections_moved->moved() == 9);
+  book.polled(counted(1400ms, false, std::nullopt, {{"pzoo-0", 11}, {"pzoo-1", 7}}));  // 12: all of them
+  book.polled(counted(1500ms, false, std::nullopt, {{"pzoo-0", 12}, {"pzoo-1", 7}}));  // the first that did stays
+  auto moved = *book.timeline(t0 + 1500ms).connections_moved;
+  CHECK(moved.all);
+  CHECK(moved.took == 1200ms);
+  CHECK(moved.gained == std::map<std::string, std::int64_t>{{"pzoo-0", 9}, {"pzoo-1", 3}});
+}
+
+TEST_CASE("restart timeline: once the server serves again its connections are no longer followed", "[books]") {
+  RestartTimeline book("zoo-1");
+  book.polled(counted(0ms, true, 5, {{"pzoo-0", 1}}));
+  book.polled(counted(100ms, false, std::nullopt, {{"pzoo-0", 2}}));
+  book.polled(counted(200ms, true, 2, {{"pzoo-0", 2}}));
+  book.polled(counted(300ms, false, std::nullopt, {{"pzoo-0", 6}}));  // a second stop: not this step's move
+  auto moved = *book.timeline(t0 + 300ms).connections_moved;
+  CHECK(moved.clients == 4);
+  CHECK(moved.moved() == 1);
+  CHECK_FALSE(moved.all);
+  // Never counted before it stopped: nothing is said.
+  RestartTimeline uncounted("zoo-1");
+  uncounted.polled(counted(0ms, false, std::nullopt, {{"pzoo-0", 1}}));
+  uncounted.polled(counted(100ms, false, std::nullopt, {{"pzoo-0", 6}}));
+  CHECK_FALSE(uncounted.timeline(t0 + 100ms).connections_moved.has_value());
 }
 
 TEST_CASE("sidecar book: the first cycle says readiness, leader and verdict, an unchanged one says nothing",

@@ -79,6 +79,11 @@ TEST_CASE("roll --dry-run --to: a list whose majority can miss the servers' is r
 TEST_CASE("roll: the verdict and what stopped it") {
   auto roll = complete_roll();
   CHECK(roll_verdict(roll) == Verdict::healthy);
+  // What the servers said of the clients is evidence: a complete roll with it stays healthy, all done.
+  roll.steps[0].findings.push_back(make_finding(FindingCode::clients_moved, "pzoo-0", "pzoo-0's 3 client connections"));
+  roll.steps[1].findings.push_back(make_finding(FindingCode::ephemerals_fell, "pzoo-2", "fell from 4 to 3"));
+  CHECK(roll_verdict(roll) == Verdict::healthy);
+  CHECK(to_json(roll)["done"].size() == 5);
   auto json = to_json(roll);
   CHECK(json["leader_moves"] == 1);
   CHECK(json["done"].size() == 5);
@@ -126,6 +131,45 @@ TEST_CASE("roll --report: one lane per server, figures as in the JSON, every val
   CHECK_THAT(html, Contains("id=\"writes-acked\">512<") && Contains("zoo-1&lt;b&gt;"));
   CHECK(html.find("zoo-1<b>") == std::string::npos);
   CHECK(html.find("http") == html.find("http://www.w3.org/2000/svg"));  // no external asset
+}
+
+TEST_CASE("roll --report: a lane per client, its sessions over time, the step that cost one marked", "[clients]") {
+  auto roll = complete_roll();
+  roll.steps[0].span = {1000, 5000};
+  roll.steps[1].span = {6000, 9000};
+  auto held = [](const char* path, std::int64_t owner) { return Registration{path, owner, 0, ""}; };
+  for (auto& step : roll.steps) {
+    step.client_changes.push_back(
+        {RegistrationChange::kept, "/brokers/ids/1", held("/brokers/ids/1", 0x11), held("/brokers/ids/1", 0x11)});
+    step.client_changes.push_back(
+        {RegistrationChange::kept, "/controller", held("/controller", 0x11), held("/controller", 0x11)});
+  }
+  roll.steps[0].client_changes.push_back(
+      {RegistrationChange::renewed, "/brokers/ids/9", held("/brokers/ids/9", 0x90), held("/brokers/ids/9", 0x91)});
+  roll.steps[1].client_changes.push_back(
+      {RegistrationChange::gone, "/brokers/ids/7", held("/brokers/ids/7", 0x70), Registration{}});
+  roll.steps[1].client_changes.push_back(
+      {RegistrationChange::added, "/brokers/ids/4", Registration{}, held("/brokers/ids/4", 0x40)});
+  auto html = render_roll_html(roll);
+  auto lane = [&](const std::string& path) {
+    auto begin = html.find("data-path=\"" + path + "\"");
+    REQUIRE(begin != std::string::npos);
+    return html.substr(begin, html.find("</g>", begin) - begin);
+  };
+  CHECK_THAT(lane("/brokers/ids/1"),
+             Contains(">broker 1<") && Contains("class=\"held\"") && !Contains("renewed") && !Contains("down"));
+  CHECK_THAT(lane("/controller"), Contains(">controller<"));
+  auto nine = lane("/brokers/ids/9");
+  CHECK_THAT(nine, Contains("held by session 0x90") && Contains("held by session 0x91") &&
+                       Contains("class=\"renewed\"") &&
+                       Contains("session 0x90 ended during the step on pzoo-0; held by session 0x91 after"));
+  CHECK_THAT(lane("/brokers/ids/7"),
+             Contains("gone during the step on pzoo-2 (it was held by session 0x70)") && Contains("class=\"down\""));
+  auto four = lane("/brokers/ids/4");  // added by the second step: held from its end only
+  CHECK_THAT(four, Contains("held by session 0x40") && !Contains("class=\"down\""));
+  CHECK_THAT(four, Contains("x=\"432.0\""));  // 150 + 9000 ms of 30000 across 940 px
+  // Without --clients: no client lane.
+  CHECK(render_roll_html(complete_roll()).find("lane-client") == std::string::npos);
 }
 
 TEST_CASE("roll: the watch's events go on the roll's clock, whenever the watch started") {

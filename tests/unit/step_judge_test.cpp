@@ -106,3 +106,47 @@ TEST_CASE("step judge: a restarted server that never served again is named, with
   step.state_after.clear();  // it serves: the ensemble is what did not recover
   CHECK(step_findings(step).front().message.starts_with("the ensemble was not healthy"));
 }
+
+TEST_CASE("step judge: where the restarted server's connections went, said as info", "[clients]") {
+  auto step = clean_step();
+  step.connections_moved = ConnectionsMoved{12, {{"pzoo-0", 9}, {"zoo-1", 3}}, std::chrono::milliseconds(1200), true};
+  auto findings = step_findings(step);
+  REQUIRE(codes(findings) == std::vector{FindingCode::clients_moved});
+  CHECK(findings[0].severity == Severity::info);
+  CHECK(findings[0].server == "zoo-0");
+  CHECK(findings[0].message ==
+        "zoo-0's 12 client connections moved to 2 other servers within 1.2s of the first poll that found it not "
+        "serving (pzoo-0 +9, zoo-1 +3; srvr's counts, zkverify's watch among them)");
+  step.connections_moved = ConnectionsMoved{12, {{"pzoo-0", 4}}, std::chrono::milliseconds(500), false};
+  CHECK(step_findings(step)[0].message ==
+        "of zoo-0's 12 client connections, 4 were seen on other servers (pzoo-0 +4, 500ms after the first poll "
+        "that found it not serving), and no more before it served again: the others waited for it, reconnected "
+        "between polls, or closed");
+  step.connections_moved = ConnectionsMoved{2, {{"pzoo-0", 1}}, std::chrono::milliseconds(500), false};
+  CHECK_THAT(step_findings(step)[0].message,
+             Catch::Matchers::StartsWith("of zoo-0's 2 client connections, 1 was seen"));
+  step.connections_moved = ConnectionsMoved{0, {}, {}, true};  // no clients: nothing to say
+  CHECK(step_findings(step).empty());
+  CHECK(step_verdict(Report{}, step_findings(step), {}) == Verdict::healthy);
+}
+
+TEST_CASE("step judge: ephemerals that fell across the step are info, unknown or steady counts say nothing",
+          "[clients]") {
+  auto step = clean_step();
+  step.ephemerals_on = "pzoo-1";
+  step.ephemerals_before = 14;
+  step.ephemerals_after = 11;
+  auto findings = step_findings(step);
+  REQUIRE(codes(findings) == std::vector{FindingCode::ephemerals_fell});
+  CHECK(findings[0].severity == Severity::info);
+  CHECK(findings[0].message ==
+        "the tree's ephemeral nodes fell from 14 to 11 during the step on zoo-0 (mntr on pzoo-1, before COMMAND and "
+        "once the ensemble had recovered): the sessions that held 3 of them ended, or their clients deleted them");
+  CHECK(step_verdict(Report{}, findings, {}) == Verdict::healthy);  // evidence, not a fault
+  step.ephemerals_after = 14;
+  CHECK(step_findings(step).empty());
+  step.ephemerals_after = 15;  // a new client registered
+  CHECK(step_findings(step).empty());
+  step.ephemerals_after.reset();  // mntr not whitelisted, or no answer after
+  CHECK(step_findings(step).empty());
+}

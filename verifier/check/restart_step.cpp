@@ -127,6 +127,30 @@ std::optional<ConsFacts> sessions_on_restarted(const StepPlan& plan, const Conte
   return cons.facts;
 }
 
+// The server whose mntr counts the ephemerals around a step: the leader before it, unless that is
+// the one restarting, else the first other listed server.
+std::string ephemerals_counter(const StepPlan& plan) {
+  if (plan.leader_before && *plan.leader_before != plan.restart) return *plan.leader_before;
+  for (const auto& server : plan.servers)
+    if (server.name != plan.restart) return server.name;
+  return "";
+}
+
+// mntr's count of the whole tree's ephemerals on `name`, asked with the poller paused (no check's
+// probe node is in flight then, and the count is the clients' and the watch's); none when mntr is
+// refused or the server does not serve.
+std::optional<std::int64_t> ephemerals_on(const StepPlan& plan, const Context& context, probes::RestartPoller& poller,
+                                          const std::string& name) {
+  auto server = std::ranges::find(plan.servers, name, &ServerAddress::name);
+  if (server == plan.servers.end()) return std::nullopt;
+  probes::RestartPoller::Pause exclusive(poller);
+  probes::ProbeLimits limits;
+  limits.deadline = Clock::now() + std::min(plan.check_timeout, milliseconds(2000));
+  limits.tls = tls_client_of(context);
+  auto mntr = parse_mntr(probes::ask_word(context.executor, *server, "mntr", limits).reply);
+  return mntr.ok() ? mntr.facts.ephemerals : std::nullopt;
+}
+
 // --clients: registrations gone at the last check get until the step's deadline to come back (a
 // client whose session expired registers again once it reaches a server), followed with watches.
 // What is still missing then is gone; what came back is compared as the step's last look.
@@ -207,6 +231,8 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
     run.interrupted = true;
   } else {
     run.cons_before = sessions_on_restarted(plan, context, poller);
+    run.ephemerals_on = ephemerals_counter(plan);
+    run.ephemerals_before = ephemerals_on(plan, context, poller, run.ephemerals_on);
     run.outcome = run_command(plan, context);
     run.interrupted = stop.requested(plan.interrupt_at);
   }
@@ -222,6 +248,7 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
       probes::RestartPoller::Pause exclusive(poller);  // one session more, not beside the poller's
       await_gone_clients(plan, run, context, recovery.give_up);
     }
+    if (run.ephemerals_before) run.ephemerals_after = ephemerals_on(plan, context, poller, run.ephemerals_on);
     run.interrupted = stop.requested(plan.interrupt_at);
   }
   poller.stop();
@@ -257,6 +284,10 @@ StepFacts step_facts(const StepPlan& plan, const StepRun& run) {
   facts.servers_by_id = servers_by_id(run.report.servers);
   facts.downtime = run.timeline.downtime;
   facts.longest_leaderless = run.timeline.longest_leaderless;
+  facts.connections_moved = run.timeline.connections_moved;
+  facts.ephemerals_on = run.ephemerals_on;
+  facts.ephemerals_before = run.ephemerals_before;
+  facts.ephemerals_after = run.ephemerals_after;
   auto row = std::ranges::find(run.report.servers, plan.restart, &ServerRow::name);
   if (row != run.report.servers.end() && !is_serving(row->state))
     facts.state_after = row->error.empty() ? std::string(to_string(row->state))

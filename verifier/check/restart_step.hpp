@@ -86,6 +86,10 @@ struct StepRun {
   bool interrupted = false;  // the plan's stop signal came
   // --clients: the restarted server's cons before COMMAND; none when not asked or not answered.
   std::optional<ConsFacts> cons_before;
+  // mntr's count of the tree's ephemerals on another server (`ephemerals_on`), before COMMAND and
+  // after the recovery, with no check in flight; none where mntr did not answer.
+  std::string ephemerals_on;
+  std::optional<std::int64_t> ephemerals_before, ephemerals_after;
 };
 
 // After a go: runs COMMAND (bounded by plan.timeout, interrupted by plan.interrupt_at) while polling who

@@ -159,6 +159,8 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
   step.version_before = plan_.version_before;  // the check that chose it
   step.longest_unavailable = engine.take_longest_unavailable();
   step.findings = step_findings(step_facts(plan_, run));
+  if (plan_.clients_before && run.report.clients)
+    step.client_changes = compare_registrations(*plan_.clients_before, *run.report.clients);
   plan_.command = std::move(command);
   auto totals = engine.totals();
   step.summary = render_step_summary(server, run.outcome.status, run.timeline, step.longest_unavailable, totals);
