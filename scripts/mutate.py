@@ -339,6 +339,8 @@ MUTANTS = [
     ("ephemerals-fell: a count that rose told as fallen", "model/judge/server_side.cpp",
      "  if (!before || !after || *after >= *before) return std::nullopt;",
      "  if (!before || !after || *after == *before) return std::nullopt;"),
+    ("election-outlasts-timeouts: a session whose timeout equals the election's length is not at risk",
+     "model/judge/server_side.cpp", "    if (timeout > election) continue;", "    if (timeout >= election) continue;"),
     ("roll: an info finding (where clients' connections went) degrades a complete roll", "model/judge/roll.cpp",
      "    any_finding = any_finding || beyond_info(step.findings) || step.verdict != Verdict::healthy;",
      "    any_finding = any_finding || !step.findings.empty() || step.verdict != Verdict::healthy;"),

@@ -207,7 +207,7 @@ bool about_clients(const Finding& finding) {
   using enum FindingCode;
   return finding.code == client_session_lost || finding.code == client_gone || finding.code == controller_moved ||
          finding.code == clients_unread || finding.code == clients_on_server || finding.code == clients_moved ||
-         finding.code == ephemerals_fell;
+         finding.code == ephemerals_fell || finding.code == election_outlasts_timeouts;
 }
 
 std::string client_short_name(const std::string& path) {

@@ -235,6 +235,13 @@ constexpr std::array kTable{
                 "their registrations, for a while at least.",
                 "Find whose: --clients PATH (the kafka preset: /brokers/ids and /controller) names them, and "
                 "says whether they came back under new sessions."},
+    FindingInfo{election_outlasts_timeouts, "election-outlasts-timeouts", Severity::info,
+                "Before the leader's step (cons whitelisted): the last election a step saw (the ledger's, "
+                "--state) went longer without a leader than some clients' session timeouts. Every client is "
+                "disconnected during an election; many client libraries declare a session lost once "
+                "disconnected for its timeout (Curator; Pulsar's brokers restart), whatever the server keeps.",
+                "Raise those clients' session timeouts, or make the election quicker (a leader whose followers "
+                "are in sync; no slow disks), before restarting the leader; --clients names the clients."},
 };
 
 constexpr bool in_enum_order() {
@@ -243,7 +250,7 @@ constexpr bool in_enum_order() {
   return true;
 }
 static_assert(in_enum_order(), "kTable lists the codes in FindingCode's order, one row each");
-static_assert(kTable.size() == static_cast<std::size_t>(ephemerals_fell) + 1, "every FindingCode has a row");
+static_assert(kTable.size() == static_cast<std::size_t>(election_outlasts_timeouts) + 1, "every FindingCode has a row");
 
 }  // namespace
 

@@ -82,6 +82,7 @@ enum class FindingCode {
   clients_on_server,
   clients_moved,
   ephemerals_fell,
+  election_outlasts_timeouts,
 };
 
 struct FindingInfo {

@@ -108,6 +108,10 @@ Json to_json(const Ledger& ledger) {
       {"restarted_this_round", ledger.restarted},
       {"restarts_in_flight", std::move(in_flight)},
       {"clients", clients_json(ledger.clients)},
+      {"last_election", ledger.last_election ? Json{{"leaderless_ms", ledger.last_election->leaderless_ms},
+                                                    {"during", ledger.last_election->during},
+                                                    {"at", ledger.last_election->at}}
+                                             : Json(nullptr)},
   };
 }
 
@@ -150,6 +154,9 @@ Ledger ledger_from_json(const Json& in) {
                          ? std::nullopt
                          : std::optional(integer_from(approval.at("received"), "received"))};
     if (in.contains("clients")) ledger.clients = clients_from(in.at("clients"));  // absent before --clients
+    if (const auto& last = in.value("last_election", Json()); !last.is_null())    // absent in older ledgers
+      ledger.last_election = Election{integer_from(field(last, "leaderless_ms"), "last_election.leaderless_ms"),
+                                      field(last, "during").get<std::string>(), field(last, "at").get<std::string>()};
   } catch (const Json::exception& error) {
     throw BadInput(fmt::format("a field has the wrong type: {}", error.what()));
   }

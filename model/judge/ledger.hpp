@@ -44,6 +44,14 @@ struct Approval {
   std::optional<std::int64_t> received;  // its srvr "Received" then: lower later means it restarted
 };
 
+// The last election a step saw (the leader moved): how long the ensemble went without one. Before
+// the leader's next step, clients whose session timeout is no longer are named (server_side.hpp).
+struct Election {
+  long long leaderless_ms = 0;
+  std::string during;  // the server that step restarted
+  std::string at;      // ISO 8601, UTC: when the step ended
+};
+
 struct Ledger {
   Zxid high_zxid;                          // the ensemble's high-water mark; never lowered
   std::optional<std::int64_t> node_count;  // the leader's, at the last run that had one
@@ -56,6 +64,7 @@ struct Ledger {
   std::map<std::string, Approval> in_flight;  // approved, not yet seen back
   // --clients: each path as the last run that read it saw it (its registrations and their sessions).
   std::vector<ClientPathRead> clients;
+  std::optional<Election> last_election;
   std::string updated;
 };
 

@@ -64,6 +64,8 @@ std::vector<Finding> step_findings(const StepFacts& step) {
   if (step.clients_before && step.cons_before)
     if (auto held = clients_on_server(*step.clients_before, *step.cons_before, step.server))
       findings.push_back(std::move(*held));
+  if (auto risk = election_risk(step.server, step.last_election, step.cons_everywhere, step.clients_before))
+    findings.push_back(*risk);
   if (auto moved = connections_moved_finding(step.server, step.connections_moved)) findings.push_back(*moved);
   if (auto fell =
           ephemerals_fell_finding(step.server, step.ephemerals_before, step.ephemerals_after, step.ephemerals_on))

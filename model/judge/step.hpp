@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "model/books/restart_timeline.hpp"
+#include "model/judge/ledger.hpp"
 #include "model/judge/report.hpp"
 
 namespace zkverify {
@@ -38,6 +39,9 @@ struct StepFacts {
   std::optional<ConnectionsMoved> connections_moved;  // where its client connections went (polled srvr)
   std::string ephemerals_on;                          // the server whose mntr counted the ephemerals
   std::optional<std::int64_t> ephemerals_before, ephemerals_after;
+  // The leader's step only: every server's cons before COMMAND, and the ledger's last election.
+  std::vector<ConsFacts> cons_everywhere;
+  std::optional<Election> last_election;
 };
 
 // command-timed-out or command-failed; interrupted, not-restarted or not-recovered; what became of

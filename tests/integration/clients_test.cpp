@@ -217,8 +217,15 @@ void check_client_lanes(const std::string& html_file, const std::string& restart
 // still gone then: client-gone, exit 1.
 void step_reports_a_killed_broker_gone(const Brokers& brokers, const lab::Lab& ensemble, const std::string& servers,
                                        const std::string& restarted, const std::string& session) {
-  auto step = lab::zkverify("step --servers " + servers + " --clients kafka --restart " + restarted +
-                            " --step-timeout 10s --output json -- sh -c 'kill -KILL " + brokers.pid(9) +
+  // `restarted` leads (order's last): a ledger whose last election went 5 s without a leader names,
+  // before COMMAND, the sessions whose timeout is no longer: broker 9's 4 s, not brokers 1-3's 10 s.
+  auto state = ensemble.dir() + "/../election-state.json";
+  REQUIRE(lab::zkverify("quorum --servers " + servers + " --state " + state).exit_code == 0);
+  nlohmann::json ledger = nlohmann::json::parse(std::ifstream(state));
+  ledger["last_election"] = {{"leaderless_ms", 5000}, {"during", "pzoo-9"}, {"at", "2026-12-07T18:00:00Z"}};
+  std::ofstream(state) << ledger.dump();
+  auto step = lab::zkverify("step --servers " + servers + " --clients kafka --state " + state + " --restart " +
+                            restarted + " --step-timeout 10s --output json -- sh -c 'kill -KILL " + brokers.pid(9) +
                             " && sleep 6 && " + ZKLAB + " restart " + ensemble.dir() + " " + restarted + "'");
   INFO(step);
   CHECK(step.exit_code == 1);
@@ -227,6 +234,20 @@ void step_reports_a_killed_broker_gone(const Brokers& brokers, const lab::Lab& e
   REQUIRE(gone != findings.end());
   CHECK_THAT((*gone)["message"].get<std::string>(),
              Contains("Kafka broker 9 (/brokers/ids/9): held by session " + session + " before, not there now"));
+  fs::remove(state);
+  auto risk = std::ranges::find_if(findings,
+                                   [](const auto& finding) { return finding["code"] == "election-outlasts-timeouts"; });
+  if (risk == findings.end()) {  // cons refused everywhere broker 9 is listed (maxClientCnxns): said, not guessed
+    CHECK_THAT(step.err, !Contains("broker 9 (/brokers/ids/9) with session"));
+    WARN("cons did not list broker 9's session before the leader's step: election-outlasts-timeouts not seen");
+  } else {
+    CHECK_THAT((*risk)["message"].get<std::string>(),
+               Contains(restarted + ", about to restart, leads: the last election a step saw (during the step on "
+                                    "pzoo-9, 2026-12-07T18:00:00Z) went 5.0s without a leader") &&
+                   Contains("Kafka broker 9 (/brokers/ids/9) with session " + session + " (timeout 4.0s)") &&
+                   !Contains("broker 1") && !Contains("broker 2") && !Contains("broker 3"));
+    CHECK_THAT(step.err, Contains("zkverify: " + restarted + ", about to restart, leads:"));
+  }
   // mntr before COMMAND counted broker 9's registration, and after the recovery did not.
   auto fell = std::ranges::find_if(findings, [](const auto& finding) { return finding["code"] == "ephemerals-fell"; });
   REQUIRE(fell != findings.end());

@@ -157,8 +157,16 @@ TEST_CASE("the ledger's JSON round-trips, and a damaged one is named") {
   auto ledger = run(with_marker(2, 0x200000001), std::nullopt).next;
   ledger.restarted = {"zoo-1"};
   ledger.data_loss = DataLoss{"then", "what"};
+  ledger.last_election = Election{5200, "pzoo-1", "2026-12-07T18:00:00Z"};
   auto back = ledger_from_json(to_json(ledger));
   CHECK(to_json(back) == to_json(ledger));
+  REQUIRE(back.last_election);
+  CHECK(back.last_election->leaderless_ms == 5200);
+  auto older = to_json(ledger);
+  older.erase("last_election");  // a ledger written before it existed
+  CHECK_FALSE(ledger_from_json(older).last_election.has_value());
+  older["last_election"] = {{"leaderless_ms", "long"}, {"during", "pzoo-1"}, {"at", "then"}};
+  CHECK_THROWS_WITH(ledger_from_json(older), Contains("last_election.leaderless_ms"));
 
   auto json = to_json(ledger);
   json["high_zxid"] = "12";

@@ -150,3 +150,30 @@ TEST_CASE("step judge: ephemerals that fell across the step are info, unknown or
   step.ephemerals_after.reset();  // mntr not whitelisted, or no answer after
   CHECK(step_findings(step).empty());
 }
+
+TEST_CASE("step judge: before the leader's step, the sessions whose timeout the last election outlasted", "[clients]") {
+  auto step = clean_step();
+  step.server = "zoo-1";
+  step.last_election = Election{5200, "pzoo-1", "2026-12-07T18:00:00Z"};
+  auto at = [](std::int64_t session, int ms) {
+    return ClientConnection{"127.0.0.1:1", session, std::chrono::milliseconds(ms)};
+  };
+  // Broker 9's 4 s session, listed by two servers (counted once); broker 1's 18 s; a short session no
+  // registration names.
+  step.cons_everywhere = {ConsFacts{{at(0x90, 4000), at(0x10, 18000)}}, ConsFacts{{at(0x90, 4000), at(0x77, 5200)}}};
+  step.clients_before = std::vector<ClientPathRead>{
+      {"/brokers/ids", ZkError::ok, {{"/brokers/ids/1", 0x10, 0, ""}, {"/brokers/ids/9", 0x90, 0, ""}}, ""}};
+  auto findings = step_findings(step);
+  REQUIRE(codes(findings) == std::vector{FindingCode::election_outlasts_timeouts});
+  CHECK(findings[0].severity == Severity::info);
+  CHECK(findings[0].message ==
+        "zoo-1, about to restart, leads: the last election a step saw (during the step on pzoo-1, "
+        "2026-12-07T18:00:00Z) went 5.2s without a leader, and 2 of the 3 sessions the servers list have a "
+        "timeout no longer: Kafka broker 9 (/brokers/ids/9) with session 0x90 (timeout 4.0s): a client "
+        "disconnected for longer than its timeout is lost to libraries that say so (Curator, Pulsar's brokers), "
+        "even where the server keeps its session");
+  step.last_election = Election{3000, "pzoo-1", "then"};  // quicker than every timeout: nothing to say
+  CHECK(step_findings(step).empty());
+  step.last_election.reset();  // no election seen (no --state): nothing to weigh
+  CHECK(step_findings(step).empty());
+}

@@ -11,6 +11,7 @@
 #include "model/facts/time_text.hpp"
 #include "model/judge/client_changes.hpp"
 #include "model/judge/restart_round.hpp"
+#include "model/judge/server_side.hpp"
 #include "model/parse/parsers.hpp"
 #include "probes/client_reads.hpp"
 #include "probes/four_letter.hpp"
@@ -92,6 +93,10 @@ void record_outcome(const StepPlan& plan, const StepRun& run, const Context& con
     change_ledger(*plan.state_file, wait, iso_now(), [&](Ledger& ledger) {
       if (done) record_restarted(ledger, plan.restart, run.report.servers);
       else ledger.in_flight.erase(plan.restart);
+      const auto& seen = run.timeline;
+      if (seen.leader_before && seen.leader_after && *seen.leader_before != *seen.leader_after &&
+          seen.longest_leaderless.count() > 0)
+        ledger.last_election = Election{seen.longest_leaderless.count(), plan.restart, iso_now()};
     });
   } catch (const Error& error) {  // the step's report still matters more than this record
     context.err << "zkverify: " << plan.restart << ": the ledger was not updated after the step: " << error.what()
@@ -99,24 +104,31 @@ void record_outcome(const StepPlan& plan, const StepRun& run, const Context& con
   }
 }
 
-// --clients: the sessions the server about to restart holds (cons, where whitelisted), said before
-// COMMAND: which clients must fail over, and within what timeout. Asked with the poller paused, and
-// again after an empty reply (the server's answer to a host over maxClientCnxns, which the clients'
-// own connections count towards), for at most two seconds. None when it never answers.
-std::optional<ConsFacts> sessions_on_restarted(const StepPlan& plan, const Context& context,
-                                               probes::RestartPoller& poller) {
-  auto server = std::ranges::find(plan.servers, plan.restart, &ServerAddress::name);
-  if (!plan.clients_before || server == plan.servers.end()) return std::nullopt;
+// `server`'s cons, asked with the poller paused and again after an empty reply (the server's answer
+// to a host over maxClientCnxns, which the clients' own connections count towards), for at most two
+// seconds; why not, when it never answers with a list.
+Reply<ConsFacts> ask_cons(const StepPlan& plan, const Context& context, probes::RestartPoller& poller,
+                          const ServerAddress& server) {
   probes::RestartPoller::Pause exclusive(poller);
   probes::ProbeLimits limits;
   limits.deadline = Clock::now() + std::min(plan.check_timeout, milliseconds(2000));
   limits.tls = tls_client_of(context);
-  auto cons = parse_cons(probes::ask_word(context.executor, *server, "cons", limits).reply);
+  auto cons = parse_cons(probes::ask_word(context.executor, server, "cons", limits).reply);
   auto& stop = context.executor.stop();
   while (cons.error == ProbeError::malformed && cons.detail == kClosedWithoutReply &&
          !stop.wait_until(std::min(limits.deadline, Clock::now() + milliseconds(300)), plan.interrupt_at) &&
          Clock::now() < limits.deadline)
-    cons = parse_cons(probes::ask_word(context.executor, *server, "cons", limits).reply);
+    cons = parse_cons(probes::ask_word(context.executor, server, "cons", limits).reply);
+  return cons;
+}
+
+// --clients: the sessions the server about to restart holds (cons, where whitelisted), said before
+// COMMAND: which clients must fail over, and within what timeout. None when it never answers.
+std::optional<ConsFacts> sessions_on_restarted(const StepPlan& plan, const Context& context,
+                                               probes::RestartPoller& poller) {
+  auto server = std::ranges::find(plan.servers, plan.restart, &ServerAddress::name);
+  if (!plan.clients_before || server == plan.servers.end()) return std::nullopt;
+  auto cons = ask_cons(plan, context, poller, *server);
   if (!cons.ok()) {
     context.err << fmt::format("zkverify: {}: cons gave no list of its sessions ({}): whose it holds is not known\n",
                                plan.restart, cons.detail.empty() ? to_string(cons.error) : cons.detail);
@@ -125,6 +137,19 @@ std::optional<ConsFacts> sessions_on_restarted(const StepPlan& plan, const Conte
   if (auto held = clients_on_server(*plan.clients_before, cons.facts, plan.restart))
     context.err << "zkverify: " << held->message << "\n";
   return cons.facts;
+}
+
+// Before the leader's step, when the ledger saw an election: every server's sessions (cons, where it
+// answers), whose timeouts the election's length is weighed against; said before COMMAND.
+std::vector<ConsFacts> sessions_before_election(const StepPlan& plan, const Context& context,
+                                                probes::RestartPoller& poller) {
+  std::vector<ConsFacts> listed;
+  if (!plan.last_election || plan.leader_before != plan.restart) return listed;
+  for (const auto& server : plan.servers)
+    if (auto cons = ask_cons(plan, context, poller, server); cons.ok()) listed.push_back(std::move(cons.facts));
+  if (auto risk = election_risk(plan.restart, plan.last_election, listed, plan.clients_before))
+    context.err << "zkverify: " << risk->message << "\n";
+  return listed;
 }
 
 // The server whose mntr counts the ephemerals around a step: the leader before it, unless that is
@@ -231,6 +256,7 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
     run.interrupted = true;
   } else {
     run.cons_before = sessions_on_restarted(plan, context, poller);
+    run.cons_everywhere = sessions_before_election(plan, context, poller);
     run.ephemerals_on = ephemerals_counter(plan);
     run.ephemerals_before = ephemerals_on(plan, context, poller, run.ephemerals_on);
     run.outcome = run_command(plan, context);
@@ -288,6 +314,8 @@ StepFacts step_facts(const StepPlan& plan, const StepRun& run) {
   facts.ephemerals_on = run.ephemerals_on;
   facts.ephemerals_before = run.ephemerals_before;
   facts.ephemerals_after = run.ephemerals_after;
+  facts.cons_everywhere = run.cons_everywhere;
+  facts.last_election = plan.last_election;
   auto row = std::ranges::find(run.report.servers, plan.restart, &ServerRow::name);
   if (row != run.report.servers.end() && !is_serving(row->state))
     facts.state_after = row->error.empty() ? std::string(to_string(row->state))

@@ -51,6 +51,7 @@ struct StepPlan {
   std::map<std::string, ConfFacts> given_lists;
   // --to's whole list: the one a server whose list was given holds once it restarted.
   std::optional<ConfFacts> returns_list;
+  std::optional<Election> last_election;  // the ledger's, at the check before (--state)
 };
 
 // The checks' options for a plan, before `plan.restart` restarts.
@@ -90,6 +91,7 @@ struct StepRun {
   // after the recovery, with no check in flight; none where mntr did not answer.
   std::string ephemerals_on;
   std::optional<std::int64_t> ephemerals_before, ephemerals_after;
+  std::vector<ConsFacts> cons_everywhere;  // the leader's step after an election the ledger saw: every server's
 };
 
 // After a go: runs COMMAND (bounded by plan.timeout, interrupted by plan.interrupt_at) while polling who

@@ -179,6 +179,7 @@ void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::W
       return;
     }
     auto decision = decide_restart(plan_, ledger, context, [&](const Report& report, const Ledger& next) {
+      plan_.last_election = next.last_election;
       return next_to_restart(report, done, next.restarted);
     });
     roll_.last_report = decision.report;

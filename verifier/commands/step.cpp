@@ -73,8 +73,10 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
 }
 
 bool StepCommand::ready_to_restart(const Context& context, LedgerUse& ledger) {
-  auto decision = decide_restart(plan_, ledger, context,
-                                 [&](const Report&, const Ledger&) { return std::optional(plan_.restart); });
+  auto decision = decide_restart(plan_, ledger, context, [&](const Report&, const Ledger& next) {
+    plan_.last_election = next.last_election;
+    return std::optional(plan_.restart);
+  });
   plan_.leader_before = decision.report.leader;
   plan_.version_before = version_of(decision.report, plan_.restart);
   plan_.clients_before = decision.report.clients;
