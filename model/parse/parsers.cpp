@@ -333,6 +333,27 @@ Reply<MntrFacts> parse_admin_monitor(std::string_view body) {
   return facts(std::move(mntr));
 }
 
+Reply<ConsFacts> parse_admin_connections(std::string_view body) {
+  Reply<ConsFacts> out;
+  auto json = admin_json(body, "connections", out);
+  if (!json) return out;
+  auto plain = json->find("connections");
+  if (plain == json->end() || !plain->is_array())
+    return malformed<ConsFacts>("AdminServer connections without a connections list", body);
+  ConsFacts cons;
+  auto secure = json->find("secure_connections");
+  for (const auto* list : {&*plain, secure != json->end() && secure->is_array() ? &*secure : nullptr}) {
+    if (!list) continue;
+    for (const auto& item : *list) {
+      auto session = item.is_object() ? optional_int(item, "session_id") : std::nullopt;
+      if (!session || *session == 0) continue;  // still handshaking: no session yet
+      cons.connections.push_back({string_or(item, "remote_socket_address", ""), *session,
+                                  std::chrono::milliseconds(optional_int(item, "session_timeout").value_or(0))});
+    }
+  }
+  return facts(std::move(cons));
+}
+
 Reply<ConfFacts> parse_admin_conf(std::string_view body) {
   Reply<ConfFacts> out;
   auto json = admin_json(body, "configuration", out);

@@ -36,6 +36,8 @@ bool parse_member_line(std::string_view line, Member& member);
 Reply<MntrFacts> parse_admin_monitor(std::string_view body);
 Reply<ConfFacts> parse_admin_conf(std::string_view body);         // server_id only (voters_only: see voting_view)
 Reply<ConfFacts> parse_admin_voting_view(std::string_view body);  // members only: the voters
+// /commands/connections: cons as JSON, plain and secure connections, those with a session only.
+Reply<ConsFacts> parse_admin_connections(std::string_view body);
 
 Mode parse_mode(std::string_view text);
 std::string_view to_string(Mode mode);

@@ -392,3 +392,28 @@ TEST_CASE("clients (--clients kafka): a roll names the broker whose session its 
   sidecar_counts_a_killed_broker_gone(brokers, servers, order[4], ensemble.dir(), brokers.sessions(3, 1).at(0));
   watch_follows_a_broker_lost_and_back(brokers, servers, address_of(servers, order[0]), ensemble.dir());
 }
+
+TEST_CASE("clients: where cons is not whitelisted, the AdminServer lists the restarted server's sessions",
+          "[part:shapes][clients]") {
+  auto& ensemble = lab::shared("ruok");  // kubernetes-kafka's whitelist: cons refused
+  auto servers = ensemble.servers();
+  auto follower = ensemble.leader() == "pzoo-0" ? std::string("pzoo-1") : std::string("pzoo-0");
+  Brokers brokers;
+  // Pinned to the follower, with a session longer than its restart: kept through the step.
+  brokers.start(7, address_of(servers, follower), 20000);
+  auto session = brokers.sessions(7, 1).at(0);
+  auto step = lab::zkverify("step --servers " + servers + " --admin-port " + ensemble.admin_ports() +
+                            " --clients kafka --restart " + follower + " --output json -- " + ZKLAB + " restart " +
+                            ensemble.dir() + " " + follower);
+  INFO(step);
+  CHECK(step.exit_code == 0);
+  CHECK_THAT(step.err,
+             !Contains("cons gave no list") && Contains("zkverify: " + follower +
+                                                        ", about to restart, holds the sessions of Kafka broker 7 "
+                                                        "(/brokers/ids/7) with session " +
+                                                        session + " (timeout "));
+  const auto* held = lab::find_finding(step.json(), "clients-on-server");
+  REQUIRE(held);
+  CHECK((*held)["severity"] == "info");
+  CHECK_FALSE(lab::find_finding(step.json(), "client-session-lost"));
+}

@@ -96,6 +96,21 @@ TEST_CASE("mntr and the AdminServer's monitor: the ephemerals and the client con
   CHECK_FALSE(parse_mntr("zk_server_state\tleader\n").facts.ephemerals.has_value());
 }
 
+TEST_CASE("AdminServer connections: each session and its timeout, as cons gives them", "[clients]") {
+  auto listed = parse_admin_connections(capture("admin_connections_follower.json"));
+  REQUIRE(listed.error == ProbeError::ok);
+  REQUIRE(listed.facts.connections.size() == 1);
+  CHECK(listed.facts.connections[0].session == 0x10000ebd35a0001);  // kazoo's, holding /brokers/ids/9
+  CHECK(listed.facts.connections[0].timeout == std::chrono::milliseconds(6000));
+  CHECK(listed.facts.connections[0].client == "127.0.0.1:58290");
+  CHECK(parse_admin_connections(R"({"connections":[{"session_id":0}],"secure_connections":[{"session_id":5,)"
+                                R"("session_timeout":4000}],"error":null})")
+            .facts.connections.size() == 1);  // the handshaking one left out, the secure one kept
+  CHECK(parse_admin_connections(R"({"error":"This ZooKeeper instance is not currently serving requests"})").error ==
+        ProbeError::not_serving);
+  CHECK(parse_admin_connections(R"({"secure_connections":[]})").error == ProbeError::malformed);
+}
+
 TEST_CASE("conf: server id and membership") {
   auto conf = parse_conf(capture("conf_follower.txt"));
   REQUIRE(conf.error == ProbeError::ok);

@@ -106,7 +106,7 @@ void record_outcome(const StepPlan& plan, const StepRun& run, const Context& con
 
 // `server`'s cons, asked with the poller paused and again after an empty reply (the server's answer
 // to a host over maxClientCnxns, which the clients' own connections count towards), for at most two
-// seconds; why not, when it never answers with a list.
+// seconds, then of its AdminServer (--admin-ports); why not, when neither answers with a list.
 Reply<ConsFacts> ask_cons(const StepPlan& plan, const Context& context, probes::RestartPoller& poller,
                           const ServerAddress& server) {
   probes::RestartPoller::Pause exclusive(poller);
@@ -119,6 +119,12 @@ Reply<ConsFacts> ask_cons(const StepPlan& plan, const Context& context, probes::
          !stop.wait_until(std::min(limits.deadline, Clock::now() + milliseconds(300)), plan.interrupt_at) &&
          Clock::now() < limits.deadline)
     cons = parse_cons(probes::ask_word(context.executor, server, "cons", limits).reply);
+  // cons not whitelisted (kubernetes-kafka's "ruok" alone): the AdminServer lists the same (3.5+).
+  if (!cons.ok() && server.admin_port && !stop.requested(plan.interrupt_at)) {
+    limits.deadline = Clock::now() + std::min(plan.check_timeout, milliseconds(2000));
+    auto listed = parse_admin_connections(probes::ask_admin(context.executor, server, "connections", limits).reply);
+    if (listed.ok()) return listed;
+  }
   return cons;
 }
 

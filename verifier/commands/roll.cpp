@@ -102,6 +102,7 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
       "roll",
       "Restart every server in turn, each as one verified step, the leader last, with one watch across the roll");
   add_servers_option(command, plan_.servers, &plan_.given_lists);
+  add_admin_port_option(command, plan_.servers);  // its checks, and the sessions before a restart
   add_connection_options(command, connection_);
   add_state_option(command, plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
       ->required();

@@ -50,6 +50,7 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
   auto& command = *app.add_subcommand(
       "step", "Wrap one restart: check it is safe, run COMMAND with a watch running, wait until healthy, verify");
   add_servers_option(command, plan_.servers, &plan_.given_lists);
+  add_admin_port_option(command, plan_.servers);  // its checks, and the sessions before a restart
   add_connection_options(command, connection_);
   command.add_option("--restart", plan_.restart, "The server COMMAND restarts, as named in --servers")
       ->type_name("NAME")
