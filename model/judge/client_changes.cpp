@@ -55,6 +55,16 @@ std::string cause_text(std::int64_t session, const LossContext& context) {
                   ? fmt::format(", which the step kept from serving for {}", format_duration(*context.downtime))
                   : std::string(", the server the step restarted");
   }
+  if (context.on_restarted) {
+    const auto& listed = context.on_restarted->connections;
+    auto on = std::ranges::find(listed, session, &ClientConnection::session);
+    if (on != listed.end())
+      text += fmt::format("; before the step its connection was on {}, with a session timeout of {}{}",
+                          context.restarted, format_duration(on->timeout),
+                          context.downtime && *context.downtime > on->timeout
+                              ? fmt::format(", shorter than {}'s downtime", context.restarted)
+                              : std::string());
+  }
   if (context.leaderless > std::chrono::milliseconds(0))
     text += fmt::format("; the ensemble had no leader for {}", format_duration(context.leaderless));
   return text;

@@ -39,6 +39,9 @@ struct LossContext {
   std::string restarted{};                              // the server the step restarted; empty: no step
   std::optional<std::chrono::milliseconds> downtime{};  // how long it did not serve
   std::chrono::milliseconds leaderless{0};              // how long the ensemble had no leader
+  // Where the restarted server listed its sessions before the step (cons): those on it, with the
+  // timeout each was granted, against its downtime.
+  std::optional<ConsFacts> on_restarted{};
 };
 
 // The last registrations seen of each path, for the next look to be compared with: the paths `reads`

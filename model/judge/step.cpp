@@ -53,8 +53,12 @@ std::vector<Finding> step_findings(const StepFacts& step) {
                         fmt::format("{}the ensemble was not healthy {} in a row within {}", did_not_come_back(step),
                                     counted(step.stable, "time"), bound)});
   if (step.clients_before && step.clients_after) {
-    LossContext context{fmt::format("during the step on {}", step.server), step.servers_by_id, step.server,
-                        step.downtime, step.longest_leaderless};
+    LossContext context{fmt::format("during the step on {}", step.server),
+                        step.servers_by_id,
+                        step.server,
+                        step.downtime,
+                        step.longest_leaderless,
+                        step.cons_before};
     for (auto& finding : client_findings(*step.clients_before, *step.clients_after, context)) {
       finding.server = step.server;  // the step that cost it: roll's report says which
       findings.push_back(std::move(finding));

@@ -157,7 +157,11 @@ TEST_CASE("a step names the clients it cost their sessions, and is not healthy")
   CHECK_THAT(findings[1].message, Contains("pzoo-0, about to restart, holds the sessions of Kafka broker 9 "
                                            "(/brokers/ids/9) with session 0x100000000000099 (timeout 4.0s)"));
   CHECK_THAT(findings[1].message, !Contains("broker 1"));
-  CHECK(step_verdict(Report{}, findings, {}) == Verdict::degraded);
+  // The lost session's own finding weighs its timeout against the downtime.
+  CHECK_THAT(findings[0].message, Contains("before the step its connection was on pzoo-0, with a session timeout of "
+                                           "4.0s, shorter than pzoo-0's downtime"));
+  step.downtime = std::chrono::milliseconds(3000);
+  CHECK_THAT(step_findings(step)[0].message, Contains("with a session timeout of 4.0s;") && !Contains("shorter than"));
   CHECK(step_verdict(Report{}, findings, {}) == Verdict::degraded);
 }
 
