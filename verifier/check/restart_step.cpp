@@ -106,7 +106,7 @@ void record_outcome(const StepPlan& plan, const StepRun& run, const Context& con
 
 // `server`'s cons, asked with the poller paused and again after an empty reply (the server's answer
 // to a host over maxClientCnxns, which the clients' own connections count towards), for at most two
-// seconds, then of its AdminServer (--admin-ports); why not, when neither answers with a list.
+// seconds, then of its AdminServer (--admin-port); why not, when neither answers with a list.
 Reply<ConsFacts> ask_cons(const StepPlan& plan, const Context& context, probes::RestartPoller& poller,
                           const ServerAddress& server) {
   probes::RestartPoller::Pause exclusive(poller);
