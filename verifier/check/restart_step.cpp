@@ -146,13 +146,17 @@ std::optional<ConsFacts> sessions_on_restarted(const StepPlan& plan, const Conte
 }
 
 // Before the leader's step, when the ledger saw an election: every server's sessions (cons, where it
-// answers), whose timeouts the election's length is weighed against; said before COMMAND.
+// answers; the leader's own as `on_leader` already has them), whose timeouts the election's length
+// is weighed against; said before COMMAND.
 std::vector<ConsFacts> sessions_before_election(const StepPlan& plan, const Context& context,
-                                                probes::RestartPoller& poller) {
+                                                probes::RestartPoller& poller,
+                                                const std::optional<ConsFacts>& on_leader) {
   std::vector<ConsFacts> listed;
   if (!plan.last_election || plan.leader_before != plan.restart) return listed;
+  if (on_leader) listed.push_back(*on_leader);
   for (const auto& server : plan.servers)
-    if (auto cons = ask_cons(plan, context, poller, server); cons.ok()) listed.push_back(std::move(cons.facts));
+    if (!on_leader || server.name != plan.restart)
+      if (auto cons = ask_cons(plan, context, poller, server); cons.ok()) listed.push_back(std::move(cons.facts));
   if (auto risk = election_risk(plan.restart, plan.last_election, listed, plan.clients_before))
     context.err << "zkverify: " << risk->message << "\n";
   return listed;
@@ -262,7 +266,7 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
     run.interrupted = true;
   } else {
     run.cons_before = sessions_on_restarted(plan, context, poller);
-    run.cons_everywhere = sessions_before_election(plan, context, poller);
+    run.cons_everywhere = sessions_before_election(plan, context, poller, run.cons_before);
     run.ephemerals_on = ephemerals_counter(plan);
     run.ephemerals_before = ephemerals_on(plan, context, poller, run.ephemerals_on);
     run.outcome = run_command(plan, context);
