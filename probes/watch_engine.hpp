@@ -14,6 +14,7 @@
 #include "probes/io.hpp"
 
 #include "model/books/watch_book.hpp"
+#include "model/books/watch_stop.hpp"
 #include "probes/executor.hpp"
 #include "probes/keeper.hpp"
 
@@ -33,13 +34,18 @@ struct WatchSettings {
   // restarts moves to one already restarted instead of the next, and displaced sessions never pile
   // up on one server (its maxClientCnxns) as the roll goes on.
   bool fail_over_backwards = false;
+  // Keep every event for events() (roll's report); a watch that only prints them keeps none.
+  bool keep_events = false;
 };
 
-// An actor (probes/actor.hpp); this class is the command's handle on it, used from one thread.
+// An actor (probes/actor.hpp); this class is the command's handle on it, used from one thread. What
+// the command needs from the engine comes back as answers (totals(), events()); it reads nothing of
+// the engine's.
 class WatchEngine {
  public:
   // Called on a strand of its own, one event at a time, in the order they happened. It must return
-  // promptly (commands hand the text to the process's output actor); stop() waits for its last call.
+  // promptly (commands hand the text to the process's output actor), and own what it uses: a stop
+  // that found it stuck past its bound goes on without it.
   using Sink = std::function<void(const WatchEvent&)>;
 
   WatchEngine(WatchSettings settings, Executor& executor, KeeperFactory& keepers, Sink sink);
@@ -52,49 +58,32 @@ class WatchEngine {
   // event each) and starts writing. Returns an error text when it cannot; stop() (or the
   // destructor) then removes whatever it created. Call it once.
   std::optional<std::string> start(Clock::time_point deadline);
-  // Stops writing, waits for the writes in flight, reads back through every server, closes the
-  // sessions and removes the run's znodes (also after a start() that failed half-way); the sink has
-  // seen every event when it returns. Each step is bounded by the request timeout, so a hung server
-  // delays it by a few of them at most. Idempotent; not to be called concurrently with itself.
+  // Stops writing, lets the writes in flight settle, reads back through every server, closes the
+  // sessions and removes the run's znodes (also after a start() that failed half-way), then lets the
+  // sink see every event: one sequence on the engine's strand (model/books/watch_stop), each stage
+  // bounded, so it returns within the sum of the bounds. Idempotent; from one thread.
   void stop();
-  // For a stop signal: as stop(), without the final checks (no settling, no read-back), and each
-  // cleanup step (closing the sessions, removing the znodes) bounded by `step_limit`.
+  // For a stop signal: as stop(), without settling and the final checks, and closing and removing
+  // bounded by `step_limit`.
   void stop_quickly(std::chrono::milliseconds step_limit);
   WatchTotals totals() const;
+  // Every event so far, in order, when the settings keep them (else none).
+  std::vector<WatchEvent> events() const;
+  // The stop's stages that were abandoned at their bound (none until stop() ran).
+  std::vector<StopStage> stop_abandoned() const;
   // WatchBook::take_longest_unavailable, now.
   std::chrono::milliseconds take_longest_unavailable();
 
   struct Engine;  // the actor (watch_engine.cpp)
-  struct SessionZnodes {
-    std::string name;       // the server the session prefers
-    std::string ephemeral;  // its ephemeral znode
-    std::string counter;    // the node its writes set, to increasing values
-  };
 
  private:
-  struct AbandonedRun;
-
-  std::vector<std::shared_ptr<Keeper>> open_sessions();
-  std::optional<std::string> connect_sessions(Clock::time_point deadline);
-  std::optional<std::string> create_znodes(Clock::time_point deadline);
-  void sweep_abandoned_runs();
-  std::vector<AbandonedRun> find_abandoned_runs(Keeper& keeper, Clock::time_point deadline) const;
-  void stop_writing_and_checking();
-  void finish_run();
-  void settle_writes();
-  void close_sessions();
-  void remove_run_znodes();
-  void end_delivery();
-
   WatchSettings settings_;
   Executor& executor_;
   KeeperFactory& keepers_;
   Sink sink_;  // handed to the engine at start()
-  // The book, the sessions and what the timers and the checks touch, on the engine's strand: the
-  // sessions' callbacks, the timers and the checks own it, since one can come after stop() returned.
   std::shared_ptr<Engine> engine_;
-  bool creates_sent_ = false;  // create_znodes() sent a create: stop() has znodes to remove
-  bool running_ = false;       // start() succeeded: the writer runs
+  bool created_ = false;  // start() sent a create: stop() has znodes to remove
+  bool running_ = false;  // start() succeeded: the writer runs
   bool stopped_ = false;
   bool final_checks_ = true;                                // stop() checks; stop_quickly() does not
   std::optional<std::chrono::milliseconds> cleanup_limit_;  // stop_quickly()'s, else the request timeout

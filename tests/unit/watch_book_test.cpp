@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include "model/books/watch_book.hpp"
+#include "model/books/watch_cadence.hpp"
+#include "model/books/watch_stop.hpp"
 
 using namespace zkverify;
 using std::chrono::milliseconds;
@@ -329,4 +331,81 @@ TEST_CASE("watch book: a window still open moment the end counts up to the end")
   book.tick(moment(5000));
   book.settle(moment(7000));
   CHECK(book.totals().longest_unavailable == milliseconds(6900));
+}
+
+// The engine's stop, sans I/O: which stages a run needs, in order, and how long each may take.
+TEST_CASE("watch stop: a run that started settles, checks, closes, removes and delivers, each bounded") {
+  WatchStop stop({true, true, true, milliseconds(400), std::nullopt});
+  std::vector<StopStage> stages;
+  std::vector<milliseconds> bounds;
+  for (; !stop.finished(); stop.advance(true)) {
+    stages.push_back(stop.stage());
+    bounds.push_back(stop.bound());
+  }
+  CHECK(stages == std::vector{StopStage::quiesce, StopStage::settle, StopStage::final_checks, StopStage::close_sessions,
+                              StopStage::remove_znodes, StopStage::deliver});
+  CHECK(bounds == std::vector{milliseconds(1600), milliseconds(400), milliseconds(1600), milliseconds(400),
+                              milliseconds(800), milliseconds(1000)});
+  CHECK(WatchStop({true, true, true, milliseconds(400), std::nullopt}).total_bound() == milliseconds(5800));
+  CHECK(stop.abandoned().empty());
+  CHECK(stop.bound() == milliseconds(0));
+}
+
+TEST_CASE("watch stop: a quick stop skips the final checks, and its cleanup limit bounds closing and removing") {
+  WatchStop stop({true, false, true, milliseconds(3000), milliseconds(300)});
+  CHECK(stop.advance(false) == StopStage::close_sessions);  // past settle and the final checks
+  CHECK(stop.bound() == milliseconds(300));
+  CHECK(stop.advance(true) == StopStage::remove_znodes);
+  CHECK(stop.bound() == milliseconds(600));
+  CHECK(stop.advance(false) == StopStage::deliver);
+  CHECK(stop.bound() == milliseconds(1000));  // a busy machine's delivery is no bug: never under a second
+  CHECK(stop.advance(true) == StopStage::done);
+  CHECK(stop.abandoned() == std::vector{StopStage::quiesce, StopStage::remove_znodes});
+  CHECK(stop.advance(false) == StopStage::done);  // done stays done, and nothing more is abandoned
+  CHECK(stop.abandoned().size() == 2);
+}
+
+TEST_CASE("watch stop: a start that failed before creating anything only closes and delivers") {
+  WatchStop stop({false, true, false, milliseconds(3000), std::nullopt});
+  CHECK(stop.advance(true) == StopStage::close_sessions);
+  CHECK(stop.advance(true) == StopStage::deliver);
+  CHECK(stop.advance(true) == StopStage::done);
+  CHECK(WatchStop({false, true, false, milliseconds(3000), std::nullopt}).total_bound() == milliseconds(18000));
+  CHECK(WatchStop({false, true, true, milliseconds(3000), std::nullopt}).total_bound() == milliseconds(24000));
+  CHECK(to_string(StopStage::remove_znodes) == "remove_znodes");
+}
+
+// When the engine writes and checks, fed the time.
+TEST_CASE("watch cadence: writes keep their rate, and after a stall start again without a burst") {
+  WatchCadence cadence(20);
+  const Clock::time_point t0{};
+  CHECK(cadence.next_write(t0, t0) == t0 + milliseconds(50));
+  CHECK(cadence.next_write(t0 + milliseconds(50), t0 + milliseconds(60)) == t0 + milliseconds(100));
+  CHECK(cadence.next_write(t0 + milliseconds(50), t0 + milliseconds(900)) == t0 + milliseconds(900));
+}
+
+TEST_CASE("watch cadence: one check at a time, at most one per gap, none once stopped") {
+  WatchCadence cadence(20, milliseconds(500));
+  const Clock::time_point t0{};
+  using Start = WatchCadence::Start;
+  CHECK(cadence.check(false, t0).start == Start::no);  // none wanted
+  CHECK(cadence.check(true, t0).start == Start::now);
+  CHECK(cadence.busy());
+  CHECK(cadence.check(true, t0 + milliseconds(10)).start == Start::no);  // one runs
+  cadence.check_ended(t0 + milliseconds(100));
+  CHECK_FALSE(cadence.busy());
+  auto soon = cadence.check(true, t0 + milliseconds(200));
+  CHECK(soon.start == Start::later);
+  CHECK(soon.at == t0 + milliseconds(600));
+  CHECK(cadence.check(true, t0 + milliseconds(600)).start == Start::now);
+  cadence.check_ended(t0 + milliseconds(700));
+
+  CHECK(cadence.start_homing());
+  CHECK_FALSE(cadence.start_homing());  // one move home at a time
+  CHECK(cadence.busy());
+  cadence.homing_ended();
+  cadence.stop();
+  CHECK_FALSE(cadence.start_homing());
+  CHECK(cadence.check(true, t0 + milliseconds(5000)).start == Start::no);
+  CHECK_FALSE(cadence.busy());
 }

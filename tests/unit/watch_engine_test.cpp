@@ -2,7 +2,9 @@
 // callbacks, injected faults, no JVM.
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <thread>
 
@@ -480,6 +482,9 @@ TEST_CASE("watch engine: stopped while its check is stuck, it returns and the ch
     CHECK(ensemble.wait_held_opens(2, Clock::now()));  // stop() returned while the check was still held
     events_at_stop = recorder.count();
     CHECK(engine.totals().read_checks == 0);
+    auto abandoned = engine.stop_abandoned();
+    REQUIRE_FALSE(abandoned.empty());
+    CHECK(abandoned.front() == StopStage::quiesce);  // the stuck check's bound, not the check's end
   }
   ensemble.release_opens();
   // The released check runs to its end (its reads fail or succeed; either way the book is closed).
@@ -488,4 +493,26 @@ TEST_CASE("watch engine: stopped while its check is stuck, it returns and the ch
   REQUIRE_FALSE(next.start(Clock::now() + milliseconds(5000)));
   next.stop();
   CHECK(recorder.count() == events_at_stop);
+}
+
+TEST_CASE("watch engine: a sink stuck past its bound does not hold stop() up") {
+  // The sink owns what it uses (a stop may go on without it): the gate it waits at, and its count.
+  zkverify::fake::Ensemble ensemble;
+  auto gate = std::make_shared<std::promise<void>>();
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  auto sink = [opened = gate->get_future().share(), calls](const WatchEvent&) {
+    if (calls->fetch_add(1) == 0) opened.wait_for(std::chrono::seconds(20));  // the first event's call sticks
+  };
+  auto settings = quick_settings();
+  WatchEngine engine(settings, test_executor(), ensemble.factory(), sink);
+  REQUIRE_FALSE(engine.start(Clock::now() + milliseconds(2000)));
+  REQUIRE(written(ensemble, "", 3));
+  engine.stop();
+  // stop() returned while the first call still waited at the gate: every later event waits behind it.
+  CHECK(calls->load() == 1);
+  gate->set_value();
+  auto abandoned = engine.stop_abandoned();
+  CHECK(std::ranges::find(abandoned, StopStage::deliver) != abandoned.end());
+  CHECK(engine.totals().writes_lost == 0);
+  CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});  // the cleanup did not wait for the sink
 }

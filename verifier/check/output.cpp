@@ -32,9 +32,16 @@ Output::~Output() {
   if (!finished_) finish(Clock::now() + std::chrono::seconds(1));
 }
 
-void Output::say(Channel channel, std::string text) const {
+void Output::hand_over(const std::shared_ptr<Writer>& writer, Channel channel, std::string text) {
   if (text.empty()) return;
-  probes::tell(writer_, [channel, text = std::move(text)](Writer& self) { self.write(channel, text); });
+  probes::tell(writer, [channel, text = std::move(text)](Writer& self) { self.write(channel, text); });
+}
+
+void Output::say(Channel channel, std::string text) const { hand_over(writer_, channel, std::move(text)); }
+
+// The writer, shared: it drops what comes after its stop.
+Output::Sayer Output::sayer() const {
+  return [writer = writer_](Channel channel, std::string text) { hand_over(writer, channel, std::move(text)); };
 }
 
 // The strand runs what was told before the question first: its answer means all of it is written.

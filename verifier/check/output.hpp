@@ -5,6 +5,7 @@
 // it is written (a piece that must stay together goes in one insertion); other threads (a watch's
 // events) say() whole pieces. run_command_line makes the one Output of a run and finishes it.
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <streambuf>
@@ -26,6 +27,10 @@ class Output {
 
   // From any thread: `text`, written whole on `channel` after everything handed over before it.
   void say(Channel channel, std::string text) const;
+  // say(), as a function that may outlive this Output (a watch's sink): text said after the end is
+  // dropped.
+  using Sayer = std::function<void(Channel, std::string)>;
+  [[nodiscard]] Sayer sayer() const;
   // The command's thread's streams (one thread at a time).
   std::ostream& out() { return out_stream_; }
   std::ostream& err() { return err_stream_; }
@@ -37,6 +42,7 @@ class Output {
 
  private:
   class Writer;
+  static void hand_over(const std::shared_ptr<Writer>& writer, Channel channel, std::string text);
   // Hands each complete line over as it comes, the rest at a flush.
   class LineBuffer final : public std::streambuf {
    public:

@@ -138,6 +138,7 @@ probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) c
   for (const auto& step : order) servers.push_back(*std::ranges::find(plan_.servers, step.name, &ServerAddress::name));
   auto settings = watch_settings(servers, plan_.namespace_path, tuning_);
   settings.fail_over_backwards = true;
+  settings.keep_events = true;  // the report's: engine.events() once stopped
   return settings;
 }
 
@@ -211,7 +212,8 @@ void RollCommand::run_steps(const Context& context, LedgerUse& ledger, probes::W
 
 int RollCommand::finish(const Context& context, probes::WatchEngine& engine) {
   if (context.executor.stop().requested(2)) engine.stop_quickly(milliseconds(300));
-  else engine.stop();  // the sink has had its last call: roll_.events is the command's again
+  else engine.stop();
+  for (auto& event : engine.events()) roll_.events.push_back(on_roll_clock(std::move(event), started_));
   roll_.duration_ms = static_cast<long>(std::chrono::duration_cast<milliseconds>(Clock::now() - started_).count());
   roll_.totals = engine.totals();
   roll_.watch_findings = judge_watch(roll_.totals, tuning_.max_unavailable);
@@ -235,11 +237,10 @@ int RollCommand::run(const Context& given) {
   if (dry_run_) return dry_run(context, roll_.skipped);
   LedgerUse ledger{plan_.state_file, false};
   started_ = Clock::now();
+  // The sink owns what it uses (the output's writer, the format): it may outlive a stop.
   probes::WatchEngine engine(watch_in_roll_order(context), context.executor, context.keepers,
-                             [&](const WatchEvent& event) {  // until engine.stop() returns, roll_.events is the sink's
-                               roll_.events.push_back(on_roll_clock(event, started_));
-                               if (output_ == OutputFormat::text)
-                                 context.output->say(Channel::out, render_event(event, output_));
+                             [say = context.output->sayer(), output = output_](const WatchEvent& event) {
+                               if (output == OutputFormat::text) say(Channel::out, render_event(event, output));
                              });
   if (auto error = engine.start(Clock::now() + plan_.check_timeout)) {
     context.err << "zkverify roll: the watch could not start: " << *error << "; nothing restarted\n";

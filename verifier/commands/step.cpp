@@ -132,9 +132,10 @@ int StepCommand::run(const Context& given) {
   if (!ready_to_restart(context, ledger)) return kExitDegraded;
 
   probes::WatchEngine engine(watch_settings(plan_.servers, plan_.namespace_path, tuning_), context.executor,
-                             context.keepers, [&](const WatchEvent& event) {
-                               if (output_ == OutputFormat::json) return;  // one JSON object at the end
-                               context.output->say(Channel::out, render_event(event, OutputFormat::text));
+                             context.keepers,
+                             [say = context.output->sayer(), output = output_](const WatchEvent& event) {
+                               if (output == OutputFormat::json) return;  // one JSON object at the end
+                               say(Channel::out, render_event(event, OutputFormat::text));
                              });
   if (auto error = engine.start(Clock::now() + plan_.check_timeout)) {
     context.err << "zkverify step: the watch could not start: " << *error << "; COMMAND not run\n";

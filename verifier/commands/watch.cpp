@@ -137,9 +137,11 @@ class WatchCommand final : public Command {
   int run(const Context& given) override {
     AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
-    probes::WatchEngine engine(
-        watch_settings(options_.servers, options_.namespace_path, options_.tuning), context.executor, context.keepers,
-        [&](const WatchEvent& event) { context.output->say(Channel::out, render_event(event, options_.output)); });
+    probes::WatchEngine engine(watch_settings(options_.servers, options_.namespace_path, options_.tuning),
+                               context.executor, context.keepers,
+                               [say = context.output->sayer(), output = options_.output](const WatchEvent& event) {
+                                 say(Channel::out, render_event(event, output));
+                               });
     auto& stop = context.executor.stop();
     stop.install();
     auto start_by = Clock::now() + options_.timeout;
