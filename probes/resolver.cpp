@@ -5,20 +5,17 @@
 #include <sys/socket.h>
 
 #include <cerrno>
-#include <condition_variable>
 #include <csignal>
 #include <cstring>
-#include <deque>
 #include <memory>
-#include <mutex>
 #include <system_error>
-#include <thread>
 #include <utility>
 
 #include <fmt/format.h>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 namespace zkverify::probes {
 
@@ -101,53 +98,16 @@ class SystemResolver final : public Resolver {
 #ifdef ZKVERIFY_THREAD_SANITIZER
 // The ThreadSanitizer build's resolver: glibc starts getaddrinfo_a's threads with its internal
 // pthread_create, which TSan does not see, and TSan crashes in their first malloc. So there, and
-// only there, blocking getaddrinfo calls run one at a time on a thread of this resolver's own.
+// only there, blocking getaddrinfo calls run one at a time on a pool of one thread of its own
+// (Asio's: it queues, and its destructor joins once the lookup in progress returned).
 class ThreadResolver final : public Resolver {
  public:
-  ThreadResolver() : worker_([this] { work(); }) {}
-  ~ThreadResolver() override {
-    {
-      std::lock_guard lock(mutex_);
-      closing_ = true;
-    }
-    queued_.notify_all();
-    worker_.join();
-  }
-  ThreadResolver(const ThreadResolver&) = delete;
-  ThreadResolver& operator=(const ThreadResolver&) = delete;
-
   void look_up(const std::string& name, std::function<void(Resolution)> done) override {
-    {
-      std::lock_guard lock(mutex_);
-      lookups_.emplace_back(name, std::move(done));
-    }
-    queued_.notify_one();
+    asio::post(worker_, [name, done = std::move(done)] { done(look_up_now(name)); });
   }
 
  private:
-  void work() {
-    std::unique_lock lock(mutex_);
-    while (true) {
-      queued_.wait(lock, [this] { return closing_ || !lookups_.empty(); });
-      if (lookups_.empty()) return;
-      auto [name, done] = std::move(lookups_.front());
-      lookups_.pop_front();
-      lock.unlock();
-      auto hints = lookup_hints();
-      addrinfo* found = nullptr;
-      int code = getaddrinfo(name.c_str(), nullptr, &hints, &found);
-      auto resolution = resolution_of(name, found, code);
-      if (found) freeaddrinfo(found);
-      done(std::move(resolution));
-      lock.lock();
-    }
-  }
-
-  std::mutex mutex_;
-  std::condition_variable queued_;
-  std::deque<std::pair<std::string, std::function<void(Resolution)>>> lookups_;
-  bool closing_ = false;
-  std::thread worker_;  // last: it starts once the rest is in place
+  asio::thread_pool worker_{1};
 };
 #endif
 

@@ -1,7 +1,7 @@
 #include "probes/round_trip.hpp"
 
 #include <algorithm>
-#include <condition_variable>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -13,31 +13,31 @@ namespace zkverify::probes {
 
 namespace {
 
-// Counts the sessions' state changes, so that the round trip sleeps until some session connects
-// (or fails) rather than waiting for the sessions one after another.
+// The sessions' state changes, as a future per change: the round trip sleeps until some session
+// connects (or fails) rather than waiting for the sessions one after another. The lock is a leaf
+// (ARCHITECTURE.md, "Locks"): it guards the next change's promise; the promise is kept outside it.
 class StateChanges {
  public:
+  // From a session's listener (the C client's thread): the change that next() promised came.
   void count() {
+    std::promise<void> came;
     {
       std::lock_guard lock(mutex_);
-      ++changes_;
+      came = std::exchange(next_, {});
+      next_future_ = next_.get_future().share();
     }
-    changed_.notify_all();
+    came.set_value();
   }
-  [[nodiscard]] std::uint64_t seen() const {
+  // Ready once a change after this call came.
+  [[nodiscard]] std::shared_future<void> next() const {
     std::lock_guard lock(mutex_);
-    return changes_;
-  }
-  // Until a change counted after `seen`, or the deadline.
-  void wait_after(std::uint64_t seen, Clock::time_point deadline) {
-    std::unique_lock lock(mutex_);
-    changed_.wait_until(lock, deadline, [&] { return changes_ != seen; });
+    return next_future_;
   }
 
  private:
   mutable std::mutex mutex_;
-  std::condition_variable changed_;
-  std::uint64_t changes_ = 0;
+  std::promise<void> next_;
+  std::shared_future<void> next_future_ = next_.get_future().share();
 };
 
 // One session's sync and the reads queued behind it: the probe node (when the plan writes one), then
@@ -177,7 +177,7 @@ std::vector<std::optional<PendingReads>> start_reads_when_connected(std::vector<
   std::vector<std::optional<PendingReads>> pending(sessions.size());
   std::vector<bool> settled(sessions.size(), false);
   for (;;) {
-    auto seen = changes.seen();
+    auto changed = changes.next();
     bool connecting = false;
     for (std::size_t i = 0; i < sessions.size(); ++i) {
       if (settled[i]) continue;
@@ -192,7 +192,7 @@ std::vector<std::optional<PendingReads>> start_reads_when_connected(std::vector<
       if (read.error == ZkError::ok) pending[i].emplace(*sessions[i], plan, trip);
     }
     if (!connecting || Clock::now() >= plan.deadline) return pending;
-    changes.wait_after(seen, plan.deadline);
+    changed.wait_until(plan.deadline);
   }
 }
 
