@@ -212,6 +212,34 @@ void check_client_lanes(const std::string& html_file, const std::string& restart
   CHECK_THAT(lane("/controller"), Contains("held by session " + controller_session) && !Contains("renewed"));
 }
 
+// --refuse-at-risk on the leader's step, with the ledger's last election outlasting broker 9's session:
+// COMMAND (which would leave a file) is not run, exit 1, the sessions named; the approval ends, so the
+// next step on the same ledger is approved. Where cons listed no session of broker 9 (maxClientCnxns)
+// there is no risk to refuse on, which is said, not guessed.
+void step_refused_at_risk(const lab::Lab& ensemble, const std::string& servers, const std::string& state,
+                          const std::string& restarted) {
+  auto ran = ensemble.dir() + "/../refused-command-ran";
+  auto step = lab::zkverify("step --servers " + servers + " --clients kafka --state " + state +
+                            " --refuse-at-risk --restart " + restarted + " --step-timeout 5s -- touch " + ran);
+  INFO(step);
+  bool listed = step.err.find("Kafka broker 9 (/brokers/ids/9) with session") != std::string::npos;
+  if (!listed) {
+    WARN("cons did not list broker 9's session before the leader's step: --refuse-at-risk had nothing to refuse");
+    fs::remove(ran);
+    return;
+  }
+  CHECK(step.exit_code == 1);
+  CHECK_FALSE(fs::exists(ran));
+  CHECK_THAT(step.out, Contains("election-outlasts-timeouts") &&
+                           Contains("step " + restarted +
+                                    ": not safe to restart: it leads, and client sessions have timeouts the last "
+                                    "election outlasted (election-outlasts-timeouts) (--refuse-at-risk); COMMAND "
+                                    "not run"));
+  CHECK_THAT(step.err, !Contains("running: touch"));
+  nlohmann::json after = nlohmann::json::parse(std::ifstream(state));
+  CHECK(after["restarts_in_flight"].empty());
+}
+
 // A step whose COMMAND kills broker 9 (4 s session) and waits out its expiry before restarting
 // `restarted`: broker 9 is gone at the step's last check, awaited until the step's deadline, and
 // still gone then: client-gone, exit 1.
@@ -224,6 +252,7 @@ void step_reports_a_killed_broker_gone(const Brokers& brokers, const lab::Lab& e
   nlohmann::json ledger = nlohmann::json::parse(std::ifstream(state));
   ledger["last_election"] = {{"leaderless_ms", 5000}, {"during", "pzoo-9"}, {"at", "2026-12-07T18:00:00Z"}};
   std::ofstream(state) << ledger.dump();
+  step_refused_at_risk(ensemble, servers, state, restarted);
   auto step = lab::zkverify("step --servers " + servers + " --clients kafka --state " + state + " --restart " +
                             restarted + " --step-timeout 10s --output json -- sh -c 'kill -KILL " + brokers.pid(9) +
                             " && sleep 6 && " + ZKLAB + " restart " + ensemble.dir() + " " + restarted + "'");

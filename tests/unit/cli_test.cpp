@@ -81,6 +81,12 @@ TEST_CASE("cli: an unknown option is named before a missing required one, with t
   CHECK_THAT(parse_only({"--servers", "h:1", "quorum"}).err, Contains("put the command first"));
 }
 
+TEST_CASE("cli: step's --refuse-at-risk needs --state, whose ledger keeps the last election") {
+  auto without = parse_only({"step", "--servers", "a=h:1", "--restart", "a", "--refuse-at-risk", "--", "true"});
+  CHECK(without.exit_code == 64);
+  CHECK_THAT(without.err, Contains("--refuse-at-risk requires --state"));
+}
+
 TEST_CASE("cli: step's and roll's COMMAND only after --, and nothing after -- is parsed as zkverify's") {
   auto step = parse_only(
       {"step", "--servers", "a=h:1,b=h:2", "--restart", "a", "kubectl", "get", "pod", "a", "--output", "json"});

@@ -255,6 +255,42 @@ StepDecision decide_restart(const StepPlan& plan, LedgerUse& ledger, const Conte
   return decision;
 }
 
+namespace {
+
+// Before COMMAND: the sessions on the server about to restart, and before the leader's step every
+// server's, weighed against the last election; with --refuse-at-risk, the sessions at risk refuse it.
+void before_command(const StepPlan& plan, const Context& context, probes::RestartPoller& poller, StepRun& run) {
+  run.cons_before = sessions_on_restarted(plan, context, poller);
+  run.cons_everywhere = sessions_before_election(plan, context, poller, run.cons_before);
+  if (plan.refuse_at_risk)
+    run.refused = election_risk(plan.restart, plan.last_election, run.cons_everywhere, plan.clients_before);
+  if (run.refused) return;
+  run.ephemerals_on = ephemerals_counter(plan);
+  run.ephemerals_before = ephemerals_on(plan, context, poller, run.ephemerals_on);
+}
+
+// After COMMAND: the wait for recovery (one check only after a timeout), the clients that went, and
+// the ephemerals' count again.
+void after_command(const StepPlan& plan, LedgerUse& ledger, const Context& context, probes::RestartPoller& poller,
+                   StepRun& run) {
+  auto& stop = context.executor.stop();
+  Recovery recovery;
+  if (run.outcome.timed_out) {
+    probes::RestartPoller::Pause exclusive(poller);  // never a connection more than the checks need
+    recovery.report = check_and_record(check_options_after_restart(plan), ledger, context);
+  } else recovery = wait_for_recovery(plan, ledger, context, poller);
+  run.report = std::move(recovery.report);
+  run.healthy_streak = recovery.healthy_streak;
+  if (!run.outcome.timed_out && !stop.requested(plan.interrupt_at)) {
+    probes::RestartPoller::Pause exclusive(poller);  // one session more, not beside the poller's
+    await_gone_clients(plan, run, context, recovery.give_up);
+  }
+  if (run.ephemerals_before) run.ephemerals_after = ephemerals_on(plan, context, poller, run.ephemerals_on);
+  run.interrupted = stop.requested(plan.interrupt_at);
+}
+
+}  // namespace
+
 StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& context) {
   StepRun run;
   run.started = Clock::now();
@@ -265,32 +301,19 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
     run.outcome = {127, "not run: interrupted", false, stop.signal(plan.interrupt_at)};
     run.interrupted = true;
   } else {
-    run.cons_before = sessions_on_restarted(plan, context, poller);
-    run.cons_everywhere = sessions_before_election(plan, context, poller, run.cons_before);
-    run.ephemerals_on = ephemerals_counter(plan);
-    run.ephemerals_before = ephemerals_on(plan, context, poller, run.ephemerals_on);
-    run.outcome = run_command(plan, context);
-    run.interrupted = stop.requested(plan.interrupt_at);
-  }
-  if (!run.interrupted) {
-    Recovery recovery;
-    if (run.outcome.timed_out) {
-      probes::RestartPoller::Pause exclusive(poller);  // never a connection more than the checks need
-      recovery.report = check_and_record(check_options_after_restart(plan), ledger, context);
-    } else recovery = wait_for_recovery(plan, ledger, context, poller);
-    run.report = std::move(recovery.report);
-    run.healthy_streak = recovery.healthy_streak;
-    if (!run.outcome.timed_out && !stop.requested(plan.interrupt_at)) {
-      probes::RestartPoller::Pause exclusive(poller);  // one session more, not beside the poller's
-      await_gone_clients(plan, run, context, recovery.give_up);
+    before_command(plan, context, poller, run);
+    if (run.refused) {
+      run.outcome = {127, "not run: --refuse-at-risk", false, 0};
+    } else {
+      run.outcome = run_command(plan, context);
+      run.interrupted = stop.requested(plan.interrupt_at);
     }
-    if (run.ephemerals_before) run.ephemerals_after = ephemerals_on(plan, context, poller, run.ephemerals_on);
-    run.interrupted = stop.requested(plan.interrupt_at);
   }
+  if (!run.interrupted && !run.refused) after_command(plan, ledger, context, poller, run);
   poller.stop();
   run.timeline = poller.timeline();
   run.ended = Clock::now();
-  record_outcome(plan, run, context);
+  record_outcome(plan, run, context);  // a refused step's approval ends there too
   return run;
 }
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct StepPlan {
   // --to's whole list: the one a server whose list was given holds once it restarted.
   std::optional<ConfFacts> returns_list;
   std::optional<Election> last_election;  // the ledger's, at the check before (--state)
+  // --refuse-at-risk: before the leader's step, COMMAND is not run when election-outlasts-timeouts
+  // names client sessions (the policy that a client's session is worth more than the step).
+  bool refuse_at_risk = false;
 };
 
 // The checks' options for a plan, before `plan.restart` restarts.
@@ -92,10 +96,17 @@ struct StepRun {
   std::string ephemerals_on;
   std::optional<std::int64_t> ephemerals_before, ephemerals_after;
   std::vector<ConsFacts> cons_everywhere;  // the leader's step after an election the ledger saw: every server's
+  // --refuse-at-risk refused the step before COMMAND: the sessions at risk, as the finding says them.
+  std::optional<Finding> refused;
 };
 
+// Why --refuse-at-risk refused a step, as step and roll say it.
+inline constexpr std::string_view kSessionsAtRisk =
+    "it leads, and client sessions have timeouts the last election outlasted (election-outlasts-timeouts)";
+
 // After a go: runs COMMAND (bounded by plan.timeout, interrupted by plan.interrupt_at) while polling who
-// serves and leads, waits for recovery (one check only after a timeout, none after an interruption),
+// serves and leads, waits for recovery (one check only after a timeout, none after an interruption
+// or a refusal: --refuse-at-risk and sessions at risk before the leader's step, `refused`),
 // and records the outcome in the ledger: the server joins the restart round when COMMAND exited 0
 // and it serves again; its approval is no longer in flight either way. Progress goes to context.err.
 StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& context);

@@ -188,6 +188,13 @@ std::vector<std::string> parse_client_paths(std::string_view value) {
   return {std::string(value)};
 }
 
+void add_refuse_at_risk_option(CLI::App& command, bool& refuse, CLI::Option* state) {
+  auto* flag = command.add_flag("--refuse-at-risk", refuse,
+                                "Before the leader's step, do not run COMMAND (exit 1) when client sessions have a "
+                                "timeout no longer than the last election the ledger saw (election-outlasts-timeouts)");
+  if (state) flag->needs(state);  // roll's --state is required anyway
+}
+
 void add_clients_option(CLI::App& command, std::vector<std::string>& client_paths) {
   command
       .add_option_function<std::vector<std::string>>(

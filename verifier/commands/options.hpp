@@ -55,6 +55,9 @@ void add_clients_option(CLI::App& command, std::vector<std::string>& client_path
 // One --clients value: a preset's paths, or the absolute znode path it is. Throws BadInput naming it.
 std::vector<std::string> parse_client_paths(std::string_view value);
 // --state FILE, checked as an output file.
+// --refuse-at-risk (step, roll): before the leader's step, COMMAND is not run when client sessions'
+// timeouts are no longer than the last election the ledger saw; it needs `state` (--state), when given.
+void add_refuse_at_risk_option(CLI::App& command, bool& refuse, CLI::Option* state);
 CLI::Option* add_state_option(CLI::App& command, std::optional<std::string>& state_file, const std::string& help);
 // --to FILE (safe-to-restart, order, step, roll): the zoo.cfg a restarted server reads when it starts
 // again; its voters (read when parsing ends: an unreadable file is a usage error) go to `returns_with`,

@@ -106,6 +106,7 @@ CLI::App& RollCommand::add_to(CLI::App& app) {
   add_connection_options(command, connection_);
   add_state_option(command, plan_.state_file, "Ledger file (required): its restart round lets a stopped roll resume")
       ->required();
+  add_refuse_at_risk_option(command, plan_.refuse_at_risk, nullptr);
   add_step_timeout_options(command, plan_.timeout, old_timeout_used_);
   add_duration_option(command, "--pause", pause_, "Wait between steps (default 0)");
   add_to_option(command, plan_.returns_with, &plan_.returns_list);
@@ -156,6 +157,13 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
   plan_.command = command_for(command, server);
   engine.take_longest_unavailable();  // the step's figure starts now
   auto run = run_restart(plan_, ledger, context);
+  if (run.refused) {  // COMMAND did not run: the roll stops before this server, as at a check that refused it
+    plan_.command = std::move(command);
+    roll_.refused = RollRefusal{server, fmt::format("not safe to restart: {} (--refuse-at-risk)", kSessionsAtRisk)};
+    roll_.last_report.findings.push_back(*run.refused);  // the sessions, named
+    finalize(roll_.last_report);
+    return false;
+  }
   hold_returned_list(plan_.given_lists, plan_.returns_list, server);  // the next steps see it on --to's list
   auto step = record_of(server, run, started_);
   step.version_before = plan_.version_before;  // the check that chose it

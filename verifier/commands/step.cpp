@@ -37,9 +37,13 @@ class StepCommand final : public Command {
   bool ready_to_restart(const Context& context, LedgerUse& ledger);
   // SIGINT/SIGTERM while COMMAND ran: COMMAND got it too; clean up at once and say what is known.
   int report_interrupted(const Context& context, probes::WatchEngine& engine, const StepRun& run);
+  // --refuse-at-risk refused the leader's step before COMMAND: the check before, with the sessions at
+  // risk among its findings, and why COMMAND did not run.
+  int report_refused(const Context& context, const StepRun& run);
   void print_result(const Context& context, const Report& result, const StepRun& run, const WatchTotals& totals);
 
   StepPlan plan_;
+  Report before_;                  // the check before the step
   ConnectionOptions connection_;   // --auth-file, --tls-*
   bool old_timeout_used_ = false;  // --timeout, step-timeout's deprecated name
   OutputFormat output_ = OutputFormat::text;
@@ -56,7 +60,8 @@ CLI::App& StepCommand::add_to(CLI::App& app) {
       ->type_name("NAME")
       ->required();
   add_step_timeout_options(command, plan_.timeout, old_timeout_used_);
-  add_state_option(command, plan_.state_file, "Ledger file, as for quorum --state");
+  auto* state = add_state_option(command, plan_.state_file, "Ledger file, as for quorum --state");
+  add_refuse_at_risk_option(command, plan_.refuse_at_risk, state);
   add_to_option(command, plan_.returns_with, &plan_.returns_list);
   add_output_option(command, output_);
   add_namespace_option(command, plan_.namespace_path);
@@ -81,6 +86,7 @@ bool StepCommand::ready_to_restart(const Context& context, LedgerUse& ledger) {
   plan_.leader_before = decision.report.leader;
   plan_.version_before = version_of(decision.report, plan_.restart);
   plan_.clients_before = decision.report.clients;
+  before_ = decision.report;
   if (decision.go()) return true;
   context.out << render(decision.report, output_);
   // With --output json, stdout stays one JSON document: the refusal in words goes to stderr.
@@ -105,6 +111,16 @@ int StepCommand::report_interrupted(const Context& context, probes::WatchEngine&
                               {"watch", to_json(engine.totals())}})
                 << "\n";
   else context.out << "\n" + message + "\n";
+  return kExitDegraded;
+}
+
+int StepCommand::report_refused(const Context& context, const StepRun& run) {
+  auto report = before_;
+  report.findings.push_back(*run.refused);
+  finalize(report);
+  context.out << render(report, output_);
+  (output_ == OutputFormat::json ? context.err : context.out) << fmt::format(
+      "step {}: not safe to restart: {} (--refuse-at-risk); COMMAND not run\n", plan_.restart, kSessionsAtRisk);
   return kExitDegraded;
 }
 
@@ -145,6 +161,7 @@ int StepCommand::run(const Context& given) {
   auto run = run_restart(plan_, ledger, context);
   if (run.interrupted) engine.stop_quickly(std::chrono::milliseconds(300));
   else engine.stop();
+  if (run.refused) return report_refused(context, run);
   if (run.interrupted && run.report.servers.empty()) return report_interrupted(context, engine, run);
 
   auto own = step_findings(step_facts(plan_, run));
