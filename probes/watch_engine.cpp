@@ -412,7 +412,10 @@ void Engine::run_stage() {
 void Engine::start_stage(unsigned generation) {
   auto ended = [generation](Engine& self) { self.stage_ended(generation, true); };
   auto limit = cleanup;
-  switch (stop_sequence->stage()) {
+  auto stage = stop_sequence->stage();
+  bool sessions_needed = stage != StopStage::quiesce && stage != StopStage::settle && stage != StopStage::deliver;
+  if (sessions_needed && !crew) return ended(*this);  // start() threw before it had sessions: none to close
+  switch (stage) {
     case StopStage::quiesce:
     case StopStage::settle: return progress();
     case StopStage::final_checks:
