@@ -52,8 +52,10 @@ commands=(-n 'nc floor' "$nc_floor" -n 'TLS floor' "$tls_floor" -n 'TLS floor, r
   -n plain "$plain" -n tls "$secure" -n 'plain --no-write' "$plain --no-write" -n 'tls --no-write' "$secure --no-write")
 if [[ -n ${BASELINE:-} ]]; then
   baseline="$(realpath "$BASELINE") quorum --servers $secure_servers $credentials"
+  plain_baseline="$(realpath "$BASELINE") quorum --servers $plain_servers --no-write"
   $baseline >/dev/null
-  commands+=(-n 'tls, baseline' "$baseline" -n 'tls --no-write, baseline' "$baseline --no-write")
+  commands+=(-n 'tls, baseline' "$baseline" -n 'tls --no-write, baseline' "$baseline --no-write"
+    -n 'plain --no-write, baseline' "$plain_baseline")
 fi
 until=$((SECONDS + 20))
 while ((SECONDS < until)); do
@@ -75,7 +77,9 @@ perl -MJSON::PP -0777 -ne '
          $m{"TLS floor, resumed"} / $m{"TLS floor"};
   printf "baseline: TLS gate %.1f ms, --no-write %.1f ms; this binary / baseline %.2f, --no-write %.2f\n",
          $m{"tls, baseline"}, $m{"tls --no-write, baseline"}, $m{tls} / $m{"tls, baseline"},
-         $m{"tls --no-write"} / $m{"tls --no-write, baseline"} if exists $m{"tls, baseline"};' "$work/tls.json"
+         $m{"tls --no-write"} / $m{"tls --no-write, baseline"} if exists $m{"tls, baseline"};
+  printf "baseline: plain --no-write %.1f ms; this binary / baseline %.2f\n", $m{"plain --no-write, baseline"},
+         $m{"plain --no-write"} / $m{"plain --no-write, baseline"} if exists $m{"plain --no-write, baseline"};' "$work/tls.json"
 
 # The median TLS gate's timeline, by its last step's end.
 for ((i = 0; i < runs; i++)); do $secure --trace --output json >"$work/trace-$i.json" || true; done
