@@ -1,8 +1,9 @@
 #pragma once
 // The watch engine: client sessions that live through restarts the way real clients do, a writer of
-// ordered acknowledged writes, and read-backs that check none was lost. A thin driver around
-// WatchBook, which does all the bookkeeping: this file owns the sessions (Keepers), the timers on
-// the executor, the waits and the cleanup. It reports what happens as events (facts, with
+// ordered acknowledged writes, and read-backs that check none was lost. A thin driver around the
+// books (model/books: WatchBook keeps the bookkeeping, WatchCadence the pace, WatchStop the stop's
+// stages): this file owns the timers on the executor and the stop's sequence; watch_crew.hpp the
+// sessions and the blocking work with them. It reports what happens as events (facts, with
 // timestamps) and totals; verifier/ decides what they mean.
 
 #include <chrono>
@@ -17,26 +18,9 @@
 #include "model/books/watch_stop.hpp"
 #include "probes/executor.hpp"
 #include "probes/keeper.hpp"
+#include "probes/watch_settings.hpp"
 
 namespace zkverify::probes {
-
-struct WatchSettings {
-  std::vector<ServerAddress> servers;
-  std::string namespace_path = "/zkverify";
-  double rate = 20;  // writes per second
-  std::chrono::milliseconds session_timeout{10000};
-  std::chrono::milliseconds request_timeout{3000};  // one read-back or cleanup step
-  // At start, a run node another watch left behind is removed once no session node is left under it
-  // and it is at least this old: a younger one may be a watch still creating its session nodes.
-  std::chrono::milliseconds sweep_age{60000};
-  // Each session's fallbacks: the servers listed after its own (false), or before it, nearest first
-  // (true). A roll lists the servers in its order and fails over backwards, so a session whose server
-  // restarts moves to one already restarted instead of the next, and displaced sessions never pile
-  // up on one server (its maxClientCnxns) as the roll goes on.
-  bool fail_over_backwards = false;
-  // Keep every event for events() (roll's report); a watch that only prints them keeps none.
-  bool keep_events = false;
-};
 
 // An actor (probes/actor.hpp); this class is the command's handle on it, used from one thread. What
 // the command needs from the engine comes back as answers (totals(), events()); it reads nothing of

@@ -287,7 +287,7 @@ MUTANTS = [
      "        [generation](Engine& self) {\n          if (self.stop_sequence->stage() != StopStage::deliver) self.stage_ended(generation, false);\n        });"),
     ("watch: a session that failed over stays where it landed", "probes/watch_engine.cpp",
      "  bring_sessions_home();\n  maybe_check();", "  maybe_check();"),
-    ("watch: a session is sent home without seeing its server serve", "probes/watch_engine.cpp",
+    ("watch: a session is sent home without seeing its server serve", "probes/watch_crew.cpp",
      "    if (!serves) continue;\n    bool moving", "    if (!serves && false) continue;\n    bool moving"),
     ("3.4 create path: the created node's stat is not read (no czxid)", "probes/c_create.cpp",
      "        if (created.error != ZkError::ok) return done(std::move(created));\n"
