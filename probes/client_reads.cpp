@@ -79,24 +79,19 @@ std::vector<ClientPathRead> await_registrations(Keeper& session, const std::vect
   }
 }
 
-std::vector<ClientPathRead> follow_registrations(
-    Keeper& session, const std::vector<std::string>& paths, Clock::time_point until, StopSignals* signals,
-    const std::function<void(const std::vector<ClientPathRead>&)>& on_reads) {
-  // One round's requests when `until` is far: short, so that a stop waits at most that for a frozen server.
-  constexpr auto kRound = std::chrono::seconds(2);
-  constexpr auto kAgain = std::chrono::seconds(1);  // without a watch: a session reconnects, a path appears
+FollowRound follow_round(Keeper& session, const std::vector<std::string>& paths, const std::function<void()>& changed,
+                         Clock::time_point deadline) {
   std::set<std::string> watched(paths.begin(), paths.end());
   for (const auto& path : paths) watched.insert(parent_path(path));
-  while (true) {
-    // The watches first, then the read: a change between the two still fires one.
-    auto bound = std::min(until, Clock::now() + kRound);
-    auto change = std::make_shared<NoticeWait>();
-    auto watching = watch_children(session, watched, change, bound);
-    auto reads = read_client_paths(session, paths, bound);
-    on_reads(reads);
-    change->wait(watching == 0 ? std::min(until, Clock::now() + kAgain) : until, signals);
-    if (Clock::now() >= until || (signals && signals->requested(1))) return reads;
-  }
+  FollowRound round;
+  // The watches first, then the reads: a change between the two still fires one.
+  for (const auto& path : watched)
+    if (children_and_watch_now(
+            session, path, [changed](const WatchNotice&) { changed(); }, deadline)
+            .error == ZkError::ok)
+      ++round.watching;
+  round.reads = read_client_paths(session, paths, deadline);
+  return round;
 }
 
 std::vector<ClientPathRead> read_client_paths(Keeper& session, const std::vector<std::string>& paths,

@@ -25,12 +25,15 @@ std::vector<ClientPathRead> await_registrations(Keeper& session, const std::vect
                                                 const std::vector<std::string>& awaited, Clock::time_point deadline,
                                                 StopSignals* signals, int nth = 1);
 
-// Follows `paths` until `until` or the first stop of `signals`: child watches on each path and on
-// each path's parent (a path that is itself a registration, such as /controller) say when to read
-// them again, and `on_reads` gets every round's reads. While no watch can be set (the session is
-// away, or nothing is there yet) it looks again each second. Returns the last reads.
-std::vector<ClientPathRead> follow_registrations(
-    Keeper& session, const std::vector<std::string>& paths, Clock::time_point until, StopSignals* signals,
-    const std::function<void(const std::vector<ClientPathRead>&)>& on_reads);
+// One round of following `paths` (the watch engine's, with --clients): child watches on each path and
+// on each path's parent (a path that is itself a registration, such as /controller), then the reads,
+// all bounded by `deadline`. `changed` runs (on the session's thread; it must not block) when one of
+// those watches fires: the registrations changed since, and another round would see how.
+struct FollowRound {
+  std::vector<ClientPathRead> reads;
+  int watching = 0;  // the watches set: none, and nothing will call `changed`
+};
+FollowRound follow_round(Keeper& session, const std::vector<std::string>& paths, const std::function<void()>& changed,
+                         Clock::time_point deadline);
 
 }  // namespace zkverify::probes

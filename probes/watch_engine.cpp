@@ -11,7 +11,9 @@
 
 #include "model/books/watch_cadence.hpp"
 #include "model/facts/addresses.hpp"
+#include "model/judge/client_changes.hpp"
 #include "probes/actor.hpp"
+#include "probes/client_reads.hpp"
 #include "probes/host.hpp"
 #include "probes/watch_crew.hpp"
 
@@ -47,6 +49,7 @@ struct WatchEngine::Engine : ActorCore {
         writer(strand()),
         check_gap(strand()),
         stage_timer(strand()),
+        follow_timer(strand()),
         delivery(std::make_shared<Delivery>(executor, std::move(sink))) {}
 
   std::shared_ptr<Engine> self() { return std::static_pointer_cast<Engine>(shared_from_this()); }
@@ -69,6 +72,8 @@ struct WatchEngine::Engine : ActorCore {
   void bring_sessions_home();
   void send_write(const WatchBook::Write& write);
   void maybe_check();
+  void follow();
+  void followed(FollowRound round);
   template <class Then>
   void after(Clock::time_point at, boost::asio::steady_timer& timer, Then then);
 
@@ -91,6 +96,9 @@ struct WatchEngine::Engine : ActorCore {
   boost::asio::steady_timer writer;
   boost::asio::steady_timer check_gap;
   boost::asio::steady_timer stage_timer;
+  boost::asio::steady_timer follow_timer;  // --clients: the next round while no watch is set
+  ClientsFollowed clients;
+  RegistrationLog client_log;
   std::shared_ptr<Delivery> delivery;
 };
 
@@ -130,10 +138,11 @@ void Engine::set_crew(CrewPtr given) {
   maybe_check();
 }
 
-// The writer starts, the first write at once.
+// The writer starts, the first write at once; so does following the clients.
 void Engine::begin() {
   writer.expires_at(Clock::now());
   write_once();
+  follow();
 }
 
 // On the strand, at the rate: the next write, the book's tick, and the sessions it widens.
@@ -211,6 +220,44 @@ void Engine::maybe_check() {
       });
 }
 
+// --clients: a round of following on a worker (its reads block), through a session connected now.
+// A watch that fires asks for the next; while none could be set (no session connected, nothing
+// there yet), a timer does, each second.
+void Engine::follow() {
+  if (!crew || crew->settings.client_paths.empty() || !cadence.start_follow()) return;
+  auto session = book.connected_session();
+  if (!session) {
+    (void)cadence.follow_ended();
+    return after(Clock::now() + std::chrono::seconds(1), follow_timer, [](Engine& self) { self.follow(); });
+  }
+  offload(
+      self(),
+      [weak = std::weak_ptr<Engine>(self()), crew = crew, session = *session] {
+        auto changed = [weak] {
+          if (auto alive = weak.lock()) tell(alive, [](Engine& self) { self.follow(); });
+        };
+        return follow_round(*crew->sessions[session], crew->settings.client_paths, changed,
+                            Clock::now() + crew->settings.request_timeout);
+      },
+      [](Engine& self, FollowRound round) { self.followed(std::move(round)); });
+}
+
+// A round's reads: each change an event, the absences logged; then the next round, if one is due.
+void Engine::followed(FollowRound round) {
+  bool again = cadence.follow_ended();
+  if (!open) return;
+  auto now = now_moment();
+  client_log.look(round.reads, now);
+  for (auto& change : client_events(clients.first, clients.last, round.reads))
+    book.client_seen(change.kind, std::move(change.detail), now);
+  remember_client_reads(clients.last, round.reads);
+  clients.now = std::move(round.reads);
+  pass_on_events();
+  if (again) follow();
+  else if (round.watching == 0)
+    after(Clock::now() + std::chrono::seconds(1), follow_timer, [](Engine& self) { self.follow(); });
+}
+
 // The stop, one sequence on the strand: nothing new starts, then each stage of the plan in turn,
 // each ended by its own completion or by its bound. The future is ready when the last has ended.
 std::shared_future<void> Engine::begin_stop(const StopPlan& plan) {
@@ -219,6 +266,7 @@ std::shared_future<void> Engine::begin_stop(const StopPlan& plan) {
   cadence.stop();
   writer.cancel();
   check_gap.cancel();
+  follow_timer.cancel();
   auto done = stopped.get_future().share();
   run_stage();
   return done;
@@ -320,8 +368,12 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   // which owns it.
   auto sessions = open_watch_sessions(
       settings_, keepers_, [weak = std::weak_ptr<Engine>(engine_)](std::size_t i, const SessionEvent& event) {
-        if (auto alive = weak.lock())
-          feed_book(alive, [i, event](WatchBook& of_run, Moment now) { of_run.session_changed(i, event, now); });
+        auto alive = weak.lock();
+        if (!alive) return;
+        feed_book(alive, [i, event](WatchBook& of_run, Moment now) { of_run.session_changed(i, event, now); });
+        // A session back (its watches set again) or gone (its watches with it): look again.
+        if (event.state == SessionState::connected || event.state == SessionState::expired)
+          tell(alive, [](Engine& self) { self.follow(); });
       });
   auto crew = std::make_shared<const WatchCrew>(
       WatchCrew{settings_, keepers_, run_path, std::move(znodes), std::move(sessions)});
@@ -331,6 +383,14 @@ std::optional<std::string> WatchEngine::start(Clock::time_point deadline) {
   created_ = true;
   if (auto error = create_znodes(*crew, deadline)) return error;
   sweep_abandoned_runs(link_to(engine_), *crew);
+  if (!settings_.client_paths.empty()) {
+    auto first = read_client_paths(*crew->sessions.front(), settings_.client_paths, deadline);
+    tell(engine_, [first = std::move(first)](Engine& self) {
+      self.client_log.look(first, now_moment());
+      self.clients.first = self.clients.now = first;
+      remember_client_reads(self.clients.last, first);
+    });
+  }
   running_ = true;
   tell(engine_, [](Engine& self) { self.begin(); });
   return std::nullopt;
@@ -366,6 +426,15 @@ WatchTotals WatchEngine::totals() const {
 std::vector<WatchEvent> WatchEngine::events() const {
   if (!engine_) return {};
   return ask_now(engine_, [](Engine& self) { return self.log; });
+}
+
+ClientsFollowed WatchEngine::clients() const {
+  if (!engine_) return {};
+  return ask_now(engine_, [](Engine& self) {
+    auto copy = self.clients;
+    copy.absences = self.client_log.absences();
+    return copy;
+  });
 }
 
 std::vector<StopStage> WatchEngine::stop_abandoned() const {

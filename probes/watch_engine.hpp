@@ -14,6 +14,7 @@
 #include <vector>
 #include "probes/io.hpp"
 
+#include "model/books/registration_log.hpp"
 #include "model/books/watch_book.hpp"
 #include "model/books/watch_stop.hpp"
 #include "probes/executor.hpp"
@@ -21,6 +22,14 @@
 #include "probes/watch_settings.hpp"
 
 namespace zkverify::probes {
+
+// --clients: the registrations as the engine followed them.
+struct ClientsFollowed {
+  std::vector<ClientPathRead> first;  // the look at start()
+  std::vector<ClientPathRead> last;   // the last registrations read of each path (remember_client_reads)
+  std::vector<ClientPathRead> now;    // the last round's reads, errors and all
+  std::vector<RegistrationAbsence> absences;
+};
 
 // An actor (probes/actor.hpp); this class is the command's handle on it, used from one thread. What
 // the command needs from the engine comes back as answers (totals(), events()); it reads nothing of
@@ -39,8 +48,8 @@ class WatchEngine {
 
   // Connects one session per server (each to its own server first, the others as fallback, in list
   // order), creates the run's znodes, sweeps away the run nodes of watches that are gone (a `swept`
-  // event each) and starts writing. Returns an error text when it cannot; stop() (or the
-  // destructor) then removes whatever it created. Call it once.
+  // event each), reads the clients' registrations (--clients) and starts writing (and following them). Returns an error
+  // text when it cannot; stop() (or the destructor) then removes whatever it created. Call it once.
   std::optional<std::string> start(Clock::time_point deadline);
   // Stops writing, lets the writes in flight settle, reads back through every server, closes the
   // sessions and removes the run's znodes (also after a start() that failed half-way), then lets the
@@ -53,6 +62,8 @@ class WatchEngine {
   WatchTotals totals() const;
   // Every event so far, in order, when the settings keep them (else none).
   std::vector<WatchEvent> events() const;
+  // --clients: what the engine saw of the registrations so far (nothing without client paths).
+  ClientsFollowed clients() const;
   // The stop's stages that were abandoned at their bound (none until stop() ran).
   std::vector<StopStage> stop_abandoned() const;
   // WatchBook::take_longest_unavailable, now.

@@ -24,6 +24,9 @@ struct WatchSettings {
   // restarts moves to one already restarted instead of the next, and displaced sessions never pile
   // up on one server (its maxClientCnxns) as the roll goes on.
   bool fail_over_backwards = false;
+  // --clients: the registrations followed live (child watches, through a connected session of the
+  // watch's), each change an event; none: not followed.
+  std::vector<std::string> client_paths;
   // Keep every event for events() (roll's report); a watch that only prints them keeps none.
   bool keep_events = false;
 };

@@ -192,6 +192,12 @@ std::vector<std::size_t> WatchBook::live_sessions() const {
   return live;
 }
 
+std::optional<std::size_t> WatchBook::connected_session() const {
+  for (std::size_t session = 0; session < sessions_.size(); ++session)
+    if (sessions_[session].connected && !sessions_[session].expired) return session;
+  return std::nullopt;
+}
+
 std::optional<WatchBook::Write> WatchBook::start_write() {
   if (sessions_.empty()) return std::nullopt;
   long value = ++next_value_;
@@ -319,6 +325,10 @@ void WatchBook::run_swept(const std::string& run, std::size_t counters, millisec
   emit(now, WatchEventKind::swept, "", "",
        fmt::format("removed {} and its {} counters: no session of its watch is left; created {}s before this run", run,
                    counters, age.count() / 1000));
+}
+
+void WatchBook::client_seen(WatchEventKind kind, std::string detail, Moment now) {
+  emit(now, kind, "", "", std::move(detail));
 }
 
 }  // namespace zkverify

@@ -124,6 +124,8 @@ class WatchBook {
   [[nodiscard]] std::vector<std::string> crowded_servers() const;
   // The sessions the server has not expired, in order.
   [[nodiscard]] std::vector<std::size_t> live_sessions() const;
+  // The first session connected now (not expired); none while every one is away.
+  [[nodiscard]] std::optional<std::size_t> connected_session() const;
 
   // Writes. start_write picks the next session in turn, skipping expired ones (none left: nullopt).
   std::optional<Write> start_write();
@@ -149,6 +151,10 @@ class WatchBook {
   // At start the driver removed `run`, a run node another watch left behind: no session node was
   // left under it, only `counters` counters, and it was created `age` before this run's node.
   void run_swept(const std::string& run, std::size_t counters, std::chrono::milliseconds age, Moment now);
+
+  // --clients: a change of a client's registration the driver saw (a client_gone, client_back or
+  // client_new, and what it says), as an event.
+  void client_seen(WatchEventKind kind, std::string detail, Moment now);
 
   // The events produced since the last call, in order.
   std::vector<WatchEvent> take_events();

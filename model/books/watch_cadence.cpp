@@ -1,6 +1,7 @@
 #include "model/books/watch_cadence.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace zkverify {
 
@@ -31,5 +32,20 @@ bool WatchCadence::start_homing() {
 }
 
 void WatchCadence::homing_ended() { homing_ = false; }
+
+bool WatchCadence::start_follow() {
+  if (stopped_) return false;
+  if (following_) {
+    follow_again_ = true;
+    return false;
+  }
+  following_ = true;
+  return true;
+}
+
+bool WatchCadence::follow_ended() {
+  following_ = false;
+  return std::exchange(follow_again_, false) && !stopped_;
+}
 
 }  // namespace zkverify

@@ -31,11 +31,16 @@ class WatchCadence {
   bool start_homing();
   void homing_ended();
 
+  // A round of following the clients' registrations (--clients): one at a time. Asked while one runs
+  // (a watch fired during it), false, and one more is due when it ends: follow_ended() says so.
+  bool start_follow();
+  [[nodiscard]] bool follow_ended();
+
   // From here on nothing starts.
   void stop() { stopped_ = true; }
   [[nodiscard]] bool stopped() const { return stopped_; }
-  // A check or a move home is in flight: the stop waits for it (up to its bound).
-  [[nodiscard]] bool busy() const { return checking_ || homing_; }
+  // A check, a move home or a round of following is in flight: the stop waits for it (up to its bound).
+  [[nodiscard]] bool busy() const { return checking_ || homing_ || following_; }
 
  private:
   Clock::duration interval_;
@@ -43,6 +48,8 @@ class WatchCadence {
   Clock::time_point next_check_{};
   bool checking_ = false;
   bool homing_ = false;
+  bool following_ = false;
+  bool follow_again_ = false;
   bool stopped_ = false;
 };
 

@@ -14,6 +14,9 @@ namespace zkverify {
 
 namespace {
 
+using std::chrono::duration_cast;
+using std::chrono::milliseconds;
+
 constexpr std::string_view kBrokerIds = "/brokers/ids/";
 constexpr std::string_view kController = "/controller";
 constexpr std::string_view kControllerEpoch = "/controller_epoch";
@@ -70,6 +73,24 @@ std::string cause_text(std::int64_t session, const LossContext& context) {
   return text;
 }
 
+// "; followed live: it went at 15:27:00.010Z and was held again 1.1s later": what the follower saw
+// of the registration `delta` lost. Empty when it saw nothing of it.
+std::string seen_text(const RegistrationDelta& delta, const LossContext& context) {
+  auto seen = std::ranges::find_if(context.seen.rbegin(), context.seen.rend(), [&](const RegistrationAbsence& absence) {
+    return absence.path == delta.path && absence.owner_before == delta.before.owner;
+  });
+  if (seen == context.seen.rend()) return "";
+  auto when = iso8601(seen->gone.wall, true);
+  if (!seen->back) return fmt::format("; followed live: it went at {}", when);
+  if (seen->back->steady == seen->gone.steady)
+    return fmt::format(
+        "; followed live: held by a new session at {}, never seen missing (it went and came back "
+        "between two looks, {} apart)",
+        when, format_duration(duration_cast<milliseconds>(seen->gone.steady - seen->last_held.steady)));
+  return fmt::format("; followed live: it went at {} and was held again {} later", when,
+                     format_duration(duration_cast<milliseconds>(seen->back->steady - seen->gone.steady)));
+}
+
 Finding renewed_finding(const RegistrationDelta& delta, const LossContext& context, const std::string& epoch) {
   if (delta.path == kController)
     return make_finding(
@@ -80,17 +101,17 @@ Finding renewed_finding(const RegistrationDelta& delta, const LossContext& conte
   return make_finding(
       FindingCode::client_session_lost, "",
       fmt::format("{}: held by session {} before, by session {} now: that session ended {} (it "
-                  "expired, or the client closed it) and the client registered again{}",
+                  "expired, or the client closed it) and the client registered again{}{}",
                   client_name(delta.path), session_text(delta.before.owner), session_text(delta.after.owner),
-                  context.when, cause_text(delta.before.owner, context)));
+                  context.when, seen_text(delta, context), cause_text(delta.before.owner, context)));
 }
 
 Finding gone_finding(const RegistrationDelta& delta, const LossContext& context) {
   return make_finding(FindingCode::client_gone, "",
                       fmt::format("{}: held by session {} before, not there now: it went {} and the client has not "
-                                  "registered again (its session ended, or it removed the node itself){}",
+                                  "registered again (its session ended, or it removed the node itself){}{}",
                                   client_name(delta.path), session_text(delta.before.owner), context.when,
-                                  cause_text(delta.before.owner, context)));
+                                  seen_text(delta, context), cause_text(delta.before.owner, context)));
 }
 
 }  // namespace

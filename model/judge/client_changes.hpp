@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "model/books/registration_log.hpp"
 #include "model/books/watch_book.hpp"
 #include "model/facts/registrations.hpp"
 #include "model/judge/report.hpp"
@@ -42,6 +43,9 @@ struct LossContext {
   // Where the restarted server listed its sessions before the step (cons): those on it, with the
   // timeout each was granted, against its downtime.
   std::optional<ConsFacts> on_restarted{};
+  // What a live follower saw between the two looks (the watch engine's, with --clients): when a lost
+  // registration went and when it was held again.
+  std::vector<RegistrationAbsence> seen{};
 };
 
 // The last registrations seen of each path, for the next look to be compared with: the paths `reads`

@@ -21,6 +21,14 @@ struct Window {
   long until_ms = 0;
 };
 
+// --clients: a registration missing, as the roll's watch saw it live, in milliseconds since the roll
+// started; `until_ms` when a look found it held again.
+struct ClientAbsenceWindow {
+  std::string path;
+  long from_ms = 0;
+  std::optional<long> until_ms;
+};
+
 struct RollStep {
   std::string server;
   int command_status = 0;
@@ -36,6 +44,7 @@ struct RollStep {
   std::string summary;                  // step's summary line
   // --clients: each registration from the check before the step to its last look (the report's lanes).
   std::vector<RegistrationDelta> client_changes;
+  std::vector<ClientAbsenceWindow> client_absences;  // what the watch saw of them during the step
 };
 
 struct RollRefusal {

@@ -58,7 +58,8 @@ std::vector<Finding> step_findings(const StepFacts& step) {
                         step.server,
                         step.downtime,
                         step.longest_leaderless,
-                        step.cons_before};
+                        step.cons_before,
+                        step.clients_seen};
     for (auto& finding : client_findings(*step.clients_before, *step.clients_after, context)) {
       finding.server = step.server;  // the step that cost it: roll's report says which
       findings.push_back(std::move(finding));

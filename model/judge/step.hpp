@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "model/books/registration_log.hpp"
 #include "model/books/restart_timeline.hpp"
 #include "model/judge/ledger.hpp"
 #include "model/judge/report.hpp"
@@ -32,6 +33,9 @@ struct StepFacts {
       state_after;  // how the last check found the server when it did not serve: "unreachable: connection refused"
   // --clients: the registrations the check before COMMAND read, and the last check; none when unread.
   std::optional<std::vector<ClientPathRead>> clients_before, clients_after;
+  // --clients: what the watch's live follower saw of the registrations during the step (absences that
+  // began or ended in it).
+  std::vector<RegistrationAbsence> clients_seen;
   std::optional<ConsFacts> cons_before;               // the restarted server's cons before COMMAND (clients-on-server)
   std::map<int, std::string> servers_by_id;           // the last check's ids, for the clients' findings
   std::optional<std::chrono::milliseconds> downtime;  // how long the restarted server did not serve

@@ -1,6 +1,7 @@
 // render_roll_html: the roll's report page. Inline CSS and SVG only, so the file works offline and
 // can be attached to a change ticket as it is.
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -90,9 +91,18 @@ std::string client_label(const std::string& path) {
   return name.size() <= 22 ? name : ".." + name.substr(name.size() - 20);
 }
 
+// Where `path` was missing during `step`, as the watch saw it live; else the whole step (the window
+// it went in, as the step's two looks bound it), to its end or, gone, the roll's.
+Window missing_window(const RollStep& step, const std::string& path, bool gone, long roll_end) {
+  auto seen = std::ranges::find(step.client_absences, path, &ClientAbsenceWindow::path);
+  if (seen == step.client_absences.end()) return {step.span.from_ms, gone ? roll_end : step.span.until_ms};
+  return {seen->from_ms, gone ? roll_end : seen->until_ms.value_or(step.span.until_ms)};
+}
+
 // One registration's lane: held (with its session) from the roll's start or from the step that
-// added it, each step that renewed it marked across the step with the sessions before and after,
-// and gone from the step that lost it.
+// added it; each step that renewed it marked from when it went to when it was held again (the
+// whole step where the watch did not see it), with the sessions before and after; and gone from
+// the step that lost it.
 std::string client_lane(const RollRecord& roll, const Scale& scale, const std::string& path, int y) {
   std::string svg =
       fmt::format(R"(<g class="lane-client" data-path="{}">)", html_escaped(path)) + lane_label(y, client_label(path));
@@ -111,20 +121,21 @@ std::string client_lane(const RollRecord& roll, const Scale& scale, const std::s
         owner = session_text(delta.before.owner);
       }
       if (delta.change == RegistrationChange::kept) continue;
-      hold_until(step.span.from_ms);
+      auto missing = missing_window(step, path, delta.change == RegistrationChange::gone, roll.duration_ms);
+      hold_until(delta.change == RegistrationChange::added ? step.span.from_ms : missing.from_ms);
       if (delta.change == RegistrationChange::gone) {
-        svg += rect(scale, step.span.from_ms, roll.duration_ms, y, "down",
+        svg += rect(scale, missing.from_ms, missing.until_ms, y, "down",
                     fmt::format("{}: gone during the step on {} (it was held by session {})", client_name(path),
                                 step.server, session_text(delta.before.owner)));
         continue;
       }
       if (delta.change == RegistrationChange::renewed)
         svg +=
-            rect(scale, step.span.from_ms, step.span.until_ms, y, "renewed",
+            rect(scale, missing.from_ms, missing.until_ms, y, "renewed",
                  fmt::format("{}: session {} ended during the step on {}; held by session {} after", client_name(path),
                              session_text(delta.before.owner), step.server, session_text(delta.after.owner)));
       held = true;
-      held_since = step.span.until_ms;
+      held_since = delta.change == RegistrationChange::added ? step.span.until_ms : missing.until_ms;
       owner = session_text(delta.after.owner);
     }
   hold_until(roll.duration_ms);

@@ -1,6 +1,6 @@
 // zkverify roll on a real ensemble (issue 16): a full roll of five with its HTML report rendered in
-// headless Chromium; a roll whose COMMAND leaves a server down stops there, and the same command,
-// given a COMMAND that works, resumes; --dry-run runs nothing.
+// headless Chromium, Kafka's brokers (Java clients) keeping their sessions through it (issue 58); a roll whose COMMAND
+// leaves a server down stops there, and the same command, given a COMMAND that works, resumes; --dry-run runs nothing.
 
 #include <unistd.h>
 
@@ -15,6 +15,7 @@
 #include <catch2/catch.hpp>
 
 #include "integration/lab.hpp"
+#include "integration/lab_brokers.hpp"
 
 using Catch::Matchers::Contains;
 
@@ -100,9 +101,32 @@ void no_event_before_the_first_step(const std::string& page) {
   for (double x : xs_in(page, "lane-writes", rect_x)) CHECK(x >= first - 3);
 }
 
-// The whole roll, with its JSON and its HTML report.
-void check_full_roll(const std::string& roll, const std::string& restart, const std::string& html) {
-  auto full = lab::zkverify(roll + "--output json --report " + html + " -- " + restart);
+// Kafka's brokers through a healthy roll (--clients kafka): none lost its session or its registration,
+// and their lanes in the report show each held by one session throughout.
+void check_brokers_kept(const nlohmann::json& report, const std::string& page, const Brokers& brokers) {
+  for (const auto& step : report["steps"])
+    for (const auto& finding : step["findings"]) {
+      INFO(finding.dump());
+      CHECK((finding["code"] != "client-session-lost" && finding["code"] != "client-gone" &&
+             finding["code"] != "controller-moved"));
+    }
+  for (int id = 1; id <= 3; ++id) CHECK(brokers.sessions(id, 1).size() == 1);  // never registered again
+  CHECK(count_of(page, "class=\"lane-client\"") == 4);                         // brokers 1-3 and the controller
+  CHECK(count_of(page, "class=\"renewed\"") == 0);
+}
+
+// The whole roll, with its JSON and its HTML report, and Kafka's brokers through it: three on the
+// Java client Kafka embeds, each on a server of its own (maxClientCnxns=3 counts this host's
+// connections), with Kafka's 18 s sessions, broker 1 the controller.
+void check_full_roll(const lab::Lab& ensemble, const std::string& roll, const std::string& restart,
+                     const std::string& html) {
+  auto servers = ensemble.servers();
+  auto order = words_of(lab::zkverify("order --servers " + servers).out);
+  REQUIRE(order.size() == 5);
+  Brokers brokers;
+  for (int id = 1; id <= 3; ++id) brokers.start(id, address_of(servers, order[id]), 18000, id == 1);
+  for (int id = 1; id <= 3; ++id) brokers.sessions(id, 1);
+  auto full = lab::zkverify(roll + "--clients kafka --output json --report " + html + " -- " + restart);
   INFO(full);
   REQUIRE(full.exit_code == 0);
   const auto& report = full.json();
@@ -121,6 +145,7 @@ void check_full_roll(const std::string& roll, const std::string& restart, const 
   CHECK_THAT(page,
              Contains("id=\"writes-acked\">" + std::to_string(report["watch"]["writes_acked"].get<long>()) + "<"));
   CHECK_THAT(page, Contains("id=\"verdict\">healthy<"));
+  check_brokers_kept(report, page, brokers);
   std::filesystem::remove(html);
 }
 
@@ -170,7 +195,7 @@ TEST_CASE("roll: five servers in one verified command, a stop at a failed step, 
   CHECK_THAT(dry.out, Contains("nothing is run") && Contains("5. " + ensemble.leader()));
   CHECK_FALSE(std::filesystem::exists(marker));
 
-  check_full_roll(roll, restart, temp_path("roll-report") + ".html");
+  check_full_roll(ensemble, roll, restart, temp_path("roll-report") + ".html");
   check_stop_and_resume(ensemble, roll, state, restart);
   check_signals(servers, state, restart);
   CHECK(lab::zkverify("quorum --servers " + servers).exit_code == 0);

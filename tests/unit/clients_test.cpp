@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "model/books/registration_log.hpp"
 #include "model/judge/checks.hpp"
 #include "model/judge/client_changes.hpp"
 #include "model/judge/ledger.hpp"
@@ -17,6 +18,7 @@
 using namespace zkverify;
 using namespace synthetic;
 using Catch::Matchers::Contains;
+using Catch::Matchers::EndsWith;
 using Catch::Matchers::StartsWith;
 
 namespace {
@@ -39,6 +41,12 @@ std::vector<RegistrationChange> changes(const std::vector<RegistrationDelta>& de
   std::vector<RegistrationChange> out;
   for (const auto& delta : deltas) out.push_back(delta.change);
   return out;
+}
+
+// A look's time: `seconds` after a fixed start, on both clocks.
+Moment at(double seconds) {
+  auto offset = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::duration<double>(seconds));
+  return {Clock::time_point{} + offset, std::chrono::system_clock::time_point{} + offset};
 }
 
 std::vector<std::string> codes(const std::vector<Finding>& findings) {
@@ -64,6 +72,62 @@ TEST_CASE("registrations: kept, renewed, gone and new, path by path") {
                                       Contains("during the step on pzoo-0"));
   CHECK_THAT(findings[1].message, Contains("Kafka broker 3") && Contains("not there now"));
   CHECK(findings[0].severity == Severity::warning);
+}
+
+TEST_CASE("registration log: a live follower's looks give each absence its start, its end and its new holder") {
+  RegistrationLog log;
+  log.look({brokers({{1, 0x11}, {9, 0x99}})}, at(0));
+  CHECK(log.absences().empty());
+  log.look({brokers({{1, 0x11}})}, at(3));                                              // broker 9 went
+  log.look({ClientPathRead{"/brokers/ids", ZkError::connection_loss, {}, ""}}, at(4));  // says nothing
+  log.look({brokers({{1, 0x11}})}, at(4.2));                                            // still gone: one absence
+  REQUIRE(log.absences().size() == 1);
+  CHECK_FALSE(log.absences()[0].back);
+  log.look({brokers({{1, 0x11}, {9, 0x9a}})}, at(4.5));  // back under a new session
+  // Broker 1 held by a new session at a look that never missed it: went and came back between looks.
+  log.look({brokers({{1, 0x12}, {9, 0x9a}})}, at(6));
+  const auto& seen = log.absences();
+  REQUIRE(seen.size() == 2);
+  CHECK(seen[0].path == "/brokers/ids/9");
+  CHECK(seen[0].owner_before == 0x99);
+  CHECK(seen[0].last_held.steady == at(0).steady);
+  CHECK(seen[0].gone.steady == at(3).steady);
+  REQUIRE(seen[0].back);
+  CHECK(seen[0].back->steady == at(4.5).steady);
+  CHECK(seen[0].owner_after == 0x9a);
+  CHECK(seen[1].path == "/brokers/ids/1");
+  CHECK(seen[1].last_held.steady == at(4.5).steady);
+  CHECK((seen[1].gone.steady == at(6).steady && seen[1].back && seen[1].back->steady == at(6).steady));
+  CHECK(seen[1].owner_after == 0x12);
+
+  // A path first read late: its first look only remembers, one missing then is not an absence.
+  log.look({ClientPathRead{"/controller", ZkError::no_node, {}, ""}}, at(7));
+  log.look({controller(2, 0x22)}, at(8));
+  CHECK(log.absences().size() == 2);
+}
+
+TEST_CASE("a lost registration's finding says what the live follower saw of it") {
+  std::vector<ClientPathRead> before{brokers({{9, 0x0100000000000099}})};
+  std::vector<ClientPathRead> after{brokers({{9, 0x010000000000009a}})};
+  LossContext context{"during the step on pzoo-0"};
+  context.seen.push_back({"/brokers/ids/9", 0x0100000000000099, at(0), at(3), at(4.5), 0x010000000000009a});
+  context.seen.push_back({"/brokers/ids/9", 0x77, at(0), at(1), at(2), 0x0100000000000099});  // another session's
+  auto findings = client_findings(before, after, context);
+  REQUIRE(codes(findings) == std::vector<std::string>{"client-session-lost"});
+  CHECK_THAT(findings[0].message, Contains("followed live: it went at 1970-01-01T00:00:03.000Z and was held again "
+                                           "1.5s later"));
+  // Still missing at the end: when it went.
+  context.seen[0].back.reset();
+  findings = client_findings(before, {brokers({})}, context);
+  REQUIRE(codes(findings) == std::vector<std::string>{"client-gone"});
+  CHECK_THAT(findings[0].message, EndsWith("followed live: it went at 1970-01-01T00:00:03.000Z"));
+  // Went and came back between two looks.
+  context.seen[0].back = context.seen[0].gone;
+  CHECK_THAT(client_findings(before, after, context)[0].message,
+             Contains("never seen missing (it went and came back between two looks, 3.0s apart)"));
+  // Nothing seen of it (a follower that could not follow): the finding as before.
+  context.seen.clear();
+  CHECK_THAT(client_findings(before, after, context)[0].message, !Contains("followed live"));
 }
 
 TEST_CASE("registrations: one missing before is not blamed, and a path unread on either side says nothing") {

@@ -170,6 +170,18 @@ TEST_CASE("roll --report: a lane per client, its sessions over time, the step th
   CHECK_THAT(four, Contains("x=\"432.0\""));  // 150 + 9000 ms of 30000 across 940 px
   // Without --clients: no client lane.
   CHECK(render_roll_html(complete_roll()).find("lane-client") == std::string::npos);
+
+  // Where the watch saw broker 9 go and come back, the mark is that window, not the whole step:
+  // 150 + 2000 ms and 1500 ms wide, of 30000 across 940 px.
+  roll.steps[0].client_absences.push_back({"/brokers/ids/9", 2000, 3500});
+  html = render_roll_html(roll);
+  nine = lane("/brokers/ids/9");
+  CHECK_THAT(nine, Contains(R"(class="renewed" x="212.7" y=")") && Contains(R"(width="47.0")"));
+  CHECK_THAT(nine, Contains(R"(class="held" x="150.0" y="338" width="62.7")"));  // 0x90's, until 2000 ms
+  // Still gone at the step's end: red from when it went, to the roll's end.
+  roll.steps[1].client_absences.push_back({"/brokers/ids/7", 7000, std::nullopt});
+  html = render_roll_html(roll);
+  CHECK_THAT(lane("/brokers/ids/7"), Contains(R"(class="down" x="369.3")"));
 }
 
 TEST_CASE("roll: the watch's events go on the roll's clock, whenever the watch started") {

@@ -409,3 +409,22 @@ TEST_CASE("watch cadence: one check at a time, at most one per gap, none once st
   CHECK(cadence.check(true, t0 + milliseconds(5000)).start == Start::no);
   CHECK_FALSE(cadence.busy());
 }
+
+TEST_CASE("watch cadence: one round of following at a time, and a change during one asks for one more") {
+  WatchCadence cadence(20);
+  CHECK(cadence.start_follow());
+  CHECK(cadence.busy());
+  CHECK_FALSE(cadence.follow_ended());  // nothing changed meanwhile: no round due
+  CHECK(cadence.start_follow());
+  CHECK_FALSE(cadence.start_follow());  // a watch fired during the round
+  CHECK_FALSE(cadence.start_follow());  // twice: still one more, not two
+  CHECK(cadence.follow_ended());
+  CHECK(cadence.start_follow());
+  CHECK_FALSE(cadence.follow_ended());
+  CHECK(cadence.start_follow());
+  CHECK_FALSE(cadence.start_follow());
+  cadence.stop();
+  CHECK_FALSE(cadence.follow_ended());  // stopped: no round after it
+  CHECK_FALSE(cadence.start_follow());
+  CHECK_FALSE(cadence.busy());
+}

@@ -516,3 +516,45 @@ TEST_CASE("watch engine: a sink stuck past its bound does not hold stop() up") {
   CHECK(engine.totals().writes_lost == 0);
   CHECK(ensemble.paths() == std::vector<std::string>{"/zkverify"});  // the cleanup did not wait for the sink
 }
+
+TEST_CASE("watch engine: --clients follows a registration live, gone and back under a new session, with watches") {
+  zkverify::fake::Ensemble ensemble;
+  auto deadline = Clock::now() + std::chrono::seconds(10);
+  auto broker = connected_session(ensemble);
+  for (const auto* path : {"/brokers", "/brokers/ids"})
+    REQUIRE(create_now(*broker, path, "", CreateMode::persistent, deadline).error == ZkError::ok);
+  REQUIRE(create_now(*broker, "/brokers/ids/9", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
+  auto first_owner = *broker->session_id();
+
+  Recorder recorder;
+  auto settings = quick_settings();
+  settings.client_paths = {"/brokers/ids"};
+  WatchEngine engine(settings, test_executor(), ensemble.factory(), recorder.sink());
+  REQUIRE_FALSE(engine.start(deadline));
+  // The first look (one children read), then the first round: watches on the path and its parent,
+  // and its read. The broker goes only once they are set.
+  REQUIRE(ensemble.wait_for_operations(zkverify::fake::OpKind::children, "", 4, deadline));
+  REQUIRE(broker->close(deadline));  // its ephemeral goes with its session
+  REQUIRE(recorder.wait_for(Kind::client_gone, milliseconds(5000)));
+  auto renewed = connected_session(ensemble);
+  REQUIRE(create_now(*renewed, "/brokers/ids/9", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
+  REQUIRE(recorder.wait_for(Kind::client_back, milliseconds(5000)));
+  engine.stop();
+
+  CHECK_THAT(recorder.of(Kind::client_gone).at(0).detail,
+             StartsWith("Kafka broker 9 (/brokers/ids/9): gone (it was held by session " + session_text(first_owner)));
+  CHECK_THAT(recorder.of(Kind::client_back).at(0).detail,
+             Contains("held by a new session " + session_text(*renewed->session_id())));
+  auto clients = engine.clients();
+  REQUIRE(clients.first.size() == 1);
+  CHECK(clients.first[0].held.at(0).owner == first_owner);
+  CHECK(clients.last.at(0).held.at(0).owner == *renewed->session_id());
+  REQUIRE(clients.absences.size() == 1);
+  const auto& absence = clients.absences[0];
+  CHECK(absence.path == "/brokers/ids/9");
+  CHECK(absence.owner_before == first_owner);
+  REQUIRE(absence.back);
+  CHECK(absence.owner_after == *renewed->session_id());
+  CHECK(absence.gone.steady <= absence.back->steady);
+  CHECK(ensemble.sessions_open() == 1);  // the renewed broker's: the engine's sessions are closed
+}

@@ -323,6 +323,14 @@ void forget_approval(const StepPlan& plan, const std::string& server) {
                   [&](Ledger& ledger) { ledger.in_flight.erase(server); });
 }
 
+std::vector<RegistrationAbsence> seen_during(const std::vector<RegistrationAbsence>& absences, const StepRun& run) {
+  std::vector<RegistrationAbsence> seen;
+  for (const auto& absence : absences)
+    if (absence.gone.steady <= run.ended && (!absence.back || absence.back->steady >= run.started))
+      seen.push_back(absence);
+  return seen;
+}
+
 StepFacts step_facts(const StepPlan& plan, const StepRun& run) {
   StepFacts facts;
   facts.server = plan.restart;

@@ -114,6 +114,10 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
 // Ends `server`'s approval without a restart (COMMAND never ran).
 void forget_approval(const StepPlan& plan, const std::string& server);
 
+// What the watch's live follower saw of the registrations (--clients) that overlaps `run`: absences
+// that began before it ended and were not over before it started.
+std::vector<RegistrationAbsence> seen_during(const std::vector<RegistrationAbsence>& absences, const StepRun& run);
+
 // The step as the judge sees it (model/judge/step.hpp: its findings, its verdict).
 StepFacts step_facts(const StepPlan& plan, const StepRun& run);
 

@@ -67,6 +67,13 @@ RollStep record_of(const std::string& server, const StepRun& run, Clock::time_po
   return step;
 }
 
+ClientAbsenceWindow absence_on_roll_clock(const RegistrationAbsence& absence, Clock::time_point roll_started) {
+  auto ms = [&](Clock::time_point at) {
+    return static_cast<long>(std::chrono::duration_cast<milliseconds>(at - roll_started).count());
+  };
+  return {absence.path, ms(absence.gone.steady), absence.back ? std::optional(ms(absence.back->steady)) : std::nullopt};
+}
+
 class RollCommand final : public Command {
  public:
   std::string_view name() const override { return "roll"; }
@@ -137,7 +144,7 @@ probes::WatchSettings RollCommand::watch_in_roll_order(const Context& context) c
       restart_order(judge(gather(check_options(plan_), context.executor, context.keepers, tls_client_of(context))));
   std::vector<ServerAddress> servers;
   for (const auto& step : order) servers.push_back(*std::ranges::find(plan_.servers, step.name, &ServerAddress::name));
-  auto settings = watch_settings(servers, plan_.namespace_path, tuning_);
+  auto settings = watch_settings(servers, plan_.namespace_path, tuning_, plan_.client_paths);
   settings.fail_over_backwards = true;
   settings.keep_events = true;  // the report's: engine.events() once stopped
   return settings;
@@ -168,7 +175,10 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
   auto step = record_of(server, run, started_);
   step.version_before = plan_.version_before;  // the check that chose it
   step.longest_unavailable = engine.take_longest_unavailable();
-  step.findings = step_findings(step_facts(plan_, run));
+  auto facts = step_facts(plan_, run);
+  facts.clients_seen = seen_during(engine.clients().absences, run);
+  for (const auto& seen : facts.clients_seen) step.client_absences.push_back(absence_on_roll_clock(seen, started_));
+  step.findings = step_findings(facts);
   if (plan_.clients_before && run.report.clients)
     step.client_changes = compare_registrations(*plan_.clients_before, *run.report.clients);
   plan_.command = std::move(command);

@@ -147,8 +147,8 @@ int StepCommand::run(const Context& given) {
   LedgerUse ledger{plan_.state_file, false};
   if (!ready_to_restart(context, ledger)) return kExitDegraded;
 
-  probes::WatchEngine engine(watch_settings(plan_.servers, plan_.namespace_path, tuning_), context.executor,
-                             context.keepers,
+  probes::WatchEngine engine(watch_settings(plan_.servers, plan_.namespace_path, tuning_, plan_.client_paths),
+                             context.executor, context.keepers,
                              [say = context.output->sayer(), output = output_](const WatchEvent& event) {
                                if (output == OutputFormat::json) return;  // one JSON object at the end
                                say(Channel::out, render_event(event, OutputFormat::text));
@@ -164,7 +164,9 @@ int StepCommand::run(const Context& given) {
   if (run.refused) return report_refused(context, run);
   if (run.interrupted && run.report.servers.empty()) return report_interrupted(context, engine, run);
 
-  auto own = step_findings(step_facts(plan_, run));
+  auto facts = step_facts(plan_, run);
+  facts.clients_seen = seen_during(engine.clients().absences, run);
+  auto own = step_findings(facts);
   auto watch = judge_watch(engine.totals(), tuning_.max_unavailable);
   Report result = run.report;  // the last check, with the watch's and the step's findings
   result.findings.insert(result.findings.end(), watch.begin(), watch.end());

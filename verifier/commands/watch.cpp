@@ -11,7 +11,6 @@
 #include "model/judge/client_changes.hpp"
 #include "model/judge/watch_judge.hpp"
 #include "model/render/watch_view.hpp"
-#include "probes/client_reads.hpp"
 #include "verifier/check/output.hpp"
 #include "verifier/commands/authenticated.hpp"
 #include "verifier/commands/command.hpp"
@@ -37,12 +36,13 @@ void add_watch_tuning_options(CLI::App& command, WatchTuning& tuning) {
 }
 
 probes::WatchSettings watch_settings(std::vector<ServerAddress> servers, const std::string& namespace_path,
-                                     const WatchTuning& tuning) {
+                                     const WatchTuning& tuning, std::vector<std::string> client_paths) {
   probes::WatchSettings settings;
   settings.servers = std::move(servers);
   settings.namespace_path = namespace_path;
   settings.rate = tuning.rate;
   settings.session_timeout = tuning.session_timeout;
+  settings.client_paths = std::move(client_paths);
   return settings;
 }
 
@@ -57,59 +57,6 @@ struct WatchOptions {
   std::chrono::milliseconds timeout{10000};  // to connect the sessions at the start
   ConnectionOptions connection;              // --auth-file, --tls-*
   std::vector<std::string> client_paths;     // --clients: registrations followed live
-};
-
-// --clients: the registrations, read through a session of their own when the watch starts, then
-// followed with watches until it ends, each change an event; compared at the end with the first look.
-class ClientFollower {
- public:
-  ClientFollower(const WatchOptions& options, const Context& context)
-      : options_(options), context_(context), session_(context.keepers.open(options.servers, {})) {}
-  ClientFollower(const ClientFollower&) = delete;
-  ClientFollower& operator=(const ClientFollower&) = delete;
-  ~ClientFollower() { session_->close(Clock::now() + std::chrono::seconds(2)); }
-
-  // The first look, by `deadline`; what went wrong, if it could not be made.
-  std::optional<std::string> start(Clock::time_point deadline) {
-    if (auto error = session_->wait_connected(deadline); error != ZkError::ok)
-      return fmt::format("the clients' session did not connect: {}", to_string(error));
-    first_ = probes::read_client_paths(*session_, options_.client_paths, deadline);
-    remember_client_reads(last_, first_);
-    began_ = Clock::now();
-    return std::nullopt;
-  }
-
-  // Until `until` or a stop: every change said as it is seen.
-  void follow(Clock::time_point until) {
-    now_ = probes::follow_registrations(*session_, options_.client_paths, until, &context_.executor.stop(),
-                                        [this](const std::vector<ClientPathRead>& reads) { say_changes(reads); });
-  }
-
-  [[nodiscard]] std::vector<Finding> findings() const {
-    auto found = client_findings(first_, last_, LossContext{"during the watch"});
-    for (auto& unread : unread_client_findings(now_)) found.push_back(std::move(unread));
-    return found;
-  }
-
- private:
-  void say_changes(const std::vector<ClientPathRead>& reads) {
-    for (auto& change : client_events(first_, last_, reads)) {
-      WatchEvent event{std::chrono::system_clock::now(),
-                       std::chrono::duration_cast<milliseconds>(Clock::now() - began_),
-                       change.kind,
-                       "",
-                       "",
-                       std::move(change.detail)};
-      context_.output->say(Channel::out, render_event(event, options_.output));
-    }
-    remember_client_reads(last_, reads);
-  }
-
-  const WatchOptions& options_;
-  const Context& context_;
-  std::unique_ptr<probes::Keeper> session_;
-  std::vector<ClientPathRead> first_, last_, now_;
-  Clock::time_point began_{};
 };
 
 class WatchCommand final : public Command {
@@ -137,19 +84,16 @@ class WatchCommand final : public Command {
   int run(const Context& given) override {
     AuthenticatedContext authenticated(options_.connection, given);
     const auto& context = authenticated.context();
-    probes::WatchEngine engine(watch_settings(options_.servers, options_.namespace_path, options_.tuning),
-                               context.executor, context.keepers,
-                               [say = context.output->sayer(), output = options_.output](const WatchEvent& event) {
-                                 say(Channel::out, render_event(event, output));
-                               });
+    probes::WatchEngine engine(
+        watch_settings(options_.servers, options_.namespace_path, options_.tuning, options_.client_paths),
+        context.executor, context.keepers,
+        [say = context.output->sayer(), output = options_.output](const WatchEvent& event) {
+          say(Channel::out, render_event(event, output));
+        });
     auto& stop = context.executor.stop();
     stop.install();
     auto start_by = Clock::now() + options_.timeout;
-    std::optional<ClientFollower> clients;
-    if (!options_.client_paths.empty()) clients.emplace(options_, context);
-    auto error = engine.start(start_by);
-    if (!error && clients) error = clients->start(start_by);
-    if (error) {
+    if (auto error = engine.start(start_by)) {
       context.err << "zkverify watch: cannot start: " << *error << "\n";
       return kExitCritical;
     }
@@ -158,26 +102,32 @@ class WatchCommand final : public Command {
                                counted(static_cast<long long>(options_.servers.size()), "session"),
                                options_.namespace_path)
                 << std::flush;
-    wait_for_the_end(stop, clients);
+    wait_for_the_end(stop);
     engine.stop();
     auto totals = engine.totals();
     auto findings = judge_watch(totals, options_.tuning.max_unavailable);
-    if (clients)
-      for (auto& finding : clients->findings()) findings.push_back(std::move(finding));
+    if (!options_.client_paths.empty())
+      for (auto& finding : client_findings(engine.clients())) findings.push_back(std::move(finding));
     context.out << render_watch_summary(totals, findings, options_.output) << std::flush;
     return findings.empty() ? kExitHealthy : kExitCritical;
   }
 
  private:
-  // --duration's end, or a stop; the clients followed meanwhile.
-  void wait_for_the_end(probes::StopSignals& stop, std::optional<ClientFollower>& clients) const {
+  // --duration's end, or a stop: the process's one wait for the command's end (the engine follows
+  // the clients meanwhile).
+  void wait_for_the_end(probes::StopSignals& stop) const {
     constexpr auto kLong = std::chrono::hours(1);  // without --duration: until a stop
     auto end = options_.duration ? std::optional(Clock::now() + *options_.duration) : std::nullopt;
-    while (!stop.requested() && (!end || Clock::now() < *end)) {
-      auto until = end.value_or(Clock::now() + kLong);
-      if (clients) clients->follow(until);
-      else stop.wait_until(until);
-    }
+    while (!stop.requested() && (!end || Clock::now() < *end)) stop.wait_until(end.value_or(Clock::now() + kLong));
+  }
+
+  // --clients: the registrations at the end against the first look, as a step compares them, and
+  // the paths the last round could not read.
+  static std::vector<Finding> client_findings(const probes::ClientsFollowed& clients) {
+    auto found = zkverify::client_findings(clients.first, clients.last,
+                                           LossContext{"during the watch", {}, {}, {}, {}, {}, clients.absences});
+    for (auto& unread : unread_client_findings(clients.now)) found.push_back(std::move(unread));
+    return found;
   }
 
   WatchOptions options_;

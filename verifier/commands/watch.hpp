@@ -21,8 +21,8 @@ struct WatchTuning {
 // --rate, --session-timeout, --max-unavailable.
 void add_watch_tuning_options(CLI::App& command, WatchTuning& tuning);
 
-// The engine's settings for these servers, namespace and flags.
+// The engine's settings for these servers, namespace and flags, following `client_paths` (--clients).
 probes::WatchSettings watch_settings(std::vector<ServerAddress> servers, const std::string& namespace_path,
-                                     const WatchTuning& tuning);
+                                     const WatchTuning& tuning, std::vector<std::string> client_paths);
 
 }  // namespace zkverify::verifier
