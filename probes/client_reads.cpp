@@ -4,8 +4,6 @@
 #include <memory>
 #include <set>
 
-#include "probes/notice_wait.hpp"
-
 namespace zkverify::probes {
 
 namespace {
@@ -40,44 +38,7 @@ std::string parent_path(const std::string& path) {
   return slash == 0 || slash == std::string::npos ? "/" : path.substr(0, slash);
 }
 
-// A child watch on each of `paths`, the first to fire settling `change`; how many were set.
-int watch_children(Keeper& session, const std::set<std::string>& paths, const std::shared_ptr<NoticeWait>& change,
-                   Clock::time_point deadline) {
-  int watching = 0;
-  for (const auto& path : paths)
-    if (children_and_watch_now(
-            session, path, [change](WatchNotice notice) { change->notice(std::move(notice)); }, deadline)
-            .error == ZkError::ok)
-      ++watching;
-  return watching;
-}
-
-// Whether every registration in `awaited` is held again, by whichever session.
-bool all_back(const std::vector<ClientPathRead>& reads, const std::vector<std::string>& awaited) {
-  return std::ranges::all_of(awaited, [&](const std::string& path) {
-    return std::ranges::any_of(reads, [&](const ClientPathRead& read) {
-      return std::ranges::find(read.held, path, &Registration::path) != read.held.end();
-    });
-  });
-}
-
 }  // namespace
-
-std::vector<ClientPathRead> await_registrations(Keeper& session, const std::vector<std::string>& paths,
-                                                const std::vector<std::string>& awaited, Clock::time_point deadline,
-                                                StopSignals* signals, int nth) {
-  std::set<std::string> parents;
-  for (const auto& path : awaited) parents.insert(parent_path(path));
-  while (true) {
-    // The watches first, then the read: a registration made between the two still fires one.
-    auto change = std::make_shared<NoticeWait>();
-    auto watching = watch_children(session, parents, change, deadline);
-    auto reads = read_client_paths(session, paths, deadline);
-    // No watch set (the session ended, or the parents are gone): nothing could say they came back.
-    if (all_back(reads, awaited) || watching == 0 || Clock::now() >= deadline) return reads;
-    if (!change->wait(deadline, signals, nth)) return reads;
-  }
-}
 
 FollowRound follow_round(Keeper& session, const std::vector<std::string>& paths, const std::function<void()>& changed,
                          Clock::time_point deadline) {

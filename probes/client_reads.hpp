@@ -9,7 +9,6 @@
 
 #include "model/facts/registrations.hpp"
 #include "probes/keeper.hpp"
-#include "probes/stop_signals.hpp"
 
 namespace zkverify::probes {
 
@@ -17,13 +16,6 @@ namespace zkverify::probes {
 // pipelined on `session`, bounded by `deadline`. A child deleted between the two reads is left out.
 std::vector<ClientPathRead> read_client_paths(Keeper& session, const std::vector<std::string>& paths,
                                               Clock::time_point deadline);
-
-// Follows the registrations `awaited` (their paths) until each is held again, by whichever session,
-// or `deadline`, or the `nth` stop of `signals`: a child watch on each one's parent says when to read
-// `paths` again (watches, not a polling loop). Returns the last reads.
-std::vector<ClientPathRead> await_registrations(Keeper& session, const std::vector<std::string>& paths,
-                                                const std::vector<std::string>& awaited, Clock::time_point deadline,
-                                                StopSignals* signals, int nth = 1);
 
 // One round of following `paths` (the watch engine's, with --clients): child watches on each path and
 // on each path's parent (a path that is itself a registration, such as /controller), then the reads,

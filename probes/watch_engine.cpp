@@ -15,6 +15,7 @@
 #include "probes/actor.hpp"
 #include "probes/client_reads.hpp"
 #include "probes/host.hpp"
+#include "probes/notice_wait.hpp"
 #include "probes/watch_crew.hpp"
 
 namespace zkverify::probes {
@@ -74,6 +75,7 @@ struct WatchEngine::Engine : ActorCore {
   void maybe_check();
   void follow();
   void followed(FollowRound round);
+  void settle_awaiting();
   template <class Then>
   void after(Clock::time_point at, boost::asio::steady_timer& timer, Then then);
 
@@ -99,6 +101,8 @@ struct WatchEngine::Engine : ActorCore {
   boost::asio::steady_timer follow_timer;  // --clients: the next round while no watch is set
   ClientsFollowed clients;
   RegistrationLog client_log;
+  // await_registrations()'s: the paths each waits for, and its wait, settled once all are held.
+  std::vector<std::pair<std::vector<std::string>, std::shared_ptr<NoticeWait>>> awaiting;
   std::shared_ptr<Delivery> delivery;
 };
 
@@ -252,10 +256,25 @@ void Engine::followed(FollowRound round) {
     book.client_seen(change.kind, std::move(change.detail), now);
   remember_client_reads(clients.last, round.reads);
   clients.now = std::move(round.reads);
+  settle_awaiting();
   pass_on_events();
   if (again) follow();
   else if (round.watching == 0)
     after(Clock::now() + std::chrono::seconds(1), follow_timer, [](Engine& self) { self.follow(); });
+}
+
+// The waits whose registrations are all held now, as the last reads have them, end.
+void Engine::settle_awaiting() {
+  auto held = [this](const std::string& path) {
+    return std::ranges::any_of(clients.last, [&](const ClientPathRead& read) {
+      return std::ranges::find(read.held, path, &Registration::path) != read.held.end();
+    });
+  };
+  std::erase_if(awaiting, [&](const auto& wait) {
+    if (!std::ranges::all_of(wait.first, held)) return false;
+    wait.second->notice({});
+    return true;
+  });
 }
 
 // The stop, one sequence on the strand: nothing new starts, then each stage of the plan in turn,
@@ -434,6 +453,22 @@ ClientsFollowed WatchEngine::clients() const {
     auto copy = self.clients;
     copy.absences = self.client_log.absences();
     return copy;
+  });
+}
+
+std::vector<ClientPathRead> WatchEngine::await_registrations(const std::vector<std::string>& awaited,
+                                                             Clock::time_point deadline, StopSignals* signals,
+                                                             int nth) {
+  if (!engine_) return {};
+  auto back = std::make_shared<NoticeWait>();
+  tell(engine_, [awaited, back](Engine& self) {
+    self.awaiting.emplace_back(awaited, back);
+    self.settle_awaiting();  // already held
+  });
+  back->wait(deadline, signals, nth);
+  return ask_now(engine_, [back](Engine& self) {
+    std::erase_if(self.awaiting, [&](const auto& wait) { return wait.second == back; });
+    return self.clients.last;
   });
 }
 

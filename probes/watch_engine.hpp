@@ -19,6 +19,7 @@
 #include "model/books/watch_stop.hpp"
 #include "probes/executor.hpp"
 #include "probes/keeper.hpp"
+#include "probes/stop_signals.hpp"
 #include "probes/watch_settings.hpp"
 
 namespace zkverify::probes {
@@ -64,6 +65,11 @@ class WatchEngine {
   std::vector<WatchEvent> events() const;
   // --clients: what the engine saw of the registrations so far (nothing without client paths).
   ClientsFollowed clients() const;
+  // --clients: until each registration in `awaited` (their paths) is held again, by whichever session,
+  // as the engine's rounds read them (its child watches say when to read), or `deadline`, or the
+  // `nth` stop of `signals` (none: no stop). Then the last registrations read of each path.
+  std::vector<ClientPathRead> await_registrations(const std::vector<std::string>& awaited, Clock::time_point deadline,
+                                                  StopSignals* signals, int nth = 1);
   // The stop's stages that were abandoned at their bound (none until stop() ran).
   std::vector<StopStage> stop_abandoned() const;
   // WatchBook::take_longest_unavailable, now.

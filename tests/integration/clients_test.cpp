@@ -25,7 +25,7 @@
 #include "integration/lab_brokers.hpp"
 #include "integration/lab_sessions.hpp"
 #include "model/facts/addresses.hpp"
-#include "probes/client_reads.hpp"
+#include "probes/watch_engine.hpp"
 
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
@@ -210,20 +210,23 @@ void step_reports_a_killed_broker_gone(const Brokers& brokers, const lab::Lab& e
                            Contains(restarted + ": 0 of 1 registered again after "));
 }
 
-// The child watch on a real server: a wait for broker 9's registration ends when broker 9, started
-// again, registers under a new session (`killed` was its last), not at the wait's deadline.
+// The child watches on a real server: a watch engine's wait for broker 9's registration (a step's,
+// after its last check) ends when broker 9, started again, registers under a new session (`killed`
+// was its last), not at the wait's deadline.
 void a_broker_back_ends_the_wait(Brokers& brokers, const std::string& servers, const std::string& connect,
                                  const std::string& killed) {
-  auto session = lab::keepers().open(::zkverify::parse_server_list(servers), {});
+  ::zkverify::probes::WatchSettings settings;
+  settings.servers = ::zkverify::parse_server_list(servers);
+  settings.client_paths = {"/brokers/ids"};
+  ::zkverify::probes::WatchEngine engine(settings, lab::executor(), lab::keepers(), nullptr);
   auto deadline = ::zkverify::Clock::now() + std::chrono::seconds(60);
-  REQUIRE(session->wait_connected(deadline) == ::zkverify::ZkError::ok);
-  auto waiting = std::async(std::launch::async, [&] {
-    return ::zkverify::probes::await_registrations(*session, {"/brokers/ids"}, {"/brokers/ids/9"}, deadline, nullptr);
-  });
+  REQUIRE_FALSE(engine.start(deadline));
+  auto waiting =
+      std::async(std::launch::async, [&] { return engine.await_registrations({"/brokers/ids/9"}, deadline, nullptr); });
   brokers.start(9, connect, 4000);
   REQUIRE(waiting.wait_until(deadline) == std::future_status::ready);
   auto reads = waiting.get();
-  session->close(::zkverify::Clock::now() + std::chrono::seconds(5));
+  engine.stop();
   REQUIRE(reads.size() == 1);
   auto back = std::ranges::find(reads[0].held, "/brokers/ids/9", &::zkverify::Registration::path);
   REQUIRE(back != reads[0].held.end());

@@ -8,6 +8,9 @@
 #include <mutex>
 #include <thread>
 
+#include <boost/asio/io_context.hpp>
+#include <csignal>
+
 #include <catch2/catch.hpp>
 
 #include "fake_keeper.hpp"
@@ -557,4 +560,48 @@ TEST_CASE("watch engine: --clients follows a registration live, gone and back un
   CHECK(absence.owner_after == *renewed->session_id());
   CHECK(absence.gone.steady <= absence.back->steady);
   CHECK(ensemble.sessions_open() == 1);  // the renewed broker's: the engine's sessions are closed
+}
+
+TEST_CASE("watch engine: await_registrations ends once they are held again, at its deadline, or at a stop") {
+  zkverify::fake::Ensemble ensemble;
+  auto deadline = Clock::now() + std::chrono::seconds(10);
+  auto broker = connected_session(ensemble);
+  for (const auto* path : {"/brokers", "/brokers/ids"})
+    REQUIRE(create_now(*broker, path, "", CreateMode::persistent, deadline).error == ZkError::ok);
+  REQUIRE(create_now(*broker, "/brokers/ids/1", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
+  auto settings = quick_settings();
+  settings.client_paths = {"/brokers/ids"};
+  WatchEngine engine(settings, test_executor(), ensemble.factory(), nullptr);
+  REQUIRE_FALSE(engine.start(deadline));
+  auto held = [](const std::vector<ClientPathRead>& reads, const std::string& path) {
+    return reads.size() == 1 && std::ranges::find(reads[0].held, path, &Registration::path) != reads[0].held.end();
+  };
+
+  SECTION("held already: at once") {
+    CHECK(held(engine.await_registrations({"/brokers/ids/1"}, deadline, nullptr), "/brokers/ids/1"));
+  }
+  SECTION("not back by the deadline: the last reads, without it") {
+    auto reads = engine.await_registrations({"/brokers/ids/9"}, Clock::now() + milliseconds(300), nullptr);
+    CHECK(held(reads, "/brokers/ids/1"));
+    CHECK_FALSE(held(reads, "/brokers/ids/9"));
+  }
+  SECTION("back while it waits: a round the child watch asked for ends the wait, not the deadline") {
+    // Whenever broker 9 registers, before the wait is set or after, the engine's next round sees it.
+    auto waiting = std::async(std::launch::async,
+                              [&] { return engine.await_registrations({"/brokers/ids/9"}, deadline, nullptr); });
+    auto renewed = connected_session(ensemble);
+    REQUIRE(create_now(*renewed, "/brokers/ids/9", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
+    REQUIRE(waiting.wait_until(deadline) == std::future_status::ready);
+    CHECK(held(waiting.get(), "/brokers/ids/9"));
+    CHECK(Clock::now() < deadline);
+  }
+  SECTION("a stop ends it at once") {
+    boost::asio::io_context idle;
+    StopSignals signals(idle);
+    signals.request(SIGTERM);
+    auto reads = engine.await_registrations({"/brokers/ids/9"}, deadline, &signals);
+    CHECK_FALSE(held(reads, "/brokers/ids/9"));
+    CHECK(Clock::now() < deadline - std::chrono::seconds(5));
+  }
+  engine.stop();
 }

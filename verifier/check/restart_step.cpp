@@ -13,7 +13,6 @@
 #include "model/judge/restart_round.hpp"
 #include "model/judge/server_side.hpp"
 #include "model/parse/parsers.hpp"
-#include "probes/client_reads.hpp"
 #include "probes/four_letter.hpp"
 #include "probes/restart_poller.hpp"
 #include "verifier/check/output.hpp"
@@ -187,9 +186,11 @@ std::optional<std::int64_t> ephemerals_on(const StepPlan& plan, const Context& c
 }
 
 // --clients: registrations gone at the last check get until the step's deadline to come back (a
-// client whose session expired registers again once it reaches a server), followed with watches.
-// What is still missing then is gone; what came back is compared as the step's last look.
-void await_gone_clients(const StepPlan& plan, StepRun& run, const Context& context, Clock::time_point give_up) {
+// client whose session expired registers again once it reaches a server), as the step's watch
+// follows them (no session of its own). What is still missing then is gone; what came back is
+// compared as the step's last look.
+void await_gone_clients(const StepPlan& plan, StepRun& run, const Context& context, Clock::time_point give_up,
+                        probes::WatchEngine& watch) {
   if (!plan.clients_before || !run.report.clients) return;
   std::vector<std::string> gone, names;
   for (const auto& delta : compare_registrations(*plan.clients_before, *run.report.clients))
@@ -201,18 +202,15 @@ void await_gone_clients(const StepPlan& plan, StepRun& run, const Context& conte
   if (gone.empty() || left <= milliseconds(0)) return;
   context.err << fmt::format("zkverify: {}: waiting up to {} for {} to register again\n", plan.restart,
                              format_duration(left), fmt::join(names, ", "));
-  auto session = context.keepers.open(plan.servers, {});
-  if (session->wait_connected(give_up) == ZkError::ok) {
-    auto began = Clock::now();
-    run.report.clients = probes::await_registrations(*session, plan.client_paths, gone, give_up,
-                                                     &context.executor.stop(), plan.interrupt_at);
-    auto still = std::ranges::count_if(compare_registrations(*plan.clients_before, *run.report.clients),
-                                       [](const auto& delta) { return delta.change == RegistrationChange::gone; });
-    context.err << fmt::format("zkverify: {}: {} of {} registered again after {}\n", plan.restart,
-                               std::ssize(gone) - still, gone.size(),
-                               format_duration(duration_cast<milliseconds>(Clock::now() - began)));
-  }
-  session->close(Clock::now() + milliseconds(2000));
+  auto began = Clock::now();
+  auto last = watch.await_registrations(gone, give_up, &context.executor.stop(), plan.interrupt_at);
+  // The watch's reads of each path replace the check's where it read them.
+  remember_client_reads(*run.report.clients, last);
+  auto still = std::ranges::count_if(compare_registrations(*plan.clients_before, *run.report.clients),
+                                     [](const auto& delta) { return delta.change == RegistrationChange::gone; });
+  context.err << fmt::format("zkverify: {}: {} of {} registered again after {}\n", plan.restart,
+                             std::ssize(gone) - still, gone.size(),
+                             format_duration(duration_cast<milliseconds>(Clock::now() - began)));
 }
 
 }  // namespace
@@ -272,7 +270,7 @@ void before_command(const StepPlan& plan, const Context& context, probes::Restar
 // After COMMAND: the wait for recovery (one check only after a timeout), the clients that went, and
 // the ephemerals' count again.
 void after_command(const StepPlan& plan, LedgerUse& ledger, const Context& context, probes::RestartPoller& poller,
-                   StepRun& run) {
+                   StepRun& run, probes::WatchEngine& watch) {
   auto& stop = context.executor.stop();
   Recovery recovery;
   if (run.outcome.timed_out) {
@@ -281,17 +279,15 @@ void after_command(const StepPlan& plan, LedgerUse& ledger, const Context& conte
   } else recovery = wait_for_recovery(plan, ledger, context, poller);
   run.report = std::move(recovery.report);
   run.healthy_streak = recovery.healthy_streak;
-  if (!run.outcome.timed_out && !stop.requested(plan.interrupt_at)) {
-    probes::RestartPoller::Pause exclusive(poller);  // one session more, not beside the poller's
-    await_gone_clients(plan, run, context, recovery.give_up);
-  }
+  if (!run.outcome.timed_out && !stop.requested(plan.interrupt_at))
+    await_gone_clients(plan, run, context, recovery.give_up, watch);
   if (run.ephemerals_before) run.ephemerals_after = ephemerals_on(plan, context, poller, run.ephemerals_on);
   run.interrupted = stop.requested(plan.interrupt_at);
 }
 
 }  // namespace
 
-StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& context) {
+StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& context, probes::WatchEngine& watch) {
   StepRun run;
   run.started = Clock::now();
   auto& stop = context.executor.stop();
@@ -309,7 +305,7 @@ StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& cont
       run.interrupted = stop.requested(plan.interrupt_at);
     }
   }
-  if (!run.interrupted && !run.refused) after_command(plan, ledger, context, poller, run);
+  if (!run.interrupted && !run.refused) after_command(plan, ledger, context, poller, run, watch);
   poller.stop();
   run.timeline = poller.timeline();
   run.ended = Clock::now();

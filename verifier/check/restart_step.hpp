@@ -109,7 +109,8 @@ inline constexpr std::string_view kSessionsAtRisk =
 // or a refusal: --refuse-at-risk and sessions at risk before the leader's step, `refused`),
 // and records the outcome in the ledger: the server joins the restart round when COMMAND exited 0
 // and it serves again; its approval is no longer in flight either way. Progress goes to context.err.
-StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& context);
+// `watch` is the step's (the roll's) watch engine, which follows the clients' registrations.
+StepRun run_restart(const StepPlan& plan, LedgerUse& ledger, const Context& context, probes::WatchEngine& watch);
 
 // Ends `server`'s approval without a restart (COMMAND never ran).
 void forget_approval(const StepPlan& plan, const std::string& server);

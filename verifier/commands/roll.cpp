@@ -163,7 +163,7 @@ bool RollCommand::run_one(const Context& context, LedgerUse& ledger, probes::Wat
   plan_.restart = server;
   plan_.command = command_for(command, server);
   engine.take_longest_unavailable();  // the step's figure starts now
-  auto run = run_restart(plan_, ledger, context);
+  auto run = run_restart(plan_, ledger, context, engine);
   if (run.refused) {  // COMMAND did not run: the roll stops before this server, as at a check that refused it
     plan_.command = std::move(command);
     roll_.refused = RollRefusal{server, fmt::format("not safe to restart: {} (--refuse-at-risk)", kSessionsAtRisk)};

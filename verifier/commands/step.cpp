@@ -158,7 +158,7 @@ int StepCommand::run(const Context& given) {
     forget_approval(plan_, plan_.restart);
     return kExitDegraded;
   }
-  auto run = run_restart(plan_, ledger, context);
+  auto run = run_restart(plan_, ledger, context, engine);
   if (run.interrupted) engine.stop_quickly(std::chrono::milliseconds(300));
   else engine.stop();
   if (run.refused) return report_refused(context, run);
