@@ -100,6 +100,23 @@ std::unique_ptr<Keeper> connected_session(zkverify::fake::Ensemble& ensemble) {
   return session;
 }
 
+// A "Kafka broker": a session of its own that holds /brokers/ids/ID.
+std::unique_ptr<Keeper> registered_broker(zkverify::fake::Ensemble& ensemble, int id) {
+  auto broker = connected_session(ensemble);
+  auto deadline = Clock::now() + milliseconds(1000);
+  for (const auto* path : {"/brokers", "/brokers/ids"}) create_now(*broker, path, "", CreateMode::persistent, deadline);
+  REQUIRE(create_now(*broker, "/brokers/ids/" + std::to_string(id), "", CreateMode::ephemeral, deadline).error ==
+          ZkError::ok);
+  return broker;
+}
+
+// quick_settings(), following the brokers' registrations (--clients /brokers/ids).
+WatchSettings following_brokers() {
+  auto settings = quick_settings();
+  settings.client_paths = {"/brokers/ids"};
+  return settings;
+}
+
 // The znodes of another watch, made through `owner`: its run node and two counters, and, with
 // `with_session`, a session node, which lives as long as `owner`'s session.
 std::string plant_run(Keeper& owner, const std::string& name, bool with_session) {
@@ -523,15 +540,11 @@ TEST_CASE("watch engine: a sink stuck past its bound does not hold stop() up") {
 TEST_CASE("watch engine: --clients follows a registration live, gone and back under a new session, with watches") {
   zkverify::fake::Ensemble ensemble;
   auto deadline = Clock::now() + std::chrono::seconds(10);
-  auto broker = connected_session(ensemble);
-  for (const auto* path : {"/brokers", "/brokers/ids"})
-    REQUIRE(create_now(*broker, path, "", CreateMode::persistent, deadline).error == ZkError::ok);
-  REQUIRE(create_now(*broker, "/brokers/ids/9", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
+  auto broker = registered_broker(ensemble, 9);
   auto first_owner = *broker->session_id();
 
   Recorder recorder;
-  auto settings = quick_settings();
-  settings.client_paths = {"/brokers/ids"};
+  auto settings = following_brokers();
   WatchEngine engine(settings, test_executor(), ensemble.factory(), recorder.sink());
   REQUIRE_FALSE(engine.start(deadline));
   // The first look (one children read), then the first round: watches on the path and its parent,
@@ -565,12 +578,8 @@ TEST_CASE("watch engine: --clients follows a registration live, gone and back un
 TEST_CASE("watch engine: await_registrations ends once they are held again, at its deadline, or at a stop") {
   zkverify::fake::Ensemble ensemble;
   auto deadline = Clock::now() + std::chrono::seconds(10);
-  auto broker = connected_session(ensemble);
-  for (const auto* path : {"/brokers", "/brokers/ids"})
-    REQUIRE(create_now(*broker, path, "", CreateMode::persistent, deadline).error == ZkError::ok);
-  REQUIRE(create_now(*broker, "/brokers/ids/1", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
-  auto settings = quick_settings();
-  settings.client_paths = {"/brokers/ids"};
+  auto broker = registered_broker(ensemble, 1);
+  auto settings = following_brokers();
   WatchEngine engine(settings, test_executor(), ensemble.factory(), nullptr);
   REQUIRE_FALSE(engine.start(deadline));
   auto held = [](const std::vector<ClientPathRead>& reads, const std::string& path) {
