@@ -259,10 +259,10 @@ bool shows_within(const std::string& file, const std::string& text) {
 }
 
 // watch --clients kafka follows the registrations live: broker 9, killed, is gone once its session
-// expires; started again, it is back under a new session; at the end (SIGTERM) client-session-lost
-// names it, exit 2.
+// expires; started again, it is back under a new session; broker 5, started during the watch, is
+// new; at the end (SIGTERM) client-session-lost names broker 9 (and no finding broker 5), exit 2.
 void watch_follows_a_broker_lost_and_back(Brokers& brokers, const std::string& servers, const std::string& connect,
-                                          const std::string& lab_dir) {
+                                          const std::string& spare, const std::string& lab_dir) {
   auto out = lab_dir + "/../watch-clients.out", err = lab_dir + "/../watch-clients.err", rc = lab_dir + "/../watch.rc";
   auto run = lab::sh("(timeout -k 5 120 \"$ZKVERIFY\" watch --servers " + servers + " --clients kafka --output json >" +
                      out + " 2>" + err + " </dev/null; echo $? >" + rc + ") & echo $!");
@@ -274,6 +274,9 @@ void watch_follows_a_broker_lost_and_back(Brokers& brokers, const std::string& s
   brokers.start(9, connect, 4000);
   CHECK(shows_within(out, R"("event":"client-back")"));
   auto renewed = brokers.sessions(9, 1).back();  // its file is the new JVM's once it registered
+  brokers.start(5, spare, 10000);                // a broker the watch did not see at its start: new
+  CHECK(shows_within(out, R"("event":"client-new")"));
+  auto added = brokers.sessions(5, 1).at(0);
   // SIGTERM to timeout, which passes it on to the watch (what `&` starts ignores SIGINT).
   lab::sh("pkill -TERM -P " + shell + " timeout; for i in $(seq 300); do kill -0 " + shell +
           " 2>/dev/null || break; sleep 0.1; done");
@@ -281,7 +284,9 @@ void watch_follows_a_broker_lost_and_back(Brokers& brokers, const std::string& s
   INFO(said);
   CHECK_THAT(said, Contains("Kafka broker 9 (/brokers/ids/9): gone (it was held by session " + old + ")") &&
                        Contains("held by a new session " + renewed + "; session " + old + " ended") &&
-                       Contains(R"("code":"client-session-lost")"));
+                       Contains("Kafka broker 5 (/brokers/ids/5): held by session " + added) &&
+                       Contains(R"("code":"client-session-lost")") &&
+                       !Contains("broker 5 (/brokers/ids/5): held by session " + added + " before"));
   CHECK(lab::sh("cat " + rc).out == "2\n");
 }
 
@@ -341,7 +346,8 @@ TEST_CASE("clients (--clients kafka): a roll names the broker whose session its 
   step_reports_a_killed_broker_gone(brokers, ensemble, servers, order[4], second_session);
   a_broker_back_ends_the_wait(brokers, servers, address_of(servers, order[0]), second_session);
   sidecar_counts_a_killed_broker_gone(brokers, servers, order[4], ensemble.dir(), brokers.sessions(3, 1).at(0));
-  watch_follows_a_broker_lost_and_back(brokers, servers, address_of(servers, order[0]), ensemble.dir());
+  watch_follows_a_broker_lost_and_back(brokers, servers, address_of(servers, order[0]), address_of(servers, order[4]),
+                                       ensemble.dir());
 }
 
 TEST_CASE("clients: where cons is not whitelisted, the AdminServer lists the restarted server's sessions",
