@@ -99,6 +99,7 @@ struct WatchEngine::Engine : ActorCore {
   boost::asio::steady_timer check_gap;
   boost::asio::steady_timer stage_timer;
   boost::asio::steady_timer follow_timer;  // --clients: the next round while no watch is set
+  bool following = false;                  // from begin(): the first look is in
   ClientsFollowed clients;
   RegistrationLog client_log;
   // await_registrations()'s: the paths each waits for, and its wait, settled once all are held.
@@ -142,10 +143,12 @@ void Engine::set_crew(CrewPtr given) {
   maybe_check();
 }
 
-// The writer starts, the first write at once; so does following the clients.
+// The writer starts, the first write at once; so does following the clients, now that the first
+// look is in (the sessions' first connections come before it, and ask for rounds too).
 void Engine::begin() {
   writer.expires_at(Clock::now());
   write_once();
+  following = true;
   follow();
 }
 
@@ -228,7 +231,7 @@ void Engine::maybe_check() {
 // A watch that fires asks for the next; while none could be set (no session connected, nothing
 // there yet), a timer does, each second.
 void Engine::follow() {
-  if (!crew || crew->settings.client_paths.empty() || !cadence.start_follow()) return;
+  if (!following || crew->settings.client_paths.empty() || !cadence.start_follow()) return;
   auto session = book.connected_session();
   if (!session) {
     (void)cadence.follow_ended();
@@ -464,6 +467,7 @@ std::vector<ClientPathRead> WatchEngine::await_registrations(const std::vector<s
   tell(engine_, [awaited, back](Engine& self) {
     self.awaiting.emplace_back(awaited, back);
     self.settle_awaiting();  // already held
+    self.follow();           // and a look now, not only at the next change
   });
   back->wait(deadline, signals, nth);
   return ask_now(engine_, [back](Engine& self) {

@@ -559,6 +559,8 @@ TEST_CASE("watch engine: --clients follows a registration live, gone and back un
 
   CHECK_THAT(recorder.of(Kind::client_gone).at(0).detail,
              StartsWith("Kafka broker 9 (/brokers/ids/9): gone (it was held by session " + session_text(first_owner)));
+  // Broker 9 was there at the first look: back, never new.
+  CHECK(recorder.of(Kind::client_new).empty());
   CHECK_THAT(recorder.of(Kind::client_back).at(0).detail,
              Contains("held by a new session " + session_text(*renewed->session_id())));
   auto clients = engine.clients();
@@ -595,13 +597,23 @@ TEST_CASE("watch engine: await_registrations ends once they are held again, at i
     CHECK_FALSE(held(reads, "/brokers/ids/9"));
   }
   SECTION("back while it waits: a round the child watch asked for ends the wait, not the deadline") {
-    // Whenever broker 9 registers, before the wait is set or after, the engine's next round sees it.
-    auto waiting = std::async(std::launch::async,
-                              [&] { return engine.await_registrations({"/brokers/ids/9"}, deadline, nullptr); });
-    auto renewed = connected_session(ensemble);
-    REQUIRE(create_now(*renewed, "/brokers/ids/9", "", CreateMode::ephemeral, deadline).error == ZkError::ok);
-    REQUIRE(waiting.wait_until(deadline) == std::future_status::ready);
-    CHECK(held(waiting.get(), "/brokers/ids/9"));
+    // The first look and the first round (a read, two watches and a read) are in; the wait asks for
+    // a round of its own, and only once that round has set its watches does broker 9 register (on
+    // the fake's word, from a thread of the test's), so only a later round can see it.
+    REQUIRE(ensemble.wait_for_operations(zkverify::fake::OpKind::children, "", 4, deadline));
+    // Catch's assertions stay on this thread: the other one hands back its session and outcome.
+    auto registering = std::async(std::launch::async, [&] {
+      std::pair<std::unique_ptr<Keeper>, ZkError> outcome{nullptr, ZkError::deadline_exceeded};
+      if (!ensemble.wait_for_operations(zkverify::fake::OpKind::children, "", 6, deadline)) return outcome;
+      outcome.first = ensemble.factory().open(parse_server_list("s1=127.0.0.1:2181"), {});
+      if (outcome.first->wait_connected(deadline) == ZkError::ok)
+        outcome.second = create_now(*outcome.first, "/brokers/ids/9", "", CreateMode::ephemeral, deadline).error;
+      return outcome;
+    });
+    auto reads = engine.await_registrations({"/brokers/ids/9"}, deadline, nullptr);
+    REQUIRE(registering.wait_until(deadline) == std::future_status::ready);
+    REQUIRE(registering.get().second == ZkError::ok);
+    CHECK(held(reads, "/brokers/ids/9"));
     CHECK(Clock::now() < deadline);
   }
   SECTION("a stop ends it at once") {
