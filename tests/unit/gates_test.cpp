@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "command_line_fakes.hpp"
+#include "verifier/check/restart_step.hpp"
 
 using Catch::Matchers::Contains;
 namespace fs = std::filesystem;
@@ -333,4 +334,31 @@ TEST_CASE("step: a signal during the wait after COMMAND ends the wait after the 
   auto record = nlohmann::json::parse(std::ifstream(ledger.path));
   CHECK(record["restarts_in_flight"].empty());
   CHECK(record["restarted_this_round"].empty());
+}
+
+// What the watch saw of the registrations, as a step's findings take it: only the absences that
+// overlap the step (a roll's one watch saw the earlier steps' too).
+TEST_CASE("a step takes the absences its watch saw that overlap it, and no other") {
+  using zkverify::verifier::StepRun;
+  auto at = [](int seconds) {
+    auto offset = std::chrono::seconds(seconds);
+    return zkverify::Moment{zkverify::Clock::time_point{} + offset, std::chrono::system_clock::time_point{} + offset};
+  };
+  auto absence = [&](const char* path, int gone, std::optional<int> back) {
+    zkverify::RegistrationAbsence seen{path, 0x1, at(gone - 1), at(gone), std::nullopt, 0};
+    if (back) seen.back = at(*back);
+    return seen;
+  };
+  StepRun run;
+  run.started = at(100).steady;
+  run.ended = at(200).steady;
+  auto seen = zkverify::verifier::seen_during({absence("/a", 10, 20),     // over before the step
+                                               absence("/b", 90, 110),    // went before, back during it
+                                               absence("/c", 150, 160),   // within it
+                                               absence("/d", 190, {}),    // went during it, still gone
+                                               absence("/e", 250, 260)},  // after it
+                                              run);
+  std::vector<std::string> paths;
+  for (const auto& one : seen) paths.push_back(one.path);
+  CHECK(paths == std::vector<std::string>{"/b", "/c", "/d"});
 }
